@@ -1,0 +1,51 @@
+import { McpError, McpServer } from "picomcp";
+import { serveStdio } from "picomcp/stdio";
+
+const books = new Map([
+  ["1", { id: "1", title: "The Left Hand of Darkness", author: "Ursula K. Le Guin" }],
+  ["2", { id: "2", title: "Kindred", author: "Octavia E. Butler" }],
+  ["3", { id: "3", title: "Solaris", author: "Stanisław Lem" }],
+]);
+
+const server = new McpServer({ name: "bookshop", version: "1.0.0", instructions: "A small bookshop catalog." });
+
+server.tool("search_books", {
+  description: "Search the catalog by title or author",
+  input: {
+    type: "object",
+    properties: { query: { type: "string", description: "Words to look for" } },
+    required: ["query"],
+  },
+  annotations: { readOnlyHint: true },
+  run: ({ query }) => {
+    const q = String(query).toLowerCase();
+    const hits = [...books.values()].filter((b) => `${b.title} ${b.author}`.toLowerCase().includes(q));
+    return hits.length ? hits.map((b) => `${b.id}: ${b.title} — ${b.author}`).join("\n") : "No books found";
+  },
+});
+
+server.resource("config://app", {
+  description: "The shop configuration",
+  read: () => "theme=dark\nlanguage=en",
+});
+
+server.resource("books://{id}", {
+  description: "One book of the catalog",
+  list: () => [...books.values()].map((b) => ({ uri: `books://${b.id}`, name: b.title })),
+  complete: { id: (value) => [...books.keys()].filter((id) => id.startsWith(value)) },
+  read: ({ id }) => {
+    //    ^? { id: string }
+    const book = books.get(id);
+    if (!book) throw new McpError(-32002, `Resource not found: books://${id}`);
+    return book;
+  },
+});
+
+server.prompt("recommend", {
+  description: "Ask for a book recommendation",
+  args: [{ name: "genre", description: "A genre you like", required: true }],
+  get: ({ genre }) => `Recommend one book from our catalog for someone who likes ${genre}.`,
+});
+
+serveStdio(server);
+console.error("bookshop: serving MCP over stdio (newline-delimited JSON-RPC)");

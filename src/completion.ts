@@ -1,0 +1,59 @@
+/** `completion/complete` for prompt arguments and resource-template variables. */
+import type { RequestContext } from "./context.js";
+import { ErrorCode, McpError } from "./errors.js";
+import type { Completer, CompletionAnswer, PromptEntry } from "./prompts.js";
+import type { Registry } from "./registry.js";
+import type { ResourceRegistry } from "./resources.js";
+
+const MAX_VALUES = 100;
+
+/** Answers `completion/complete`: at most 100 values, with `total` and `hasMore` when there are more. */
+export async function complete(
+  prompts: Registry<PromptEntry>,
+  resources: ResourceRegistry,
+  params: { [key: string]: unknown },
+  ctx: RequestContext,
+) {
+  const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+  const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
+  if (typeof argument?.name !== "string" || typeof argument.value !== "string") {
+    throw new McpError(ErrorCode.InvalidParams, "completion/complete needs argument.name and argument.value strings");
+  }
+  let completer: Completer | undefined;
+  if (ref?.type === "ref/prompt" && typeof ref.name === "string") {
+    const prompt = prompts.get(ref.name);
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`, { name: ref.name });
+    completer = prompt.complete[argument.name];
+  } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
+    const template = resources.templateByUri(ref.uri);
+    if (!template) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`, { uri: ref.uri });
+    completer = (template.options.complete as { [key: string]: Completer | undefined } | undefined)?.[argument.name];
+  } else {
+    throw new McpError(ErrorCode.InvalidParams, 'completion/complete needs a ref of type "ref/prompt" or "ref/resource"');
+  }
+  if (!completer) return { completion: { values: [] } };
+  const context = params.context as { arguments?: unknown } | undefined;
+  const chosen = context?.arguments;
+  const args = typeof chosen === "object" && chosen !== null && !Array.isArray(chosen) ? (chosen as { [k: string]: string }) : {};
+  const answer: CompletionAnswer = await completer(argument.value, Object.assign(Object.create(ctx), { arguments: args }));
+  return { completion: toCompletion(answer) };
+}
+
+function toCompletion(answer: CompletionAnswer): { values: string[]; total?: number; hasMore?: boolean } {
+  const all = Array.isArray(answer) ? answer : (answer as { values: readonly string[] }).values;
+  if (!Array.isArray(all) || !all.every((v) => typeof v === "string")) {
+    throw new TypeError("A completer must return strings, or { values: string[] }");
+  }
+  const values = all.slice(0, MAX_VALUES);
+  const out: { values: string[]; total?: number; hasMore?: boolean } = { values };
+  if (!Array.isArray(answer)) {
+    const a = answer as { total?: number; hasMore?: boolean };
+    if (a.total !== undefined) out.total = a.total;
+    if (a.hasMore !== undefined) out.hasMore = a.hasMore;
+  }
+  if (all.length > MAX_VALUES) {
+    out.total ??= all.length;
+    out.hasMore = true;
+  }
+  return out;
+}

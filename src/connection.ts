@@ -1,0 +1,185 @@
+/** One client's connection to the server: a stdio process, an HTTP session, an in-memory pair. */
+import type { Features, ProtocolVersion } from "./eras/versions.js";
+import { DEFAULT_FEATURES } from "./eras/versions.js";
+import { ErrorCode, McpError } from "./errors.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  JsonRpcMessage,
+  JsonRpcResponse,
+  LoggingLevel,
+  RequestId,
+  ServerCapabilities,
+} from "./types.js";
+
+/** Verified credentials of the caller, as a transport with authorization gives them. */
+export interface AuthInfo {
+  /** The access token (never logged by picomcp). */
+  token?: string;
+  /** The client the token was issued to. */
+  clientId?: string;
+  /** Granted scopes. */
+  scopes?: string[];
+  /** The token's claims or any extra data the verifier attaches. */
+  extra?: { [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** What a transport gives the server when it opens a connection. */
+export interface ConnectionOptions {
+  /** Delivers a server-initiated message (notification or request) to the client. */
+  send(message: JsonRpcMessage): void | Promise<void>;
+  /** Called once when the server side closes the connection. */
+  onClose?: () => void;
+  /** A stable identifier, e.g. the HTTP session id. Default: a random UUID. */
+  id?: string;
+  /** Credentials of the caller, exposed to handlers as `ctx.auth`. */
+  auth?: AuthInfo;
+}
+
+/** Options of one request that the server sends to the client. */
+export interface OutboundOptions {
+  /** Where to send it (the originating request's stream); default: the connection's `send`. */
+  send?: (message: JsonRpcMessage) => void | Promise<void>;
+  /** Aborts the wait (and tells the client with `notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Milliseconds to wait for the answer. */
+  timeoutMs: number;
+}
+
+interface Pending {
+  resolve(result: { [key: string]: unknown }): void;
+  reject(error: Error): void;
+}
+
+type State = "new" | "ready" | "closed";
+
+/**
+ * The state of one connection: the negotiated revision and client, in-flight requests, the log
+ * level, resource subscriptions, and requests the server sent and awaits. Transports create it with
+ * `server.connect(...)` and feed it messages with `server.handle(message, connection)`.
+ */
+export class Connection {
+  /** The connection's identifier (the HTTP session id, say). */
+  readonly id: string;
+  /** Credentials of the caller, if the transport verified any. */
+  auth: AuthInfo | undefined;
+  /** @internal */ state: State = "new";
+  /** @internal */ features: Features = DEFAULT_FEATURES;
+  /** @internal */ clientCapabilities: ClientCapabilities = {};
+  /** @internal */ clientInfo: Implementation | undefined;
+  /** @internal */ logLevel: LoggingLevel | undefined;
+  /** @internal — what the server declared to this client at initialize. */
+  serverCapabilities: ServerCapabilities = {};
+  /** @internal */ readonly subscriptions = new Set<string>();
+  /** @internal */ readonly inflight = new Map<RequestId, AbortController>();
+  readonly #options: ConnectionOptions;
+  readonly #pending = new Map<RequestId, Pending>();
+  readonly #onClosed: (c: Connection) => void;
+  #nextId = 0;
+
+  /** @internal — use `server.connect(...)`. */
+  constructor(options: ConnectionOptions, onClosed: (c: Connection) => void) {
+    this.#options = options;
+    this.#onClosed = onClosed;
+    this.id = options.id ?? crypto.randomUUID();
+    this.auth = options.auth;
+  }
+
+  /** The negotiated protocol revision, once `initialize` succeeded. */
+  get protocolVersion(): ProtocolVersion | undefined {
+    return this.state === "new" ? undefined : this.features.version;
+  }
+
+  /** Whether the connection has been closed. */
+  get closed(): boolean {
+    return this.state === "closed";
+  }
+
+  /** Sends a server-initiated message; errors of the transport are swallowed (the peer is gone). */
+  send(message: JsonRpcMessage): void {
+    if (this.state === "closed") return;
+    try {
+      const p = this.#options.send(message);
+      if (p && typeof p.catch === "function") p.catch(() => {});
+    } catch {
+      // a transport that cannot deliver has lost its peer; the close path cleans up
+    }
+  }
+
+  /** Sends a request to the client and resolves with its result. */
+  request(method: string, params: { [key: string]: unknown }, options: OutboundOptions): Promise<{ [key: string]: unknown }> {
+    if (this.state === "closed") return Promise.reject(new McpError(ErrorCode.InternalError, "Connection closed"));
+    const id = `picomcp-${++this.#nextId}`;
+    const send = options.send ?? ((m: JsonRpcMessage) => this.send(m));
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.#pending.delete(id);
+      };
+      const cancel = (reason: string) => {
+        send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
+      };
+      const onAbort = () => {
+        finish();
+        cancel("The request that asked was cancelled");
+        reject(signal?.reason instanceof Error ? signal.reason : new McpError(ErrorCode.InternalError, "Cancelled"));
+      };
+      const timer = setTimeout(() => {
+        finish();
+        cancel(`Timed out after ${options.timeoutMs} ms`);
+        reject(new McpError(ErrorCode.InternalError, `The client did not answer ${method} within ${options.timeoutMs} ms`));
+      }, options.timeoutMs);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(id, {
+        resolve: (r) => (finish(), resolve(r)),
+        reject: (e) => (finish(), reject(e)),
+      });
+      try {
+        const p = send({ jsonrpc: "2.0", id, method, params });
+        if (p && typeof p.catch === "function") p.catch((e: unknown) => this.#pending.get(id)?.reject(toError(e)));
+      } catch (e) {
+        this.#pending.get(id)?.reject(toError(e));
+      }
+    });
+  }
+
+  /** @internal — routes a client's answer to the request the server sent; unknown ids are ignored. */
+  settle(response: JsonRpcResponse): void {
+    if (response.id == null) return;
+    const pending = this.#pending.get(response.id);
+    if (!pending) return;
+    if ("error" in response) {
+      const e = response.error;
+      const valid = e && typeof e === "object" && typeof e.code === "number";
+      pending.reject(
+        valid
+          ? new McpError(e.code, String(e.message ?? "Error"), e.data)
+          : new McpError(ErrorCode.InternalError, "The client answered with a malformed error"),
+      );
+    } else if (typeof response.result === "object" && response.result !== null && !Array.isArray(response.result)) {
+      pending.resolve(response.result);
+    } else {
+      pending.reject(new McpError(ErrorCode.InternalError, "The client answered with a malformed result"));
+    }
+  }
+
+  /** Closes the connection: aborts in-flight requests, fails pending outbound requests, drops subscriptions. */
+  close(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.InternalError, "Connection closed"));
+    this.inflight.clear();
+    for (const pending of [...this.#pending.values()]) pending.reject(new McpError(ErrorCode.InternalError, "Connection closed"));
+    this.subscriptions.clear();
+    this.#onClosed(this);
+    this.#options.onClose?.();
+  }
+}
+
+function toError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}

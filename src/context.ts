@@ -1,0 +1,252 @@
+/** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
+import type { AuthInfo, Connection } from "./connection.js";
+import type { Features, ProtocolVersion } from "./eras/versions.js";
+import type {
+  ClientCapabilities,
+  ContentBlock,
+  Implementation,
+  JsonRpcMessage,
+  LoggingLevel,
+  Meta,
+  RequestId,
+  Role,
+} from "./types.js";
+
+/** The client behind a request, whichever revision it speaks. */
+export interface ClientView {
+  /** The protocol revision of this request. */
+  readonly protocolVersion: ProtocolVersion;
+  /** What the client declared it can do. */
+  readonly capabilities: ClientCapabilities;
+  /** The client's name and version, when it gave them. */
+  readonly info: Implementation | undefined;
+}
+
+/** A form-mode elicitation: a flat object of primitive fields for the user to fill in. */
+export interface ElicitFormParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: { type: "object"; properties: { [key: string]: object }; required?: string[]; $schema?: string };
+}
+/** A URL-mode elicitation (2025-11-25): the user completes an interaction on a web page. */
+export interface ElicitUrlParams {
+  mode: "url";
+  message: string;
+  url: string;
+  /** Default: a random id. */
+  elicitationId?: string;
+}
+/** The user's answer to an elicitation. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: { [key: string]: string | number | boolean | string[] };
+  _meta?: Meta;
+}
+/** A message for sampling. */
+export interface SamplingMessage {
+  role: Role;
+  content: ContentBlock | ContentBlock[] | { type: string; [key: string]: unknown };
+}
+/** Parameters of `sampling/createMessage`. */
+export interface SampleParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: { [key: string]: unknown };
+  includeContext?: "none" | "thisServer" | "allServers";
+  metadata?: object;
+  tools?: object[];
+  toolChoice?: object;
+  [key: string]: unknown;
+}
+/** What the client's model answered. */
+export interface SampleResult {
+  role: Role;
+  content: unknown;
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+/** A root the client exposes. */
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
+/** Options of a request to the client. */
+export interface ClientRequestOptions {
+  /** Milliseconds to wait for the answer. Default: the server's `requestTimeoutMs` (60 s). */
+  timeoutMs?: number;
+}
+
+/** The context every handler receives second. */
+export interface Context {
+  /** Aborted when the client cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  /** The JSON-RPC id of the request. */
+  readonly requestId: RequestId;
+  /** The client and its negotiated revision. */
+  readonly client: ClientView;
+  /** The request's `_meta`. */
+  readonly meta: Meta | undefined;
+  /** Verified credentials, over a transport with authorization. */
+  readonly auth: AuthInfo | undefined;
+  /** The connection's id (the HTTP session id, say). */
+  readonly sessionId: string;
+  /** Reports progress, when the client asked for it with a `progressToken`; `progress` must increase. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log message to the client, if its log level lets it through. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Asks the user for input through the client. */
+  elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult>;
+  /** Asks the client's model for a completion. */
+  sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult>;
+  /** Lists the client's roots. */
+  roots(options?: ClientRequestOptions): Promise<Root[]>;
+}
+
+/** The context of `resources/read`: the concrete URI that was asked for. */
+export interface ResourceContext extends Context {
+  /** The concrete URI requested. */
+  readonly uri: string;
+}
+
+/** Log levels, least to most severe. */
+export const LOG_LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+/** Thrown by `elicit`, `sample` and `roots` when the client did not declare what they need. */
+export class ClientCapabilityError extends Error {
+  constructor(what: string, capability: string) {
+    super(`The client does not support ${what}: it did not declare the \`${capability}\` capability`);
+    this.name = "ClientCapabilityError";
+  }
+}
+
+/** @internal — built by the dispatcher for each request. */
+export class RequestContext implements Context {
+  readonly signal: AbortSignal;
+  readonly requestId: RequestId;
+  readonly client: ClientView;
+  readonly meta: Meta | undefined;
+  readonly features: Features;
+  uri!: string;
+  /** Set once the answer is out: later progress and log messages are dropped. */
+  done = false;
+  readonly #conn: Connection;
+  readonly #send: (message: JsonRpcMessage) => void;
+  readonly #timeoutMs: number;
+  #lastProgress = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    conn: Connection,
+    requestId: RequestId,
+    meta: Meta | undefined,
+    signal: AbortSignal,
+    send: (message: JsonRpcMessage) => void,
+    timeoutMs: number,
+  ) {
+    this.#conn = conn;
+    this.requestId = requestId;
+    this.meta = meta;
+    this.signal = signal;
+    this.#send = send;
+    this.#timeoutMs = timeoutMs;
+    this.features = conn.features;
+    this.client = { protocolVersion: conn.features.version, capabilities: conn.clientCapabilities, info: conn.clientInfo };
+  }
+
+  get auth(): AuthInfo | undefined {
+    return this.#conn.auth;
+  }
+
+  get sessionId(): string {
+    return this.#conn.id;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const token = this.meta?.progressToken;
+    if ((typeof token !== "string" && typeof token !== "number") || this.done || this.signal.aborted) return;
+    if (!(progress > this.#lastProgress)) {
+      throw new RangeError(`progress must increase: ${progress} after ${this.#lastProgress}`);
+    }
+    this.#lastProgress = progress;
+    const params: { [key: string]: unknown } = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined && this.features.progressMessage) params.message = message;
+    this.#send({ jsonrpc: "2.0", method: "notifications/progress", params });
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (this.done || this.signal.aborted) return;
+    const min = this.#conn.logLevel;
+    if (min !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(min)) return;
+    const params: { [key: string]: unknown } = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.#send({ jsonrpc: "2.0", method: "notifications/message", params });
+  }
+
+  elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult> {
+    const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
+    if (params.mode === "url") {
+      if (!caps?.url || !this.features.urlElicitation) {
+        return Promise.reject(new ClientCapabilityError("URL-mode elicitation", "elicitation.url"));
+      }
+      const wire = { ...params, elicitationId: params.elicitationId ?? crypto.randomUUID() };
+      return this.#ask("elicitation/create", wire, options).then(toElicitResult);
+    }
+    // a client that declares `elicitation: {}` supports form mode (2025-06-18 had no modes)
+    const formOk = caps && (caps.form !== undefined || caps.url === undefined);
+    if (!formOk || !this.features.elicitation) {
+      return Promise.reject(new ClientCapabilityError("form elicitation", "elicitation"));
+    }
+    const wire: { [key: string]: unknown } = { message: params.message, requestedSchema: params.requestedSchema };
+    if (this.features.urlElicitation) wire.mode = "form";
+    return this.#ask("elicitation/create", wire, options).then(toElicitResult);
+  }
+
+  sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
+    const caps = this.client.capabilities.sampling as { tools?: object } | undefined;
+    if (!caps) return Promise.reject(new ClientCapabilityError("sampling", "sampling"));
+    if ((params.tools || params.toolChoice) && !caps.tools) {
+      return Promise.reject(new ClientCapabilityError("tool use in sampling", "sampling.tools"));
+    }
+    return this.#ask("sampling/createMessage", params, options).then((r) => {
+      if (typeof r.model !== "string" || (r.role !== "assistant" && r.role !== "user") || r.content === undefined) {
+        throw new Error("The client answered sampling/createMessage with a malformed result");
+      }
+      return r as SampleResult;
+    });
+  }
+
+  async roots(options?: ClientRequestOptions): Promise<Root[]> {
+    if (!this.client.capabilities.roots) throw new ClientCapabilityError("roots", "roots");
+    const result = await this.#ask("roots/list", {}, options);
+    return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
+  }
+
+  #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
+    return this.#conn.request(method, params as { [key: string]: unknown }, {
+      send: this.#send,
+      signal: this.signal,
+      timeoutMs: options?.timeoutMs ?? this.#timeoutMs,
+    });
+  }
+}
+
+function toElicitResult(r: { [key: string]: unknown }): ElicitResult {
+  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") {
+    throw new Error("The client answered elicitation/create with a malformed result");
+  }
+  return r as unknown as ElicitResult;
+}

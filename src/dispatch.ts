@@ -1,0 +1,227 @@
+/**
+ * JSON-RPC envelope checks, the method table, and the mapping from "what happened" to "what the
+ * client gets" — in one place.
+ */
+import type { Connection } from "./connection.js";
+import { LOG_LEVELS, RequestContext } from "./context.js";
+import { shapeImplementation } from "./eras/serialize.js";
+import { featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
+import { ErrorCode, McpError } from "./errors.js";
+import { errorResponse } from "./jsonrpc.js";
+import type { ServerCore } from "./core.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  JsonRpcErrorObject,
+  JsonRpcMessage,
+  JsonRpcResponse,
+  LoggingLevel,
+  RequestId,
+  ServerCapabilities,
+} from "./types.js";
+
+/** Per-message options a transport may give `handle`. */
+export interface HandleOptions {
+  /** Where messages related to this request go (progress, logs, requests to the client); default: the connection's `send`. */
+  send?: (message: JsonRpcMessage) => void;
+  /** Aborting it cancels the request (an HTTP stream the client closed, say). */
+  signal?: AbortSignal;
+}
+
+type Params = { [key: string]: unknown };
+interface Method {
+  /** The server capability the method belongs to: without it the method does not exist (-32601). */
+  readonly capability?: keyof ServerCapabilities | "subscribe";
+  run(core: ServerCore, params: Params, ctx: RequestContext, conn: Connection): unknown;
+}
+
+const EMPTY = Object.freeze({});
+
+const methods: { readonly [method: string]: Method } = {
+  "tools/list": { capability: "tools", run: (c, p, ctx) => c.listTools(p, ctx) },
+  "tools/call": { capability: "tools", run: (c, p, ctx) => c.callTool(p, ctx) },
+  "prompts/list": { capability: "prompts", run: (c, p, ctx) => c.listPrompts(p, ctx) },
+  "prompts/get": { capability: "prompts", run: (c, p, ctx) => c.getPrompt(p, ctx) },
+  "resources/list": { capability: "resources", run: (c, p, ctx) => c.listResources(p, ctx) },
+  "resources/templates/list": { capability: "resources", run: (c, p, ctx) => c.listResourceTemplates(p, ctx) },
+  "resources/read": { capability: "resources", run: (c, p, ctx) => c.readResource(p, ctx) },
+  "resources/subscribe": { capability: "subscribe", run: (_c, p, _ctx, conn) => subscription(p, conn, true) },
+  "resources/unsubscribe": { capability: "subscribe", run: (_c, p, _ctx, conn) => subscription(p, conn, false) },
+  "completion/complete": { capability: "completions", run: (c, p, ctx) => c.complete(p, ctx) },
+  "logging/setLevel": { capability: "logging", run: (_c, p, _ctx, conn) => setLevel(p, conn) },
+};
+
+function subscription(params: Params, conn: Connection, on: boolean) {
+  if (typeof params.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
+  if (on) conn.subscriptions.add(params.uri);
+  else conn.subscriptions.delete(params.uri);
+  return EMPTY;
+}
+
+function setLevel(params: Params, conn: Connection) {
+  const level = params.level;
+  if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel)) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, { level });
+  }
+  conn.logLevel = level as LoggingLevel;
+  return EMPTY;
+}
+
+function isObject(v: unknown): v is { [key: string]: unknown } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function invalid(id: RequestId | undefined, message: string, conn: Connection): JsonRpcResponse {
+  return errorResponse(id, { code: ErrorCode.InvalidRequest, message }, conn.features);
+}
+
+/** Handles one parsed message (or batch); resolves with the answer, or nothing for notifications and responses. */
+export async function dispatch(
+  core: ServerCore,
+  message: unknown,
+  conn: Connection,
+  options: HandleOptions = {},
+): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  if (Array.isArray(message)) {
+    if (message.length === 0) return invalid(undefined, "Invalid Request: an empty batch", conn);
+    if (!conn.features.batching || conn.state !== "ready") {
+      return invalid(undefined, "Invalid Request: batches are only accepted on protocol revision 2025-03-26", conn);
+    }
+    const answers = await Promise.all(
+      message.map((m) =>
+        isObject(m) && m.method === "initialize"
+          ? invalid(validId(m.id), "Invalid Request: initialize cannot be part of a batch", conn)
+          : dispatchOne(core, m, conn, options),
+      ),
+    );
+    const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
+    return out.length ? out : undefined;
+  }
+  return dispatchOne(core, message, conn, options);
+}
+
+function validId(id: unknown): RequestId | undefined {
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
+async function dispatchOne(
+  core: ServerCore,
+  message: unknown,
+  conn: Connection,
+  options: HandleOptions,
+): Promise<JsonRpcResponse | undefined> {
+  if (!isObject(message)) return invalid(undefined, "Invalid Request: a message must be a JSON object", conn);
+  const hasId = "id" in message;
+  const id = validId(message.id);
+  if (message.jsonrpc !== "2.0") return invalid(id, 'Invalid Request: jsonrpc must be "2.0"', conn);
+  const method = message.method;
+  if (method === undefined && hasId && ("result" in message || "error" in message)) {
+    if (id !== undefined) conn.settle(message as unknown as JsonRpcResponse);
+    return undefined;
+  }
+  if (typeof method !== "string") return invalid(id, "Invalid Request: method must be a string", conn);
+  if (hasId && id === undefined) {
+    return invalid(undefined, "Invalid Request: id must be a string or a number", conn);
+  }
+  const params = message.params ?? EMPTY;
+  if (!isObject(params)) {
+    if (!hasId) return undefined;
+    return errorResponse(id, { code: ErrorCode.InvalidParams, message: "Invalid params: params must be an object" }, conn.features);
+  }
+  if (!hasId) {
+    notification(method, params, conn);
+    return undefined;
+  }
+  return request(core, id!, method, params, conn, options);
+}
+
+function notification(method: string, params: Params, conn: Connection): void {
+  if (method === "notifications/cancelled") {
+    const target = validId(params.requestId);
+    if (target !== undefined) conn.inflight.get(target)?.abort(new McpError(ErrorCode.InternalError, "Cancelled by the client"));
+  }
+  // notifications/initialized, roots/list_changed, progress and unknown notifications need no action
+}
+
+async function request(
+  core: ServerCore,
+  id: RequestId,
+  name: string,
+  params: Params,
+  conn: Connection,
+  options: HandleOptions,
+): Promise<JsonRpcResponse | undefined> {
+  const f = conn.features;
+  if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
+  if (name === "initialize") {
+    if (conn.state !== "new") return invalid(id, "Invalid Request: the connection is already initialized", conn);
+    return initialize(core, id, params, conn);
+  }
+  if (conn.state !== "ready") {
+    return invalid(id, "Invalid Request: the server is not initialized; send initialize first", conn);
+  }
+  const method = methods[name];
+  if (!method || (method.capability && !hasCapability(conn.serverCapabilities, method.capability))) {
+    return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
+  }
+  if (conn.inflight.has(id)) return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) return undefined;
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  conn.inflight.set(id, controller);
+  const send = options.send ?? ((m: JsonRpcMessage) => conn.send(m));
+  const meta = isObject(params._meta) ? params._meta : undefined;
+  const ctx = new RequestContext(conn, id, meta, controller.signal, send, core.requestTimeoutMs);
+  let answer: JsonRpcResponse;
+  try {
+    const result = await method.run(core, params, ctx, conn);
+    answer = { jsonrpc: "2.0", id, result: result as { [key: string]: unknown } };
+  } catch (error) {
+    answer = errorResponse(id, toErrorObject(core, error, name, id), f);
+  } finally {
+    ctx.done = true;
+    outer?.removeEventListener("abort", onOuterAbort);
+    if (conn.inflight.get(id) === controller) conn.inflight.delete(id);
+  }
+  // a cancelled request is never answered
+  return controller.signal.aborted ? undefined : answer;
+}
+
+function hasCapability(caps: ServerCapabilities, capability: keyof ServerCapabilities | "subscribe"): boolean {
+  if (capability === "subscribe") return caps.resources?.subscribe === true;
+  return caps[capability] !== undefined;
+}
+
+/** What the client gets for a thrown value: an `McpError` as it is; anything else a generic -32603. */
+export function toErrorObject(core: ServerCore, error: unknown, method: string, requestId: RequestId): JsonRpcErrorObject {
+  if (error instanceof McpError) {
+    const out: JsonRpcErrorObject = { code: error.code, message: error.message };
+    if (error.data !== undefined) out.data = error.data;
+    return out;
+  }
+  core.reportError(error, { method, requestId });
+  return { code: ErrorCode.InternalError, message: "Internal error" };
+}
+
+function initialize(core: ServerCore, id: RequestId, params: Params, conn: Connection): JsonRpcResponse {
+  const requested = params.protocolVersion;
+  if (typeof requested !== "string") {
+    return errorResponse(id, { code: ErrorCode.InvalidParams, message: "Invalid params: initialize needs a protocolVersion string" }, conn.features);
+  }
+  const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
+  const f = featuresOf(version);
+  conn.features = f;
+  conn.clientCapabilities = isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {};
+  conn.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined;
+  conn.serverCapabilities = core.capabilities(f);
+  conn.state = "ready";
+  const result: { [key: string]: unknown } = {
+    protocolVersion: version,
+    capabilities: conn.serverCapabilities,
+    serverInfo: shapeImplementation(core.info, f),
+  };
+  if (core.instructions !== undefined) result.instructions = core.instructions;
+  return { jsonrpc: "2.0", id, result };
+}

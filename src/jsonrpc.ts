@@ -1,0 +1,52 @@
+/** JSON-RPC message builders and the one place where outgoing messages become text. */
+import type { Features } from "./eras/versions.js";
+import { DEFAULT_FEATURES } from "./eras/versions.js";
+import { ErrorCode } from "./errors.js";
+import type { JsonRpcErrorObject, JsonRpcErrorResponse, JsonRpcMessage, RequestId } from "./types.js";
+
+/** An error answer. An unreadable id is `null` for revisions up to 2025-06-18 and omitted after. */
+export function errorResponse(
+  id: RequestId | undefined,
+  error: JsonRpcErrorObject,
+  f: Features = DEFAULT_FEATURES,
+): JsonRpcErrorResponse {
+  if (id !== undefined) return { jsonrpc: "2.0", id, error };
+  return f.nullErrorId ? { jsonrpc: "2.0", id: null, error } : { jsonrpc: "2.0", error };
+}
+
+/** The answer to a line or body that is not JSON. */
+export function parseErrorResponse(f: Features = DEFAULT_FEATURES): JsonRpcErrorResponse {
+  return errorResponse(undefined, { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }, f);
+}
+
+/**
+ * Serializes one outgoing message (or a batch). A result that cannot be serialized (a cycle, a
+ * BigInt) becomes an internal-error answer to the same request, so every request still gets
+ * exactly one well-formed answer.
+ */
+export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
+  try {
+    return JSON.stringify(message);
+  } catch {
+    if (Array.isArray(message)) return `[${message.map((m) => encodeMessage(m)).join(",")}]`;
+    if ("id" in message && message.id != null && ("result" in message || "error" in message)) {
+      return JSON.stringify(
+        errorResponse(message.id, {
+          code: ErrorCode.InternalError,
+          message: "Internal error: the result could not be serialized as JSON",
+        }),
+      );
+    }
+    throw new TypeError("picomcp: a notification or request could not be serialized as JSON");
+  }
+}
+
+/** Whether a parsed message is (or, for a batch, contains) a request that expects an answer. */
+export function expectsAnswer(message: unknown): boolean {
+  if (Array.isArray(message)) return message.length === 0 || message.some(expectsAnswer);
+  if (typeof message !== "object" || message === null) return true;
+  const m = message as { method?: unknown; id?: unknown; result?: unknown; error?: unknown };
+  if (typeof m.method === "string") return "id" in m;
+  // a response to one of our requests is never answered; anything else is invalid and is answered
+  return !(("result" in m || "error" in m) && "id" in m);
+}

@@ -1,0 +1,31 @@
+/** Opaque, stable list cursors: the position after the last item sent, checked on the way back in. */
+import { ErrorCode, McpError } from "./errors.js";
+
+const PREFIX = "p1.";
+
+/** One page of `items` after `cursor`, with the cursor of the next page when there is one. */
+export function paginate<T>(
+  items: readonly T[],
+  cursor: unknown,
+  pageSize: number,
+): { page: T[]; nextCursor: string | undefined } {
+  const start = cursor === undefined ? 0 : decodeCursor(cursor, items.length);
+  const end = Math.min(start + pageSize, items.length);
+  return { page: items.slice(start, end), nextCursor: end < items.length ? encodeCursor(end) : undefined };
+}
+
+/** The cursor for position `n`. */
+export function encodeCursor(n: number): string {
+  return PREFIX + n.toString(36);
+}
+
+/** The position in a cursor; an invalid one is -32602. */
+export function decodeCursor(cursor: unknown, limit: number): number {
+  if (typeof cursor === "string" && cursor.startsWith(PREFIX) && cursor.length <= 16) {
+    const digits = cursor.slice(PREFIX.length);
+    const n = /^[0-9a-z]+$/.test(digits) ? Number.parseInt(digits, 36) : Number.NaN;
+    // a list that shrank since the cursor was made ends early rather than failing
+    if (Number.isSafeInteger(n) && n >= 0) return Math.min(n, limit);
+  }
+  throw new McpError(ErrorCode.InvalidParams, "Invalid cursor", { cursor: typeof cursor === "string" ? cursor : null });
+}

@@ -1,0 +1,145 @@
+/** The prompt registry and the `prompts/list` and `prompts/get` methods. */
+import { toPromptResult } from "./content.js";
+import type { Context, RequestContext } from "./context.js";
+import { shapeMessages, shapePrimitive } from "./eras/serialize.js";
+import { ErrorCode, McpError } from "./errors.js";
+import { paginate } from "./pagination.js";
+import type { Registry } from "./registry.js";
+import { type CompiledSchema, compileSchema, formatIssues, type InferOutput, isStandardSchema, type StandardSchemaV1 } from "./schema.js";
+import type { Icon, Meta } from "./types.js";
+
+/** One argument of a prompt, for the list form of `args`. */
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** Completes one argument: the values that fit `value`, at most 100 are sent. */
+export type Completer = (
+  value: string,
+  ctx: Context & { readonly arguments: { [key: string]: string } },
+) => CompletionAnswer | Promise<CompletionAnswer>;
+/** A completer's answer: the values, or the values with the total and whether there are more. */
+export type CompletionAnswer = readonly string[] | { values: readonly string[]; total?: number; hasMore?: boolean };
+
+type ArgsOf<A> = A extends StandardSchemaV1
+  ? InferOutput<A>
+  : A extends readonly PromptArgument[]
+    ? { [K in A[number] as K["name"]]: K["required"] extends true ? string : string | undefined }
+    : Record<string, never>;
+
+/** Options of `server.prompt(name, options)`. */
+export interface PromptOptions<A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined> {
+  title?: string;
+  description?: string;
+  /** The arguments: a Standard Schema object of strings, or a list of `{ name, description, required }`. */
+  args?: A;
+  /** Completion per argument, for `completion/complete`. */
+  complete?: { [K in keyof ArgsOf<A>]?: Completer };
+  icons?: Icon[];
+  _meta?: Meta;
+  /** Builds the messages: a string (one user message), messages, or a whole result. */
+  get: (args: ArgsOf<A>, ctx: Context) => unknown;
+}
+
+/** @internal */
+export interface PromptEntry {
+  readonly name: string;
+  readonly listing: { [key: string]: unknown };
+  readonly required: readonly string[];
+  readonly schema: CompiledSchema | undefined;
+  readonly complete: { [key: string]: Completer | undefined };
+  readonly description: string | undefined;
+  readonly get: (args: any, ctx: Context) => unknown;
+  readonly shaped: Map<string, object>;
+}
+
+/** Validates options and builds the registry entry; throws on programming mistakes. */
+export function createPromptEntry(name: string, options: PromptOptions<any>): PromptEntry {
+  if (typeof name !== "string" || name.length === 0) throw new TypeError("A prompt needs a non-empty name");
+  if (typeof options?.get !== "function") throw new TypeError(`Prompt "${name}" needs a get function`);
+  let args: PromptArgument[] = [];
+  let schema: CompiledSchema | undefined;
+  if (isStandardSchema(options.args)) {
+    schema = compileSchema(options.args, "input");
+    const js = schema.jsonSchema as { properties?: { [k: string]: { description?: string; title?: string } }; required?: string[] };
+    const required = new Set(js.required ?? []);
+    args = Object.entries(js.properties ?? {}).map(([argName, p]) => {
+      const a: PromptArgument = { name: argName };
+      if (p.title !== undefined) a.title = p.title;
+      if (p.description !== undefined) a.description = p.description;
+      a.required = required.has(argName);
+      return a;
+    });
+  } else if (Array.isArray(options.args)) {
+    args = options.args.map((a: PromptArgument) => {
+      if (typeof a?.name !== "string" || !a.name) throw new TypeError(`Prompt "${name}": every argument needs a name`);
+      return { ...a };
+    });
+  } else if (options.args !== undefined) {
+    throw new TypeError(`Prompt "${name}": args must be a Standard Schema object or a list of arguments`);
+  }
+  const complete = { ...(options.complete ?? {}) } as { [key: string]: Completer | undefined };
+  for (const key of Object.keys(complete)) {
+    if (!args.some((a) => a.name === key)) throw new TypeError(`Prompt "${name}": complete.${key} names no argument`);
+  }
+  const listing: { [key: string]: unknown } = { name };
+  if (options.title !== undefined) listing.title = options.title;
+  if (options.description !== undefined) listing.description = options.description;
+  if (args.length) listing.arguments = args;
+  if (options.icons !== undefined) listing.icons = options.icons;
+  if (options._meta !== undefined) listing._meta = options._meta;
+  return {
+    name,
+    listing,
+    required: args.filter((a) => a.required).map((a) => a.name),
+    schema,
+    complete,
+    description: options.description,
+    get: options.get,
+    shaped: new Map(),
+  };
+}
+
+/** `prompts/list`. */
+export function listPrompts(prompts: Registry<PromptEntry>, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
+  const { page, nextCursor } = paginate(prompts.values(), params.cursor, pageSize);
+  const f = ctx.features;
+  const list = page.map((p) => {
+    let s = p.shaped.get(f.version);
+    if (!s) p.shaped.set(f.version, (s = shapePrimitive(p.listing, f)));
+    return s;
+  });
+  return nextCursor === undefined ? { prompts: list } : { prompts: list, nextCursor };
+}
+
+/** `prompts/get`: an unknown prompt, a missing required or an invalid argument is -32602. */
+export async function getPrompt(prompts: Registry<PromptEntry>, params: { [key: string]: unknown }, ctx: RequestContext) {
+  const name = params.name;
+  if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "prompts/get needs a string name");
+  const prompt = prompts.get(name);
+  if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
+  const raw = params.arguments ?? {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new McpError(ErrorCode.InvalidParams, "prompts/get arguments must be an object of strings");
+  }
+  const given = raw as { [key: string]: unknown };
+  for (const [k, v] of Object.entries(given)) {
+    if (typeof v !== "string") throw new McpError(ErrorCode.InvalidParams, `Argument ${k} of prompt ${name} must be a string`);
+  }
+  const missing = prompt.required.filter((a) => given[a] === undefined);
+  if (missing.length) {
+    throw new McpError(ErrorCode.InvalidParams, `Missing required argument${missing.length > 1 ? "s" : ""} for prompt ${name}: ${missing.join(", ")}`, { missing });
+  }
+  let args: unknown = given;
+  if (prompt.schema) {
+    const checked = await prompt.schema.validate(given);
+    if (!checked.ok) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${formatIssues(checked.issues)}`);
+    args = checked.value;
+  }
+  const result = toPromptResult(await prompt.get(args, ctx), prompt.description);
+  const messages = shapeMessages(result.messages, ctx.features);
+  return messages === result.messages ? result : { ...result, messages };
+}

@@ -1,0 +1,195 @@
+/** The resource registry and the `resources/*` methods. */
+import { toResourceContents } from "./content.js";
+import type { ResourceContext, RequestContext } from "./context.js";
+import { shapePrimitive } from "./eras/serialize.js";
+import { ErrorCode, McpError } from "./errors.js";
+import { paginate } from "./pagination.js";
+import { isUnsafePathValue } from "./path-safety.js";
+import type { Completer } from "./prompts.js";
+import { TemplateRouter } from "./template-router.js";
+import type { UriParams, UriVariableName } from "./uri-params.js";
+import { parseUriTemplate, type UriTemplate } from "./uri-template.js";
+import type { Annotations, Icon, Meta } from "./types.js";
+
+/** A concrete resource a template's `list` enumerates. */
+export interface ListedResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  size?: number;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** Options of `server.resource(uri, options)`. */
+export interface ResourceOptions<U extends string> {
+  /** Identifier shown to users. Default: the URI. */
+  name?: string;
+  /** Display name. */
+  title?: string;
+  /** What the resource holds. */
+  description?: string;
+  /** Content type of what `read` returns. */
+  mimeType?: string;
+  /** `audience`, `priority` and `lastModified` hints. */
+  annotations?: Annotations;
+  /** Size in bytes of the raw contents (static resources). */
+  size?: number;
+  icons?: Icon[];
+  _meta?: Meta;
+  /** Variables exempt from path safety (their values may contain `..`, absolute paths, …). */
+  unsafe?: readonly UriVariableName<U>[];
+  /** Templates: enumerates concrete resources into `resources/list`. */
+  list?: (ctx: RequestContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
+  /** Templates: completion per variable for `completion/complete`. */
+  complete?: { [K in UriVariableName<U>]?: Completer };
+  /** Reads the resource: the variables of the URI first, the context (with the concrete `uri`) second. */
+  read: (params: UriParams<U>, ctx: ResourceContext) => unknown;
+}
+
+/** @internal */
+export interface ResourceEntry {
+  readonly key: string;
+  readonly template: UriTemplate | undefined;
+  readonly listing: { [key: string]: unknown };
+  readonly mimeType: string | undefined;
+  readonly unsafe: ReadonlySet<string>;
+  readonly options: ResourceOptions<string>;
+  readonly shaped: Map<string, object>;
+}
+
+/** Statics by exact URI, templates through an index; announces changes. */
+export class ResourceRegistry {
+  readonly #statics = new Map<string, ResourceEntry>();
+  readonly #templates = new Map<string, ResourceEntry>();
+  readonly #router = new TemplateRouter<ResourceEntry>();
+  #staticList: ResourceEntry[] | undefined;
+  #templateList: ResourceEntry[] | undefined;
+  readonly #onChange: () => void;
+
+  constructor(onChange: () => void) {
+    this.#onChange = onChange;
+  }
+
+  add(uri: string, options: ResourceOptions<string>): () => void {
+    if (typeof uri !== "string" || uri.length === 0) throw new TypeError("A resource needs a non-empty URI");
+    if (typeof options?.read !== "function") throw new TypeError(`Resource ${uri} needs a read function`);
+    const parsed = parseUriTemplate(uri);
+    const template = parsed.isTemplate ? parsed : undefined;
+    const table = template ? this.#templates : this.#statics;
+    if (table.has(uri)) throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
+    const listing: { [key: string]: unknown } = template ? { uriTemplate: uri } : { uri };
+    listing.name = options.name ?? uri;
+    for (const key of ["title", "description", "mimeType", "annotations", "icons", "_meta"] as const) {
+      if (options[key] !== undefined) listing[key] = options[key];
+    }
+    if (!template && options.size !== undefined) listing.size = options.size;
+    const entry: ResourceEntry = {
+      key: uri,
+      template,
+      listing,
+      mimeType: options.mimeType,
+      unsafe: new Set(options.unsafe ?? []),
+      options,
+      shaped: new Map(),
+    };
+    table.set(uri, entry);
+    const unroute = template ? this.#router.add(template, entry) : undefined;
+    this.#staticList = this.#templateList = undefined;
+    this.#onChange();
+    return () => {
+      if (table.get(uri) !== entry) return;
+      table.delete(uri);
+      unroute?.();
+      this.#staticList = this.#templateList = undefined;
+      this.#onChange();
+    };
+  }
+
+  get size(): number {
+    return this.#statics.size + this.#templates.size;
+  }
+
+  get templates(): readonly ResourceEntry[] {
+    this.#templateList ??= [...this.#templates.values()];
+    return this.#templateList;
+  }
+
+  get statics(): readonly ResourceEntry[] {
+    this.#staticList ??= [...this.#statics.values()];
+    return this.#staticList;
+  }
+
+  templateByUri(uriTemplate: string): ResourceEntry | undefined {
+    return this.#templates.get(uriTemplate);
+  }
+
+  /** The entry serving `uri` and its decoded variables; an exact static URI wins over templates. */
+  resolve(uri: string): { entry: ResourceEntry; params: { [key: string]: string | string[] } } | undefined {
+    const s = this.#statics.get(uri);
+    if (s) return { entry: s, params: {} };
+    const m = this.#router.match(uri);
+    if (!m) return undefined;
+    // path safety: an unsafe value never reaches read, and no later template is tried
+    for (const name in m.params) {
+      if (!m.value.unsafe.has(name) && isUnsafePathValue(m.params[name]!)) return undefined;
+    }
+    return { entry: m.value, params: m.params };
+  }
+}
+
+function shaped(entry: ResourceEntry, ctx: RequestContext): object {
+  const f = ctx.features;
+  let s = entry.shaped.get(f.version);
+  if (!s) entry.shaped.set(f.version, (s = shapePrimitive(entry.listing, f)));
+  return s;
+}
+
+/** The not-found error as the request's revision spells it. */
+export function notFound(uri: string, ctx: RequestContext): McpError {
+  return new McpError(ctx.features.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+}
+
+/** `resources/list`: the statics, then what each template's `list` enumerates, paginated across both. */
+export async function listResources(reg: ResourceRegistry, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
+  const items: object[] = reg.statics.map((e) => shaped(e, ctx));
+  for (const t of reg.templates) {
+    if (!t.options.list) continue;
+    for (const r of await t.options.list(ctx)) {
+      const item: { [key: string]: unknown } = { ...r };
+      if (item.mimeType === undefined && t.mimeType !== undefined) item.mimeType = t.mimeType;
+      items.push(shapePrimitive(item, ctx.features));
+    }
+  }
+  const { page, nextCursor } = paginate(items, params.cursor, pageSize);
+  return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
+}
+
+/** `resources/templates/list`. */
+export function listResourceTemplates(reg: ResourceRegistry, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
+  const { page, nextCursor } = paginate(reg.templates, params.cursor, pageSize);
+  const list = page.map((e) => shaped(e, ctx));
+  return nextCursor === undefined ? { resourceTemplates: list } : { resourceTemplates: list, nextCursor };
+}
+
+/** `resources/read`: never an empty contents array for a missing resource. */
+export async function readResource(reg: ResourceRegistry, params: { [key: string]: unknown }, ctx: RequestContext) {
+  const uri = params.uri;
+  if (typeof uri !== "string") throw new McpError(ErrorCode.InvalidParams, "resources/read needs a string uri");
+  const hit = reg.resolve(uri);
+  if (!hit) throw notFound(uri, ctx);
+  ctx.uri = uri;
+  let value: unknown;
+  try {
+    value = await hit.entry.options.read(hit.params as never, ctx);
+  } catch (error) {
+    if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
+      throw new McpError(ctx.features.resourceNotFoundCode, error.message, error.data ?? { uri });
+    }
+    throw error;
+  }
+  return { contents: toResourceContents(value, uri, hit.entry.mimeType) };
+}

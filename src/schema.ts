@@ -1,0 +1,231 @@
+/**
+ * The schemas of tools (`input`, `output`) and prompts (`args`): either a Standard Schema that can give
+ * its JSON Schema (zod 4, arktype, valibot through `toStandardJsonSchema`), validated by its own library,
+ * or a plain JSON Schema object, listed as given and validated by `./json-schema.ts`.
+ */
+import { compileJsonSchema, formatPath, type JsonSchemaObject, type SchemaIssue } from "./json-schema.js";
+import type { JsonObject } from "./types.js";
+
+export type { JsonSchemaObject, SchemaIssue };
+
+/** The Standard Schema v1 interface (standardschema.dev), declared here so that picomcp needs no package. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  /** The Standard Schema properties. */
+  readonly "~standard": StandardSchemaProps<Input, Output>;
+}
+
+/** The `~standard` properties of a Standard Schema, with the optional Standard JSON Schema converter. */
+export interface StandardSchemaProps<Input = unknown, Output = Input> {
+  /** The version of the standard: 1. */
+  readonly version: 1;
+  /** The schema library, e.g. `"zod"`. */
+  readonly vendor: string;
+  /** Validates an unknown value. */
+  readonly validate: (
+    value: unknown,
+    options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
+  ) => StandardResult<Output> | Promise<StandardResult<Output>>;
+  /** The inferred types (types only). */
+  readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  /** The Standard JSON Schema converter; picomcp needs it to list the schema. */
+  readonly jsonSchema?: StandardJsonSchemaConverter | undefined;
+}
+
+/** The Standard JSON Schema v1 converter (`~standard.jsonSchema`). */
+export interface StandardJsonSchemaConverter {
+  /** The JSON Schema of the accepted input; may throw when the schema has no JSON form. */
+  readonly input: (options: StandardJsonSchemaOptions) => Record<string, unknown>;
+  /** The JSON Schema of the validated output; may throw when the schema has no JSON form. */
+  readonly output: (options: StandardJsonSchemaOptions) => Record<string, unknown>;
+}
+
+/** Options of the Standard JSON Schema converter. */
+export interface StandardJsonSchemaOptions {
+  /** The JSON Schema dialect: picomcp asks for `"draft-2020-12"`, MCP's default. */
+  readonly target: "draft-2020-12" | "draft-07" | "openapi-3.0" | ({} & string);
+  /** Vendor-specific options. */
+  readonly libraryOptions?: Record<string, unknown> | undefined;
+}
+
+/** The result of a Standard Schema's `validate`: a value, or issues. */
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<StandardIssue> };
+
+/** One issue reported by a Standard Schema. */
+export interface StandardIssue {
+  /** What is wrong. */
+  readonly message: string;
+  /** Where: keys, or `{ key }` segments. */
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+}
+
+/** What tools (`input`, `output`) and prompts (`args`) accept: a Standard Schema or a plain JSON Schema. */
+export type SchemaLike = StandardSchemaV1 | JsonSchemaObject;
+
+/** The type a schema accepts: a Standard Schema's input type; `Record<string, unknown>` for a plain JSON Schema. */
+export type InferInput<S> = S extends StandardSchemaV1<infer I, unknown> ? I : Record<string, unknown>;
+
+/**
+ * The type a schema validates into — what `run` / `get` receive from `input` / `args`, and what
+ * `structuredContent` holds for `output`: a Standard Schema's output type; `Record<string, unknown>` for
+ * a plain JSON Schema.
+ */
+export type InferOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O : Record<string, unknown>;
+
+/** The outcome of {@link CompiledSchema.validate}. */
+export type SchemaResult<T = unknown> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly issues: SchemaIssue[] };
+
+/** A schema made ready once, at registration. */
+export interface CompiledSchema<T = unknown> {
+  /** The JSON Schema that `tools/list` shows as `inputSchema` / `outputSchema`. */
+  readonly jsonSchema: JsonObject;
+  /**
+   * Validates a value: the (possibly transformed) value, or the issues, each naming its field. Synchronous
+   * for plain JSON Schemas and for Standard Schemas that validate synchronously; never throws or rejects.
+   */
+  validate(value: unknown): SchemaResult<T> | Promise<SchemaResult<T>>;
+}
+
+/** Whether `value` is a Standard Schema v1 (has `~standard` with version 1 and `validate`). */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  const props = (value as { "~standard"?: unknown })["~standard"];
+  return (
+    typeof props === "object" &&
+    props !== null &&
+    (props as StandardSchemaProps).version === 1 &&
+    typeof (props as StandardSchemaProps).validate === "function"
+  );
+}
+
+const ROOT_HINT = {
+  input: "tool and prompt arguments are always a JSON object",
+  output: "structuredContent is always a JSON object",
+} as const;
+
+/**
+ * Compiles `input` / `output` / `args` once, at registration. Throws a `TypeError` that says what to change
+ * when the schema cannot be used: a Standard Schema without Standard JSON Schema support, one whose JSON
+ * Schema is not an object at the root, or an invalid plain JSON Schema.
+ * @example
+ * const input = compileSchema(z.object({ query: z.string() }), "input");
+ * input.jsonSchema; // { $schema: "…/2020-12/schema", type: "object", properties: { query: … }, … }
+ * await input.validate({ query: 1 }); // { ok: false, issues: [{ path: "query", message: "Invalid input: …" }] }
+ */
+export function compileSchema<S extends SchemaLike>(
+  schema: S,
+  role: "input" | "output",
+): CompiledSchema<InferOutput<S>> {
+  if (isStandardSchema(schema)) return compileStandard(schema, role) as CompiledSchema<InferOutput<S>>;
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw new TypeError(
+      `The ${role} schema must be a Standard Schema (zod 4, valibot, arktype, …) or a plain JSON Schema object, ` +
+        `not ${schema === null ? "null" : Array.isArray(schema) ? "an array" : typeof schema}`,
+    );
+  }
+  if ("~standard" in schema) {
+    throw new TypeError(
+      `The ${role} schema has "~standard" but is not a Standard Schema v1 (version 1, validate)`,
+    );
+  }
+  if (schema.type !== "object") {
+    throw new TypeError(
+      `The ${role} JSON Schema must have "type": "object" at its root (${ROOT_HINT[role]}), got ${show(schema.type)}`,
+    );
+  }
+  const check = compileJsonSchema(schema);
+  return {
+    jsonSchema: schema as JsonObject,
+    validate(value) {
+      const issues = check(value);
+      return issues.length === 0 ? { ok: true, value: value as InferOutput<S> } : { ok: false, issues };
+    },
+  };
+}
+
+function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): CompiledSchema {
+  const std = schema["~standard"];
+  const vendor = String(std.vendor);
+  const convert = std.jsonSchema?.[role];
+  if (typeof convert !== "function") {
+    const fix =
+      vendor === "valibot"
+        ? 'wrap it with toStandardJsonSchema(schema) from "@valibot/to-json-schema"'
+        : "use a version of the library that implements Standard JSON Schema (~standard.jsonSchema)";
+    throw new TypeError(
+      `The ${role} schema (${vendor}) cannot give its JSON Schema: ${fix}, or pass a plain JSON Schema object instead`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = convert.call(std.jsonSchema, { target: "draft-2020-12" });
+  } catch (error) {
+    throw new TypeError(
+      `The ${role} schema (${vendor}) has no JSON Schema form: ${error instanceof Error ? error.message : String(error)}. ` +
+        "Use only JSON-representable types (no dates, maps, functions, …), or pass a plain JSON Schema object instead",
+      { cause: error },
+    );
+  }
+  if (typeof json !== "object" || json === null || (json as JsonObject).type !== "object") {
+    throw new TypeError(
+      `The ${role} schema (${vendor}) must describe an object (${ROOT_HINT[role]}), but its JSON Schema root has ` +
+        `"type": ${show((json as JsonObject | null)?.type)}. Wrap it in an object schema, e.g. z.object({ … })`,
+    );
+  }
+  const jsonSchema = json as JsonObject;
+  const arktype = vendor === "arktype";
+  const settle = (result: StandardResult<unknown>): SchemaResult => {
+    try {
+      if (!result.issues) return { ok: true, value: result.value };
+      const issues = Array.from(result.issues, (i): SchemaIssue => {
+        const path = formatPath(
+          Array.from(i.path ?? [], (s) => (typeof s === "object" && s !== null ? s.key : s)),
+        );
+        // arktype's message repeats the path ("query must be a string"); its `problem` does not
+        const problem = arktype ? (i as { problem?: unknown }).problem : undefined;
+        return { path, message: typeof problem === "string" ? problem : String(i.message) };
+      });
+      return { ok: false, issues: issues.length > 0 ? issues : [{ path: "", message: "is invalid" }] };
+    } catch (error) {
+      return crashed(error);
+    }
+  };
+  return {
+    jsonSchema,
+    validate(value) {
+      let result: StandardResult<unknown> | Promise<StandardResult<unknown>>;
+      try {
+        result = std.validate(value);
+      } catch (error) {
+        return crashed(error);
+      }
+      return result instanceof Promise || typeof (result as { then?: unknown })?.then === "function"
+        ? Promise.resolve(result).then(settle, crashed)
+        : settle(result as StandardResult<unknown>);
+    },
+  };
+}
+
+/** A validator that throws is a bug of the schema, not of the value: one issue, the error kept as `cause`. */
+function crashed(error: unknown): SchemaResult<never> {
+  return {
+    ok: false,
+    issues: [{ path: "", message: "could not be validated (the schema's validator failed)", cause: error }],
+  };
+}
+
+const show = (v: unknown) => (v === undefined ? "none" : (JSON.stringify(v) ?? String(v)));
+
+/**
+ * Formats issues for a tool result or an error message: `query: expected string, received number; limit: must be >= 1`
+ * (at most 10, then "and N more"), after `prefix: ` when given.
+ */
+export function formatIssues(issues: readonly SchemaIssue[], prefix?: string): string {
+  const shown = issues.slice(0, 10).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  if (issues.length > 10) shown.push(`and ${issues.length - 10} more`);
+  const text = shown.join("; ");
+  return prefix === undefined ? text : `${prefix}: ${text}`;
+}

@@ -1,0 +1,167 @@
+/** `McpServer`: the registration API and the one seam transports use (`connect` + `handle`). */
+import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
+import { Connection, type ConnectionOptions } from "./connection.js";
+import { type ErrorInfo, ServerCore } from "./core.js";
+import { dispatch, type HandleOptions } from "./dispatch.js";
+import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts.js";
+import type { ResourceOptions } from "./resources.js";
+import type { SchemaLike, StandardSchemaV1 } from "./schema.js";
+import { createToolEntry, type ToolOptions } from "./tools.js";
+import type { Icon, JsonRpcResponse } from "./types.js";
+
+/** Options of `new McpServer(...)`. */
+export interface McpServerOptions {
+  /** The server's programmatic name. */
+  name: string;
+  /** The server's version. */
+  version: string;
+  /** Display name (2025-06-18 and later). */
+  title?: string;
+  /** What the server does (2025-11-25 and later). */
+  description?: string;
+  /** Icons (2025-11-25 and later). */
+  icons?: Icon[];
+  /** The server's website (2025-11-25 and later). */
+  websiteUrl?: string;
+  /** Hints for the model on how to use the server, sent at initialize. */
+  instructions?: string;
+  /** Items per page of every list result. Default: 100. */
+  pageSize?: number;
+  /** Milliseconds to wait for the client to answer `elicit`, `sample` or `roots`. Default: 60000. */
+  requestTimeoutMs?: number;
+  /** Experimental capabilities, declared as given. */
+  experimental?: { [key: string]: object };
+  /** Receives every unexpected error of a handler (the client only sees "Internal error"). Default: logs to `console.error`. */
+  onError?: (error: unknown, info: ErrorInfo) => void;
+  /** Carries change events between instances. Default: in-process. */
+  bus?: ChangeBus;
+}
+
+/** The handle a registration returns. */
+export interface Registration {
+  /** Unregisters it; connected clients get a `list_changed` notification. */
+  remove(): void;
+}
+
+/**
+ * An MCP server: register tools, resources and prompts, then attach a transport.
+ * @example
+ * const server = new McpServer({ name: "bookshop", version: "1.0.0" });
+ * server.tool("hello", { run: () => "Hello!" });
+ * await serveStdio(server);
+ */
+export class McpServer {
+  readonly #core: ServerCore;
+  readonly #connections = new Set<Connection>();
+  readonly #bus: ChangeBus;
+  readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
+
+  constructor(options: McpServerOptions) {
+    if (typeof options?.name !== "string" || typeof options.version !== "string") {
+      throw new TypeError("new McpServer({ name, version }): name and version are required strings");
+    }
+    const { name, version, title, description, icons, websiteUrl } = options;
+    const info = { name, version, title, description, icons, websiteUrl };
+    for (const key of Object.keys(info) as (keyof typeof info)[]) if (info[key] === undefined) delete info[key];
+    const pageSize = options.pageSize ?? 100;
+    if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError("pageSize must be a positive integer");
+    this.#bus = options.bus ?? new LocalBus();
+    this.#core = new ServerCore({
+      info: info as McpServer["info"],
+      instructions: options.instructions,
+      pageSize,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      experimental: options.experimental,
+      onError: options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
+      onListChanged: (kind) => this.#listChanged(kind),
+    });
+    this.#bus.subscribe((event) => this.#deliver(event));
+  }
+
+  /** The server's name, version and display fields. */
+  get info(): { name: string; version: string; title?: string; description?: string; icons?: Icon[]; websiteUrl?: string } {
+    return this.#core.info;
+  }
+
+  /**
+   * Registers a tool.
+   * @example server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) })
+   */
+  tool<I extends SchemaLike | undefined = undefined, O extends SchemaLike | undefined = undefined>(
+    name: string,
+    options: ToolOptions<I, O>,
+  ): Registration {
+    return { remove: this.#core.tools.add(name, createToolEntry(name, options)) };
+  }
+
+  /**
+   * Registers a resource: a URI without `{…}` is static, one with `{…}` a template whose variables
+   * `read` receives, typed from the string.
+   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) })
+   */
+  resource<U extends string>(uri: U, options: ResourceOptions<NoInfer<U>>): Registration {
+    return { remove: this.#core.resources.add(uri, options as unknown as ResourceOptions<string>) };
+  }
+
+  /** Registers a prompt. */
+  prompt<A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined>(
+    name: string,
+    options: PromptOptions<A>,
+  ): Registration {
+    return { remove: this.#core.prompts.add(name, createPromptEntry(name, options)) };
+  }
+
+  /** Tells every client subscribed to `uri` that it changed. */
+  resourceUpdated(uri: string): void {
+    this.#bus.publish({ type: "resource_updated", uri });
+  }
+
+  /** Opens a connection for a transport; feed it with {@link handle}. */
+  connect(options: ConnectionOptions): Connection {
+    const conn = new Connection(options, (c) => this.#connections.delete(c));
+    this.#connections.add(conn);
+    return conn;
+  }
+
+  /**
+   * Handles one parsed JSON-RPC message (or batch) from `connection`. Resolves with the answer to
+   * send back, or `undefined` for notifications, responses and cancelled requests. Never rejects.
+   */
+  handle(message: unknown, connection: Connection, options?: HandleOptions): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    return dispatch(this.#core, message, connection, options);
+  }
+
+  /** Closes every connection. */
+  close(): void {
+    for (const conn of [...this.#connections]) conn.close();
+  }
+
+  #listChanged(kind: "tools" | "resources" | "prompts"): void {
+    if (this.#connections.size === 0) return;
+    // several registrations in one tick make one notification
+    if (this.#pendingKinds.size === 0) {
+      queueMicrotask(() => {
+        for (const k of this.#pendingKinds) this.#bus.publish({ type: "list_changed", kind: k });
+        this.#pendingKinds.clear();
+      });
+    }
+    this.#pendingKinds.add(kind);
+  }
+
+  #deliver(event: ChangeEvent): void {
+    if (event.type === "resource_updated") {
+      for (const conn of this.#connections) {
+        if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {
+          conn.send({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: event.uri } });
+        }
+      }
+      return;
+    }
+    const method = `notifications/${event.kind}/list_changed`;
+    for (const conn of this.#connections) {
+      if (conn.state === "ready" && conn.serverCapabilities[event.kind]?.listChanged) {
+        conn.send({ jsonrpc: "2.0", method });
+      }
+    }
+  }
+}

@@ -1,0 +1,260 @@
+/** `serveStdio`: newline-delimited JSON-RPC over a byte stream pair (stdin/stdout by default). */
+import type { Connection } from "./connection.js";
+import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
+import { ErrorCode } from "./errors.js";
+import type { McpServer } from "./server.js";
+import type { JsonRpcMessage } from "./types.js";
+
+/** The readable side: Node's `process.stdin` or any stream of byte chunks. */
+export interface StdioReadable {
+  on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  on(event: "end" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  off?(event: string, listener: (...args: any[]) => void): unknown;
+  pause?(): unknown;
+  resume?(): unknown;
+}
+
+/** The writable side: Node's `process.stdout` or anything with `write` and a `drain` event. */
+export interface StdioWritable {
+  write(chunk: string, callback?: (error?: Error | null) => void): boolean;
+  once(event: "drain", listener: () => void): unknown;
+  on?(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/** Options of {@link serveStdio}. */
+export interface StdioOptions {
+  /** Default: `process.stdin`. */
+  stdin?: StdioReadable;
+  /** Default: `process.stdout`. */
+  stdout?: StdioWritable;
+  /** Longest accepted line in bytes; a longer one gets an error answer and is skipped. Default: 16 MiB. */
+  maxLineBytes?: number;
+  /** Sends `console.log`/`info`/`debug` to stderr while serving on `process.stdout`. Default: true. */
+  guardConsole?: boolean;
+  /** Called once stdin ended and every answer is written. Default with `process.stdin`: exit the process. */
+  onEnd?: () => void;
+}
+
+/** A running stdio server. */
+export interface StdioServer {
+  /** The connection behind it. */
+  readonly connection: Connection;
+  /** Resolves once input ended, in-flight requests finished and their answers were written. */
+  readonly closed: Promise<void>;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * Serves `server` over newline-delimited JSON-RPC on stdin/stdout. Requests run concurrently; a bad
+ * line gets its error answer and the next line is served; on end of input the server finishes
+ * in-flight work, writes the answers, and (by default) exits.
+ * @example await serveStdio(server);
+ */
+export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioServer {
+  const proc = (globalThis as { process?: { stdin: unknown; stdout: unknown; exit(code?: number): never } }).process;
+  const stdin = options.stdin ?? (proc?.stdin as StdioReadable);
+  const stdout = options.stdout ?? (proc?.stdout as StdioWritable);
+  const maxLine = options.maxLineBytes ?? 16 * 1024 * 1024;
+  const usesProcessStdout = stdout === proc?.stdout;
+  const restoreConsole = options.guardConsole !== false && usesProcessStdout ? guardConsole() : () => {};
+  const onEnd = options.onEnd ?? (stdin === proc?.stdin ? () => proc?.exit(0) : () => {});
+
+  const writer = new LineWriter(stdout);
+  const connection = server.connect({ send: (m) => writer.write(encodeMessage(m)), onClose: () => writer.close() });
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let pieces: Uint8Array[] = [];
+  let lineBytes = 0;
+  let skipping = false;
+  let inflight = 0;
+  let ended = false;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+
+  const answer = (m: JsonRpcMessage | JsonRpcMessage[] | undefined) => {
+    if (m !== undefined) writer.write(encodeMessage(m));
+  };
+
+  const serveLine = (bytes: Uint8Array) => {
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 0x0d) end--;
+    let text: string;
+    try {
+      text = decoder.decode(end === bytes.length ? bytes : bytes.subarray(0, end));
+    } catch {
+      answer(parseErrorResponse(connection.features));
+      return;
+    }
+    if (text.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      answer(parseErrorResponse(connection.features));
+      return;
+    }
+    inflight++;
+    server.handle(message, connection).then(answer, () => {}).finally(() => {
+      inflight--;
+      maybeFinish();
+    });
+  };
+
+  const tooLong = () =>
+    answer(
+      errorResponse(
+        undefined,
+        { code: ErrorCode.InvalidRequest, message: `Invalid Request: the message is longer than ${maxLine} bytes` },
+        connection.features,
+      ),
+    );
+
+  const onData = (chunk: Uint8Array | string) => {
+    let buf = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    while (buf.length > 0) {
+      const nl = buf.indexOf(NEWLINE);
+      const part = nl === -1 ? buf : buf.subarray(0, nl);
+      if (!skipping) {
+        if (lineBytes + part.length > maxLine) {
+          skipping = true;
+          pieces = [];
+          lineBytes = 0;
+          tooLong();
+        } else if (part.length > 0) {
+          // copy: the stream may reuse its buffer
+          pieces.push(nl === -1 ? part.slice() : part);
+          lineBytes += part.length;
+        }
+      }
+      if (nl === -1) break;
+      if (!skipping) {
+        const line = pieces.length === 1 ? pieces[0]! : concat(pieces, lineBytes);
+        pieces = [];
+        lineBytes = 0;
+        serveLine(line);
+      }
+      skipping = false;
+      buf = buf.subarray(nl + 1);
+    }
+  };
+
+  const maybeFinish = () => {
+    if (!ended || inflight > 0) return;
+    ended = false;
+    inflight = -1; // finish once
+    writer.flush().then(() => {
+      connection.close();
+      restoreConsole();
+      resolveClosed();
+      onEnd();
+    });
+  };
+
+  const onEndOfInput = () => {
+    if (ended || inflight < 0) return;
+    if (!skipping && lineBytes > 0) {
+      const line = concat(pieces, lineBytes);
+      pieces = [];
+      lineBytes = 0;
+      serveLine(line);
+    }
+    ended = true;
+    maybeFinish();
+  };
+
+  stdin.on("data", onData);
+  stdin.on("end", onEndOfInput);
+  stdin.on("close", onEndOfInput);
+  stdin.on("error", onEndOfInput);
+  stdout.on?.("error", () => connection.close());
+  stdin.resume?.();
+  return { connection, closed };
+}
+
+function concat(pieces: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Writes lines in order, waiting for `drain` when the stream says its buffer is full. */
+class LineWriter {
+  readonly #out: StdioWritable;
+  #queue: string[] = [];
+  #waiting = false;
+  #closed = false;
+  #idle: (() => void)[] = [];
+
+  constructor(out: StdioWritable) {
+    this.#out = out;
+  }
+
+  write(line: string): void {
+    if (this.#closed) return;
+    this.#queue.push(line + "\n");
+    if (!this.#waiting) this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const chunk = this.#queue.length === 1 ? this.#queue[0]! : this.#queue.join("");
+      this.#queue = [];
+      let ok: boolean;
+      try {
+        ok = this.#out.write(chunk);
+      } catch {
+        this.close();
+        return;
+      }
+      if (!ok) {
+        this.#waiting = true;
+        this.#out.once("drain", () => {
+          this.#waiting = false;
+          this.#pump();
+        });
+        return;
+      }
+    }
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  /** Resolves once everything queued has been handed to the stream and the stream has taken it. */
+  flush(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const queued = this.#queue.length > 0 || this.#waiting;
+    const drained = queued ? new Promise<void>((r) => this.#idle.push(r)) : Promise.resolve();
+    return drained.then(
+      () =>
+        new Promise<void>((resolve) => {
+          try {
+            this.#out.write("", () => resolve());
+          } catch {
+            resolve();
+          }
+        }),
+    );
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#queue = [];
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+}
+
+function guardConsole(): () => void {
+  const c = console as unknown as { [key: string]: (...args: unknown[]) => void };
+  const saved = { log: c.log!, info: c.info!, debug: c.debug! };
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  c.log = c.info = c.debug = toStderr;
+  return () => {
+    c.log = saved.log;
+    c.info = saved.info;
+    c.debug = saved.debug;
+  };
+}

@@ -1,0 +1,116 @@
+/** The tool registry and the `tools/list` and `tools/call` methods. */
+import { toCallToolResult } from "./content.js";
+import type { Context, RequestContext } from "./context.js";
+import { shapeCallToolResult, shapePrimitive } from "./eras/serialize.js";
+import { ErrorCode, McpError } from "./errors.js";
+import { paginate } from "./pagination.js";
+import type { Registry } from "./registry.js";
+import { formatIssues, type CompiledSchema, compileSchema, type InferOutput, type SchemaLike } from "./schema.js";
+import type { CallToolResult, Icon, Meta, ToolAnnotations } from "./types.js";
+
+/** Options of `server.tool(name, options)`. */
+export interface ToolOptions<I extends SchemaLike | undefined = undefined, O extends SchemaLike | undefined = undefined> {
+  /** Display name. */
+  title?: string;
+  /** What the tool does, for the model. */
+  description?: string;
+  /** The arguments: a Standard Schema (zod, valibot, arktype) or a plain JSON Schema. Default: no arguments. */
+  input?: I;
+  /** The structured result: its value is validated and sent as `structuredContent` plus its JSON text. */
+  output?: O;
+  /** Behaviour hints (`readOnlyHint`, `destructiveHint`, …). */
+  annotations?: ToolAnnotations;
+  /** Icons (2025-11-25 and later). */
+  icons?: Icon[];
+  /** Metadata passed through to `tools/list`. */
+  _meta?: Meta;
+  /** Runs the tool: returns a string, a content block, an array of them, `link(...)`, a whole result, or (with `output`) the structured value. */
+  run: (
+    args: I extends SchemaLike ? InferOutput<I> : Record<string, never>,
+    ctx: Context,
+  ) => (O extends SchemaLike ? InferOutput<O> : unknown) | Promise<O extends SchemaLike ? InferOutput<O> : unknown>;
+}
+
+/** @internal */
+export interface ToolEntry {
+  readonly name: string;
+  readonly listing: { [key: string]: unknown };
+  readonly input: CompiledSchema | undefined;
+  readonly output: CompiledSchema | undefined;
+  readonly run: (args: any, ctx: Context) => unknown;
+  readonly shaped: Map<string, object>;
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const EMPTY_INPUT = Object.freeze({ type: "object", properties: {} });
+
+/** Validates options and builds the registry entry; throws on programming mistakes. */
+export function createToolEntry(name: string, options: ToolOptions<any, any>): ToolEntry {
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new TypeError(
+      `Invalid tool name ${JSON.stringify(name)}: use 1-128 characters of A-Z a-z 0-9 _ - . (no spaces or commas)`,
+    );
+  }
+  if (typeof options?.run !== "function") throw new TypeError(`Tool "${name}" needs a run function`);
+  const input = options.input === undefined ? undefined : compileSchema(options.input, "input");
+  const output = options.output === undefined ? undefined : compileSchema(options.output, "output");
+  const listing: { [key: string]: unknown } = { name };
+  if (options.title !== undefined) listing.title = options.title;
+  if (options.description !== undefined) listing.description = options.description;
+  listing.inputSchema = input ? input.jsonSchema : EMPTY_INPUT;
+  if (output) listing.outputSchema = output.jsonSchema;
+  if (options.annotations !== undefined) listing.annotations = options.annotations;
+  if (options.icons !== undefined) listing.icons = options.icons;
+  if (options._meta !== undefined) listing._meta = options._meta;
+  return { name, listing, input, output, run: options.run, shaped: new Map() };
+}
+
+/** `tools/list`. */
+export function listTools(tools: Registry<ToolEntry>, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
+  const { page, nextCursor } = paginate(tools.values(), params.cursor, pageSize);
+  const f = ctx.features;
+  const list = page.map((t) => {
+    let s = t.shaped.get(f.version);
+    if (!s) t.shaped.set(f.version, (s = shapePrimitive(t.listing, f)));
+    return s;
+  });
+  return nextCursor === undefined ? { tools: list } : { tools: list, nextCursor };
+}
+
+/** `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol error. */
+export async function callTool(tools: Registry<ToolEntry>, params: { [key: string]: unknown }, ctx: RequestContext) {
+  const name = params.name;
+  if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
+  const tool = tools.get(name);
+  if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
+  const rawArgs = params.arguments ?? {};
+  if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
+    throw new McpError(ErrorCode.InvalidParams, "tools/call arguments must be an object");
+  }
+  let result: CallToolResult;
+  try {
+    let args: unknown = rawArgs;
+    if (tool.input) {
+      const checked = await tool.input.validate(rawArgs);
+      if (!checked.ok) return errorResult(`Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`);
+      args = checked.value;
+    }
+    const value = await tool.run(args, ctx);
+    if (tool.output) {
+      const checked = await tool.output.validate(value);
+      if (!checked.ok) return errorResult(`Tool ${name} returned invalid structured content: ${formatIssues(checked.issues)}`);
+      const text = JSON.stringify(checked.value);
+      result = { content: [{ type: "text", text: text ?? "null" }], structuredContent: checked.value };
+    } else {
+      result = toCallToolResult(value);
+    }
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return errorResult(error instanceof Error ? error.message : String(error));
+  }
+  return shapeCallToolResult(result, ctx.features);
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}

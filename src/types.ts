@@ -1,0 +1,193 @@
+/**
+ * Wire types of MCP and JSON-RPC, shaped as the newest revision has them. The era serializers
+ * (`src/eras/`) strip what an older revision lacks, so handlers only ever build these shapes.
+ */
+
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+/** A JSON-RPC request id. */
+export type RequestId = string | number;
+/** `_meta`: free-form metadata attached to a message or a primitive. */
+export type Meta = { [key: string]: unknown };
+
+/** A JSON-RPC request. */
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: string;
+  params?: { [key: string]: unknown };
+}
+/** A JSON-RPC notification (no id, never answered). */
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: { [key: string]: unknown };
+}
+/** A successful JSON-RPC response. */
+export interface JsonRpcResultResponse {
+  jsonrpc: "2.0";
+  id: RequestId;
+  result: { [key: string]: unknown };
+}
+/** A JSON-RPC error object. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+/** A JSON-RPC error response; `id` is absent (or `null` for older revisions) when the request id was unreadable. */
+export interface JsonRpcErrorResponse {
+  jsonrpc: "2.0";
+  id?: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+/** A JSON-RPC response. */
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+/** Any JSON-RPC message. */
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** An icon for a server, tool, resource or prompt (2025-11-25 and later). */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: "light" | "dark";
+}
+
+/** Name and version of a client or server. */
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  websiteUrl?: string;
+}
+
+/** Who a piece of content is for. */
+export type Role = "user" | "assistant";
+
+/** Hints about how content is used or shown. */
+export interface Annotations {
+  audience?: Role[];
+  priority?: number;
+  /** ISO 8601 time of the last change (2025-06-18 and later). */
+  lastModified?: string;
+}
+
+/** Text content. */
+export interface TextContent {
+  type: "text";
+  text: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+/** An image, base64-encoded. */
+export interface ImageContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+/** Audio, base64-encoded (2025-03-26 and later). */
+export interface AudioContent {
+  type: "audio";
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+/** A link to a resource, for the client to read when it needs it (2025-06-18 and later). */
+export interface ResourceLink {
+  type: "resource_link";
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  size?: number;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+/** Text contents of a resource. */
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
+/** Binary contents of a resource, base64-encoded. */
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
+/** Contents of a resource. */
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+/** A resource embedded in a message. */
+export interface EmbeddedResource {
+  type: "resource";
+  resource: ResourceContents;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+/** A block of content in a tool result or a prompt message. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** Behaviour hints of a tool. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** The result of `tools/call`. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Meta;
+}
+
+/** A message of a prompt. */
+export interface PromptMessage {
+  role: Role;
+  content: ContentBlock;
+}
+/** The result of `prompts/get`. */
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: Meta;
+}
+
+/** What a client says it can do. */
+export interface ClientCapabilities {
+  experimental?: { [key: string]: object };
+  roots?: { listChanged?: boolean };
+  sampling?: { context?: object; tools?: object };
+  elicitation?: { form?: object; url?: object };
+  tasks?: object;
+  extensions?: { [key: string]: object };
+  [key: string]: unknown;
+}
+
+/** What the server says it can do. */
+export interface ServerCapabilities {
+  experimental?: { [key: string]: object };
+  logging?: object;
+  completions?: object;
+  prompts?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  tools?: { listChanged?: boolean };
+}
+
+/** Log levels of RFC 5424, from least to most severe. */
+export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { link, McpError, McpServer } from "../src/index.js";
+import { connect } from "../src/testing.js";
+
+describe("picomcp/testing", () => {
+  it("connects an initialized client with typed helpers", async () => {
+    const server = new McpServer({ name: "unit", version: "1.2.3" });
+    server.tool("add", {
+      input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+      run: ({ a, b }) => String(Number(a) + Number(b)),
+    });
+    server.tool("report", { run: () => link("reports://q3", "Q3 report", { mimeType: "application/pdf" }) });
+    server.resource("config://app", { read: () => "theme=dark" });
+    server.prompt("hi", { get: () => "Hello" });
+    const client = await connect(server);
+    expect(client.initializeResult.serverInfo).toEqual({ name: "unit", version: "1.2.3" });
+    expect(await client.callTool("add", { a: 1, b: 2 })).toEqual({ content: [{ type: "text", text: "3" }] });
+    expect(await client.callTool("report")).toEqual({
+      content: [{ type: "resource_link", uri: "reports://q3", name: "Q3 report", mimeType: "application/pdf" }],
+    });
+    expect(await client.readResource("config://app")).toEqual({
+      contents: [{ uri: "config://app", mimeType: "text/plain", text: "theme=dark" }],
+    });
+    expect(await client.getPrompt("hi")).toEqual({ messages: [{ role: "user", content: { type: "text", text: "Hello" } }] });
+    expect(await client.ping()).toEqual({});
+    await expect(client.request("nope")).rejects.toEqual(new McpError(-32601, "Method not found: nope"));
+  });
+
+  it("records notifications and answers the server's requests with the given handlers", async () => {
+    const server = new McpServer({ name: "unit", version: "1" });
+    server.tool("ask", {
+      run: async (_args, ctx) => {
+        ctx.log("info", "asking");
+        const answer = await ctx.elicit({
+          message: "Name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        });
+        const roots = await ctx.roots();
+        return `${answer.action}:${String(answer.content?.name)}:${roots.map((r) => r.uri).join(",")}`;
+      },
+    });
+    const client = await connect(server, {
+      onElicit: () => ({ action: "accept", content: { name: "Ada" } }),
+      roots: [{ uri: "file:///work", name: "work" }],
+    });
+    expect(await client.callTool("ask")).toEqual({ content: [{ type: "text", text: "accept:Ada:file:///work" }] });
+    expect(client.notifications).toEqual([{ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "asking" } }]);
+  });
+
+  it("sees list_changed when a tool is added after connecting", async () => {
+    const server = new McpServer({ name: "unit", version: "1" });
+    server.tool("a", { run: () => "a" });
+    const client = await connect(server);
+    const changed = client.waitForNotification("notifications/tools/list_changed");
+    const handle = server.tool("b", { run: () => "b" });
+    expect(await changed).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["a", "b"]);
+    handle.remove();
+    await client.waitForNotification("notifications/tools/list_changed");
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["a"]);
+  });
+});
