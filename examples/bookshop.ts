@@ -7,7 +7,11 @@ const books = new Map([
   ["3", { id: "3", title: "Solaris", author: "Stanisław Lem" }],
 ]);
 
-const server = new McpServer({ name: "bookshop", version: "1.0.0", instructions: "A small bookshop catalog." });
+const server = new McpServer({
+  name: "bookshop",
+  version: "1.0.0",
+  instructions: "A small bookshop catalog.",
+});
 
 server.tool("search_books", {
   description: "Search the catalog by title or author",

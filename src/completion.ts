@@ -17,25 +17,41 @@ export async function complete(
   const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof argument?.name !== "string" || typeof argument.value !== "string") {
-    throw new McpError(ErrorCode.InvalidParams, "completion/complete needs argument.name and argument.value strings");
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      "completion/complete needs argument.name and argument.value strings",
+    );
   }
   let completer: Completer | undefined;
   if (ref?.type === "ref/prompt" && typeof ref.name === "string") {
     const prompt = prompts.get(ref.name);
-    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`, { name: ref.name });
+    if (!prompt)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`, { name: ref.name });
     completer = prompt.complete[argument.name];
   } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
     const template = resources.templateByUri(ref.uri);
-    if (!template) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`, { uri: ref.uri });
-    completer = (template.options.complete as { [key: string]: Completer | undefined } | undefined)?.[argument.name];
+    if (!template)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`, { uri: ref.uri });
+    completer = (template.options.complete as { [key: string]: Completer | undefined } | undefined)?.[
+      argument.name
+    ];
   } else {
-    throw new McpError(ErrorCode.InvalidParams, 'completion/complete needs a ref of type "ref/prompt" or "ref/resource"');
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      'completion/complete needs a ref of type "ref/prompt" or "ref/resource"',
+    );
   }
   if (!completer) return { completion: { values: [] } };
   const context = params.context as { arguments?: unknown } | undefined;
   const chosen = context?.arguments;
-  const args = typeof chosen === "object" && chosen !== null && !Array.isArray(chosen) ? (chosen as { [k: string]: string }) : {};
-  const answer: CompletionAnswer = await completer(argument.value, Object.assign(Object.create(ctx), { arguments: args }));
+  const args =
+    typeof chosen === "object" && chosen !== null && !Array.isArray(chosen)
+      ? (chosen as { [k: string]: string })
+      : {};
+  const answer: CompletionAnswer = await completer(
+    argument.value,
+    Object.assign(Object.create(ctx), { arguments: args }),
+  );
   return { completion: toCompletion(answer) };
 }
 

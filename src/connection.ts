@@ -47,6 +47,28 @@ export interface OutboundOptions {
   timeoutMs: number;
 }
 
+/** The client answered a request of the server with an error. */
+export class ClientRequestError extends Error {
+  /** The client's error code. */
+  readonly code: number;
+  /** The client's error data. */
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "ClientRequestError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** The client did not answer a request of the server in time (a local error, never a peer's). */
+export class RequestTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RequestTimeoutError";
+  }
+}
+
 interface Pending {
   resolve(result: { [key: string]: unknown }): void;
   reject(error: Error): void;
@@ -108,8 +130,12 @@ export class Connection {
   }
 
   /** Sends a request to the client and resolves with its result. */
-  request(method: string, params: { [key: string]: unknown }, options: OutboundOptions): Promise<{ [key: string]: unknown }> {
-    if (this.state === "closed") return Promise.reject(new McpError(ErrorCode.InternalError, "Connection closed"));
+  request(
+    method: string,
+    params: { [key: string]: unknown },
+    options: OutboundOptions,
+  ): Promise<{ [key: string]: unknown }> {
+    if (this.state === "closed") return Promise.reject(new Error("The connection is closed"));
     const id = `picomcp-${++this.#nextId}`;
     const send = options.send ?? ((m: JsonRpcMessage) => this.send(m));
     return new Promise((resolve, reject) => {
@@ -125,12 +151,12 @@ export class Connection {
       const onAbort = () => {
         finish();
         cancel("The request that asked was cancelled");
-        reject(signal?.reason instanceof Error ? signal.reason : new McpError(ErrorCode.InternalError, "Cancelled"));
+        reject(signal?.reason instanceof Error ? signal.reason : new Error("Cancelled"));
       };
       const timer = setTimeout(() => {
         finish();
         cancel(`Timed out after ${options.timeoutMs} ms`);
-        reject(new McpError(ErrorCode.InternalError, `The client did not answer ${method} within ${options.timeoutMs} ms`));
+        reject(new RequestTimeoutError(`The client did not answer ${method} within ${options.timeoutMs} ms`));
       }, options.timeoutMs);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -140,7 +166,8 @@ export class Connection {
       });
       try {
         const p = send({ jsonrpc: "2.0", id, method, params });
-        if (p && typeof p.catch === "function") p.catch((e: unknown) => this.#pending.get(id)?.reject(toError(e)));
+        if (p && typeof p.catch === "function")
+          p.catch((e: unknown) => this.#pending.get(id)?.reject(toError(e)));
       } catch (e) {
         this.#pending.get(id)?.reject(toError(e));
       }
@@ -157,13 +184,19 @@ export class Connection {
       const valid = e && typeof e === "object" && typeof e.code === "number";
       pending.reject(
         valid
-          ? new McpError(e.code, String(e.message ?? "Error"), e.data)
-          : new McpError(ErrorCode.InternalError, "The client answered with a malformed error"),
+          ? new ClientRequestError(e.code, String(e.message ?? "Error"), e.data)
+          : new ClientRequestError(ErrorCode.InternalError, "The client answered with a malformed error"),
       );
-    } else if (typeof response.result === "object" && response.result !== null && !Array.isArray(response.result)) {
+    } else if (
+      typeof response.result === "object" &&
+      response.result !== null &&
+      !Array.isArray(response.result)
+    ) {
       pending.resolve(response.result);
     } else {
-      pending.reject(new McpError(ErrorCode.InternalError, "The client answered with a malformed result"));
+      pending.reject(
+        new ClientRequestError(ErrorCode.InternalError, "The client answered with a malformed result"),
+      );
     }
   }
 
@@ -171,9 +204,10 @@ export class Connection {
   close(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.InternalError, "Connection closed"));
+    for (const controller of this.inflight.values())
+      controller.abort(new McpError(ErrorCode.InternalError, "Connection closed"));
     this.inflight.clear();
-    for (const pending of [...this.#pending.values()]) pending.reject(new McpError(ErrorCode.InternalError, "Connection closed"));
+    for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
     this.subscriptions.clear();
     this.#onClosed(this);
     this.#options.onClose?.();

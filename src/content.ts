@@ -54,7 +54,9 @@ function isObject(v: unknown): v is { [key: string]: unknown } {
 }
 
 function isContents(v: unknown): v is ResourceContents {
-  return isObject(v) && typeof v.uri === "string" && (typeof v.text === "string" || typeof v.blob === "string");
+  return (
+    isObject(v) && typeof v.uri === "string" && (typeof v.text === "string" || typeof v.blob === "string")
+  );
 }
 
 function toJson(value: unknown, what: string): string {
@@ -62,7 +64,9 @@ function toJson(value: unknown, what: string): string {
   try {
     text = JSON.stringify(value);
   } catch (e) {
-    throw new TypeError(`${what} returned a value that cannot be serialized as JSON: ${(e as Error).message}`);
+    throw new TypeError(
+      `${what} returned a value that cannot be serialized as JSON: ${(e as Error).message}`,
+    );
   }
   if (text === undefined) throw new TypeError(`${what} returned ${typeof value}, which has no JSON form`);
   return text;
@@ -74,7 +78,11 @@ function toJson(value: unknown, what: string): string {
  * application/octet-stream); an array of `{ uri, text }`/`{ uri, blob }` → as is; anything else →
  * its JSON (`mimeType` or application/json).
  */
-export function toResourceContents(value: unknown, uri: string, mimeType: string | undefined): ResourceContents[] {
+export function toResourceContents(
+  value: unknown,
+  uri: string,
+  mimeType: string | undefined,
+): ResourceContents[] {
   if (typeof value === "string") return [{ uri, mimeType: mimeType ?? "text/plain", text: value }];
   if (value instanceof Uint8Array || value instanceof ArrayBuffer) {
     const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
@@ -112,7 +120,8 @@ export function toCallToolResult(value: unknown): CallToolResult {
   if (isContentBlock(value)) return { content: [value] };
   if (Array.isArray(value) && value.every(isContentBlock)) return { content: value };
   if (isObject(value) && Array.isArray(value.content)) {
-    if (!value.content.every(isContentBlock)) throw new TypeError("run() returned a result with an invalid content block");
+    if (!value.content.every(isContentBlock))
+      throw new TypeError("run() returned a result with an invalid content block");
     return value as unknown as CallToolResult;
   }
   if (typeof value === "function" || typeof value === "symbol") {

@@ -26,7 +26,12 @@ export interface ClientView {
 export interface ElicitFormParams {
   mode?: "form";
   message: string;
-  requestedSchema: { type: "object"; properties: { [key: string]: object }; required?: string[]; $schema?: string };
+  requestedSchema: {
+    type: "object";
+    properties: { [key: string]: object };
+    required?: string[];
+    $schema?: string;
+  };
 }
 /** A URL-mode elicitation (2025-11-25): the user completes an interaction on a web page. */
 export interface ElicitUrlParams {
@@ -163,7 +168,11 @@ export class RequestContext implements Context {
     this.#send = send;
     this.#timeoutMs = timeoutMs;
     this.features = conn.features;
-    this.client = { protocolVersion: conn.features.version, capabilities: conn.clientCapabilities, info: conn.clientInfo };
+    this.client = {
+      protocolVersion: conn.features.version,
+      capabilities: conn.clientCapabilities,
+      info: conn.clientInfo,
+    };
   }
 
   get auth(): AuthInfo | undefined {
@@ -210,7 +219,10 @@ export class RequestContext implements Context {
     if (!formOk || !this.features.elicitation) {
       return Promise.reject(new ClientCapabilityError("form elicitation", "elicitation"));
     }
-    const wire: { [key: string]: unknown } = { message: params.message, requestedSchema: params.requestedSchema };
+    const wire: { [key: string]: unknown } = {
+      message: params.message,
+      requestedSchema: params.requestedSchema,
+    };
     if (this.features.urlElicitation) wire.mode = "form";
     return this.#ask("elicitation/create", wire, options).then(toElicitResult);
   }
@@ -222,7 +234,11 @@ export class RequestContext implements Context {
       return Promise.reject(new ClientCapabilityError("tool use in sampling", "sampling.tools"));
     }
     return this.#ask("sampling/createMessage", params, options).then((r) => {
-      if (typeof r.model !== "string" || (r.role !== "assistant" && r.role !== "user") || r.content === undefined) {
+      if (
+        typeof r.model !== "string" ||
+        (r.role !== "assistant" && r.role !== "user") ||
+        r.content === undefined
+      ) {
         throw new Error("The client answered sampling/createMessage with a malformed result");
       }
       return r as SampleResult;

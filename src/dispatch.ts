@@ -4,11 +4,11 @@
  */
 import type { Connection } from "./connection.js";
 import { LOG_LEVELS, RequestContext } from "./context.js";
+import type { ServerCore } from "./core.js";
 import { shapeImplementation } from "./eras/serialize.js";
 import { featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
 import { errorResponse } from "./jsonrpc.js";
-import type { ServerCore } from "./core.js";
 import type {
   ClientCapabilities,
   Implementation,
@@ -43,10 +43,16 @@ const methods: { readonly [method: string]: Method } = {
   "prompts/list": { capability: "prompts", run: (c, p, ctx) => c.listPrompts(p, ctx) },
   "prompts/get": { capability: "prompts", run: (c, p, ctx) => c.getPrompt(p, ctx) },
   "resources/list": { capability: "resources", run: (c, p, ctx) => c.listResources(p, ctx) },
-  "resources/templates/list": { capability: "resources", run: (c, p, ctx) => c.listResourceTemplates(p, ctx) },
+  "resources/templates/list": {
+    capability: "resources",
+    run: (c, p, ctx) => c.listResourceTemplates(p, ctx),
+  },
   "resources/read": { capability: "resources", run: (c, p, ctx) => c.readResource(p, ctx) },
   "resources/subscribe": { capability: "subscribe", run: (_c, p, _ctx, conn) => subscription(p, conn, true) },
-  "resources/unsubscribe": { capability: "subscribe", run: (_c, p, _ctx, conn) => subscription(p, conn, false) },
+  "resources/unsubscribe": {
+    capability: "subscribe",
+    run: (_c, p, _ctx, conn) => subscription(p, conn, false),
+  },
   "completion/complete": { capability: "completions", run: (c, p, ctx) => c.complete(p, ctx) },
   "logging/setLevel": { capability: "logging", run: (_c, p, _ctx, conn) => setLevel(p, conn) },
 };
@@ -61,7 +67,9 @@ function subscription(params: Params, conn: Connection, on: boolean) {
 function setLevel(params: Params, conn: Connection) {
   const level = params.level;
   if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel)) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, { level });
+    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, {
+      level,
+    });
   }
   conn.logLevel = level as LoggingLevel;
   return EMPTY;
@@ -85,7 +93,11 @@ export async function dispatch(
   if (Array.isArray(message)) {
     if (message.length === 0) return invalid(undefined, "Invalid Request: an empty batch", conn);
     if (!conn.features.batching || conn.state !== "ready") {
-      return invalid(undefined, "Invalid Request: batches are only accepted on protocol revision 2025-03-26", conn);
+      return invalid(
+        undefined,
+        "Invalid Request: batches are only accepted on protocol revision 2025-03-26",
+        conn,
+      );
     }
     const answers = await Promise.all(
       message.map((m) =>
@@ -126,7 +138,11 @@ async function dispatchOne(
   const params = message.params ?? EMPTY;
   if (!isObject(params)) {
     if (!hasId) return undefined;
-    return errorResponse(id, { code: ErrorCode.InvalidParams, message: "Invalid params: params must be an object" }, conn.features);
+    return errorResponse(
+      id,
+      { code: ErrorCode.InvalidParams, message: "Invalid params: params must be an object" },
+      conn.features,
+    );
   }
   if (!hasId) {
     notification(method, params, conn);
@@ -138,7 +154,8 @@ async function dispatchOne(
 function notification(method: string, params: Params, conn: Connection): void {
   if (method === "notifications/cancelled") {
     const target = validId(params.requestId);
-    if (target !== undefined) conn.inflight.get(target)?.abort(new McpError(ErrorCode.InternalError, "Cancelled by the client"));
+    if (target !== undefined)
+      conn.inflight.get(target)?.abort(new McpError(ErrorCode.InternalError, "Cancelled by the client"));
   }
   // notifications/initialized, roots/list_changed, progress and unknown notifications need no action
 }
@@ -154,7 +171,8 @@ async function request(
   const f = conn.features;
   if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
   if (name === "initialize") {
-    if (conn.state !== "new") return invalid(id, "Invalid Request: the connection is already initialized", conn);
+    if (conn.state !== "new")
+      return invalid(id, "Invalid Request: the connection is already initialized", conn);
     return initialize(core, id, params, conn);
   }
   if (conn.state !== "ready") {
@@ -164,7 +182,8 @@ async function request(
   if (!method || (method.capability && !hasCapability(conn.serverCapabilities, method.capability))) {
     return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
   }
-  if (conn.inflight.has(id)) return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
+  if (conn.inflight.has(id))
+    return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
   const controller = new AbortController();
   const outer = options.signal;
   const onOuterAbort = () => controller.abort(outer?.reason);
@@ -189,13 +208,21 @@ async function request(
   return controller.signal.aborted ? undefined : answer;
 }
 
-function hasCapability(caps: ServerCapabilities, capability: keyof ServerCapabilities | "subscribe"): boolean {
+function hasCapability(
+  caps: ServerCapabilities,
+  capability: keyof ServerCapabilities | "subscribe",
+): boolean {
   if (capability === "subscribe") return caps.resources?.subscribe === true;
   return caps[capability] !== undefined;
 }
 
 /** What the client gets for a thrown value: an `McpError` as it is; anything else a generic -32603. */
-export function toErrorObject(core: ServerCore, error: unknown, method: string, requestId: RequestId): JsonRpcErrorObject {
+export function toErrorObject(
+  core: ServerCore,
+  error: unknown,
+  method: string,
+  requestId: RequestId,
+): JsonRpcErrorObject {
   if (error instanceof McpError) {
     const out: JsonRpcErrorObject = { code: error.code, message: error.message };
     if (error.data !== undefined) out.data = error.data;
@@ -208,13 +235,19 @@ export function toErrorObject(core: ServerCore, error: unknown, method: string, 
 function initialize(core: ServerCore, id: RequestId, params: Params, conn: Connection): JsonRpcResponse {
   const requested = params.protocolVersion;
   if (typeof requested !== "string") {
-    return errorResponse(id, { code: ErrorCode.InvalidParams, message: "Invalid params: initialize needs a protocolVersion string" }, conn.features);
+    return errorResponse(
+      id,
+      { code: ErrorCode.InvalidParams, message: "Invalid params: initialize needs a protocolVersion string" },
+      conn.features,
+    );
   }
   const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
   const f = featuresOf(version);
   conn.features = f;
   conn.clientCapabilities = isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {};
-  conn.clientInfo = isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined;
+  conn.clientInfo = isObject(params.clientInfo)
+    ? (params.clientInfo as unknown as Implementation)
+    : undefined;
   conn.serverCapabilities = core.capabilities(f);
   conn.state = "ready";
   const result: { [key: string]: unknown } = {

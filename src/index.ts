@@ -1,8 +1,8 @@
 export type { ChangeBus, ChangeEvent } from "./bus.js";
 export { LocalBus } from "./bus.js";
 export type { AuthInfo, ConnectionOptions } from "./connection.js";
-export { Connection } from "./connection.js";
-export { link, type LinkOptions } from "./content.js";
+export { ClientRequestError, Connection, RequestTimeoutError } from "./connection.js";
+export { type LinkOptions, link } from "./content.js";
 export type {
   ClientRequestOptions,
   ClientView,
@@ -18,7 +18,12 @@ export type {
 export { ClientCapabilityError } from "./context.js";
 export type { ErrorInfo } from "./core.js";
 export type { HandleOptions } from "./dispatch.js";
-export { LATEST_LEGACY_VERSION, LEGACY_VERSIONS, MODERN_VERSION, type ProtocolVersion } from "./eras/versions.js";
+export {
+  LATEST_LEGACY_VERSION,
+  LEGACY_VERSIONS,
+  MODERN_VERSION,
+  type ProtocolVersion,
+} from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
 export type { Completer, CompletionAnswer, PromptArgument, PromptOptions } from "./prompts.js";

@@ -16,7 +16,11 @@ export function errorResponse(
 
 /** The answer to a line or body that is not JSON. */
 export function parseErrorResponse(f: Features = DEFAULT_FEATURES): JsonRpcErrorResponse {
-  return errorResponse(undefined, { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" }, f);
+  return errorResponse(
+    undefined,
+    { code: ErrorCode.ParseError, message: "Parse error: the message is not valid JSON" },
+    f,
+  );
 }
 
 /**

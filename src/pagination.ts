@@ -27,5 +27,21 @@ export function decodeCursor(cursor: unknown, limit: number): number {
     // a list that shrank since the cursor was made ends early rather than failing
     if (Number.isSafeInteger(n) && n >= 0) return Math.min(n, limit);
   }
-  throw new McpError(ErrorCode.InvalidParams, "Invalid cursor", { cursor: typeof cursor === "string" ? cursor : null });
+  throw new McpError(ErrorCode.InvalidParams, "Invalid cursor", {
+    cursor: typeof cursor === "string" ? cursor : null,
+  });
+}
+
+/** A list result: one page of `items` under `key`, each mapped, plus `nextCursor` when there are more. */
+export function listResult<T>(
+  key: string,
+  items: readonly T[],
+  cursor: unknown,
+  pageSize: number,
+  map: (item: T) => object,
+): { [key: string]: unknown } {
+  const { page, nextCursor } = paginate(items, cursor, pageSize);
+  const out: { [key: string]: unknown } = { [key]: page.map(map) };
+  if (nextCursor !== undefined) out.nextCursor = nextCursor;
+  return out;
 }

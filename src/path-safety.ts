@@ -63,14 +63,13 @@ function unsafe(v: string): boolean {
  * safeJoin("/srv/docs", "../etc/passwd");      // throws PathEscapeError
  */
 export function safeJoin(base: string, ...parts: string[]): string {
-  const sep = (c: number) => isSeparator(c);
   let root = "";
   let rest = base;
   if (hasDrive(base)) {
-    root = sep(base.charCodeAt(2)) ? base.slice(0, 2) + "/" : base.slice(0, 2);
+    root = isSeparator(base.charCodeAt(2)) ? base.slice(0, 2) + "/" : base.slice(0, 2);
     rest = base.slice(root.length);
-  } else if (sep(base.charCodeAt(0))) {
-    root = sep(base.charCodeAt(1)) ? "//" : "/";
+  } else if (isSeparator(base.charCodeAt(0))) {
+    root = isSeparator(base.charCodeAt(1)) ? "//" : "/";
     rest = base.slice(root.length);
   }
   const segments: string[] = [];
@@ -83,10 +82,11 @@ export function safeJoin(base: string, ...parts: string[]): string {
   const floor = segments.length;
   for (const part of parts) {
     if (part.includes("\0")) throw new PathEscapeError(base, part, "contains a NUL byte");
-    if (sep(part.charCodeAt(0)) || hasDrive(part)) throw new PathEscapeError(base, part, "is absolute");
+    if (isSeparator(part.charCodeAt(0)) || hasDrive(part))
+      throw new PathEscapeError(base, part, "is absolute");
     let s = 0;
     for (let i = 0; i <= part.length; i++) {
-      if (i < part.length && !sep(part.charCodeAt(i))) continue;
+      if (i < part.length && !isSeparator(part.charCodeAt(i))) continue;
       const kind = segmentKind(part, s, i);
       if (kind === AMBIGUOUS) throw new PathEscapeError(base, part, "has a segment of only dots and spaces");
       if (kind === PARENT) {

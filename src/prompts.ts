@@ -1,11 +1,18 @@
 /** The prompt registry and the `prompts/list` and `prompts/get` methods. */
 import { toPromptResult } from "./content.js";
 import type { Context, RequestContext } from "./context.js";
-import { shapeMessages, shapePrimitive } from "./eras/serialize.js";
+import { listingFor, shapeMessages } from "./eras/serialize.js";
 import { ErrorCode, McpError } from "./errors.js";
-import { paginate } from "./pagination.js";
+import { listResult } from "./pagination.js";
 import type { Registry } from "./registry.js";
-import { type CompiledSchema, compileSchema, formatIssues, type InferOutput, isStandardSchema, type StandardSchemaV1 } from "./schema.js";
+import {
+  type CompiledSchema,
+  compileSchema,
+  formatIssues,
+  type InferOutput,
+  isStandardSchema,
+  type StandardSchemaV1,
+} from "./schema.js";
 import type { Icon, Meta } from "./types.js";
 
 /** One argument of a prompt, for the list form of `args`. */
@@ -22,7 +29,9 @@ export type Completer = (
   ctx: Context & { readonly arguments: { [key: string]: string } },
 ) => CompletionAnswer | Promise<CompletionAnswer>;
 /** A completer's answer: the values, or the values with the total and whether there are more. */
-export type CompletionAnswer = readonly string[] | { values: readonly string[]; total?: number; hasMore?: boolean };
+export type CompletionAnswer =
+  | readonly string[]
+  | { values: readonly string[]; total?: number; hasMore?: boolean };
 
 type ArgsOf<A> = A extends StandardSchemaV1
   ? InferOutput<A>
@@ -31,7 +40,9 @@ type ArgsOf<A> = A extends StandardSchemaV1
     : Record<string, never>;
 
 /** Options of `server.prompt(name, options)`. */
-export interface PromptOptions<A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined> {
+export interface PromptOptions<
+  A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined,
+> {
   title?: string;
   description?: string;
   /** The arguments: a Standard Schema object of strings, or a list of `{ name, description, required }`. */
@@ -64,7 +75,10 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
   let schema: CompiledSchema | undefined;
   if (isStandardSchema(options.args)) {
     schema = compileSchema(options.args, "input");
-    const js = schema.jsonSchema as { properties?: { [k: string]: { description?: string; title?: string } }; required?: string[] };
+    const js = schema.jsonSchema as {
+      properties?: { [k: string]: { description?: string; title?: string } };
+      required?: string[];
+    };
     const required = new Set(js.required ?? []);
     args = Object.entries(js.properties ?? {}).map(([argName, p]) => {
       const a: PromptArgument = { name: argName };
@@ -75,7 +89,8 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
     });
   } else if (Array.isArray(options.args)) {
     args = options.args.map((a: PromptArgument) => {
-      if (typeof a?.name !== "string" || !a.name) throw new TypeError(`Prompt "${name}": every argument needs a name`);
+      if (typeof a?.name !== "string" || !a.name)
+        throw new TypeError(`Prompt "${name}": every argument needs a name`);
       return { ...a };
     });
   } else if (options.args !== undefined) {
@@ -83,7 +98,8 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
   }
   const complete = { ...(options.complete ?? {}) } as { [key: string]: Completer | undefined };
   for (const key of Object.keys(complete)) {
-    if (!args.some((a) => a.name === key)) throw new TypeError(`Prompt "${name}": complete.${key} names no argument`);
+    if (!args.some((a) => a.name === key))
+      throw new TypeError(`Prompt "${name}": complete.${key} names no argument`);
   }
   const listing: { [key: string]: unknown } = { name };
   if (options.title !== undefined) listing.title = options.title;
@@ -104,21 +120,24 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
 }
 
 /** `prompts/list`. */
-export function listPrompts(prompts: Registry<PromptEntry>, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
-  const { page, nextCursor } = paginate(prompts.values(), params.cursor, pageSize);
-  const f = ctx.features;
-  const list = page.map((p) => {
-    let s = p.shaped.get(f.version);
-    if (!s) p.shaped.set(f.version, (s = shapePrimitive(p.listing, f)));
-    return s;
-  });
-  return nextCursor === undefined ? { prompts: list } : { prompts: list, nextCursor };
+export function listPrompts(
+  prompts: Registry<PromptEntry>,
+  params: { cursor?: unknown },
+  ctx: RequestContext,
+  pageSize: number,
+) {
+  return listResult("prompts", prompts.values(), params.cursor, pageSize, (p) => listingFor(p, ctx.features));
 }
 
 /** `prompts/get`: an unknown prompt, a missing required or an invalid argument is -32602. */
-export async function getPrompt(prompts: Registry<PromptEntry>, params: { [key: string]: unknown }, ctx: RequestContext) {
+export async function getPrompt(
+  prompts: Registry<PromptEntry>,
+  params: { [key: string]: unknown },
+  ctx: RequestContext,
+) {
   const name = params.name;
-  if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "prompts/get needs a string name");
+  if (typeof name !== "string")
+    throw new McpError(ErrorCode.InvalidParams, "prompts/get needs a string name");
   const prompt = prompts.get(name);
   if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
   const raw = params.arguments ?? {};
@@ -127,16 +146,25 @@ export async function getPrompt(prompts: Registry<PromptEntry>, params: { [key: 
   }
   const given = raw as { [key: string]: unknown };
   for (const [k, v] of Object.entries(given)) {
-    if (typeof v !== "string") throw new McpError(ErrorCode.InvalidParams, `Argument ${k} of prompt ${name} must be a string`);
+    if (typeof v !== "string")
+      throw new McpError(ErrorCode.InvalidParams, `Argument ${k} of prompt ${name} must be a string`);
   }
   const missing = prompt.required.filter((a) => given[a] === undefined);
   if (missing.length) {
-    throw new McpError(ErrorCode.InvalidParams, `Missing required argument${missing.length > 1 ? "s" : ""} for prompt ${name}: ${missing.join(", ")}`, { missing });
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Missing required argument${missing.length > 1 ? "s" : ""} for prompt ${name}: ${missing.join(", ")}`,
+      { missing },
+    );
   }
   let args: unknown = given;
   if (prompt.schema) {
     const checked = await prompt.schema.validate(given);
-    if (!checked.ok) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${formatIssues(checked.issues)}`);
+    if (!checked.ok)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid arguments for prompt ${name}: ${formatIssues(checked.issues)}`,
+      );
     args = checked.value;
   }
   const result = toPromptResult(await prompt.get(args, ctx), prompt.description);

@@ -1,15 +1,15 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "./content.js";
-import type { ResourceContext, RequestContext } from "./context.js";
-import { shapePrimitive } from "./eras/serialize.js";
+import type { RequestContext, ResourceContext } from "./context.js";
+import { listingFor, shapePrimitive } from "./eras/serialize.js";
 import { ErrorCode, McpError } from "./errors.js";
-import { paginate } from "./pagination.js";
+import { listResult } from "./pagination.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import type { Completer } from "./prompts.js";
 import { TemplateRouter } from "./template-router.js";
+import type { Annotations, Icon, Meta } from "./types.js";
 import type { UriParams, UriVariableName } from "./uri-params.js";
 import { parseUriTemplate, type UriTemplate } from "./uri-template.js";
-import type { Annotations, Icon, Meta } from "./types.js";
 
 /** A concrete resource a template's `list` enumerates. */
 export interface ListedResource {
@@ -80,7 +80,8 @@ export class ResourceRegistry {
     const parsed = parseUriTemplate(uri);
     const template = parsed.isTemplate ? parsed : undefined;
     const table = template ? this.#templates : this.#statics;
-    if (table.has(uri)) throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
+    if (table.has(uri))
+      throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
     const listing: { [key: string]: unknown } = template ? { uriTemplate: uri } : { uri };
     listing.name = options.name ?? uri;
     for (const key of ["title", "description", "mimeType", "annotations", "icons", "_meta"] as const) {
@@ -141,21 +142,19 @@ export class ResourceRegistry {
   }
 }
 
-function shaped(entry: ResourceEntry, ctx: RequestContext): object {
-  const f = ctx.features;
-  let s = entry.shaped.get(f.version);
-  if (!s) entry.shaped.set(f.version, (s = shapePrimitive(entry.listing, f)));
-  return s;
-}
-
 /** The not-found error as the request's revision spells it. */
 export function notFound(uri: string, ctx: RequestContext): McpError {
   return new McpError(ctx.features.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
 }
 
 /** `resources/list`: the statics, then what each template's `list` enumerates, paginated across both. */
-export async function listResources(reg: ResourceRegistry, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
-  const items: object[] = reg.statics.map((e) => shaped(e, ctx));
+export async function listResources(
+  reg: ResourceRegistry,
+  params: { cursor?: unknown },
+  ctx: RequestContext,
+  pageSize: number,
+) {
+  const items: object[] = reg.statics.map((e) => listingFor(e, ctx.features));
   for (const t of reg.templates) {
     if (!t.options.list) continue;
     for (const r of await t.options.list(ctx)) {
@@ -164,21 +163,30 @@ export async function listResources(reg: ResourceRegistry, params: { cursor?: un
       items.push(shapePrimitive(item, ctx.features));
     }
   }
-  const { page, nextCursor } = paginate(items, params.cursor, pageSize);
-  return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
+  return listResult("resources", items, params.cursor, pageSize, (r) => r);
 }
 
 /** `resources/templates/list`. */
-export function listResourceTemplates(reg: ResourceRegistry, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
-  const { page, nextCursor } = paginate(reg.templates, params.cursor, pageSize);
-  const list = page.map((e) => shaped(e, ctx));
-  return nextCursor === undefined ? { resourceTemplates: list } : { resourceTemplates: list, nextCursor };
+export function listResourceTemplates(
+  reg: ResourceRegistry,
+  params: { cursor?: unknown },
+  ctx: RequestContext,
+  pageSize: number,
+) {
+  return listResult("resourceTemplates", reg.templates, params.cursor, pageSize, (e) =>
+    listingFor(e, ctx.features),
+  );
 }
 
 /** `resources/read`: never an empty contents array for a missing resource. */
-export async function readResource(reg: ResourceRegistry, params: { [key: string]: unknown }, ctx: RequestContext) {
+export async function readResource(
+  reg: ResourceRegistry,
+  params: { [key: string]: unknown },
+  ctx: RequestContext,
+) {
   const uri = params.uri;
-  if (typeof uri !== "string") throw new McpError(ErrorCode.InvalidParams, "resources/read needs a string uri");
+  if (typeof uri !== "string")
+    throw new McpError(ErrorCode.InvalidParams, "resources/read needs a string uri");
   const hit = reg.resolve(uri);
   if (!hit) throw notFound(uri, ctx);
   ctx.uri = uri;

@@ -62,9 +62,11 @@ export class McpServer {
     }
     const { name, version, title, description, icons, websiteUrl } = options;
     const info = { name, version, title, description, icons, websiteUrl };
-    for (const key of Object.keys(info) as (keyof typeof info)[]) if (info[key] === undefined) delete info[key];
+    for (const key of Object.keys(info) as (keyof typeof info)[])
+      if (info[key] === undefined) delete info[key];
     const pageSize = options.pageSize ?? 100;
-    if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError("pageSize must be a positive integer");
+    if (!Number.isInteger(pageSize) || pageSize < 1)
+      throw new RangeError("pageSize must be a positive integer");
     this.#bus = options.bus ?? new LocalBus();
     this.#core = new ServerCore({
       info: info as McpServer["info"],
@@ -72,14 +74,22 @@ export class McpServer {
       pageSize,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       experimental: options.experimental,
-      onError: options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
+      onError:
+        options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       onListChanged: (kind) => this.#listChanged(kind),
     });
     this.#bus.subscribe((event) => this.#deliver(event));
   }
 
   /** The server's name, version and display fields. */
-  get info(): { name: string; version: string; title?: string; description?: string; icons?: Icon[]; websiteUrl?: string } {
+  get info(): {
+    name: string;
+    version: string;
+    title?: string;
+    description?: string;
+    icons?: Icon[];
+    websiteUrl?: string;
+  } {
     return this.#core.info;
   }
 
@@ -127,7 +137,11 @@ export class McpServer {
    * Handles one parsed JSON-RPC message (or batch) from `connection`. Resolves with the answer to
    * send back, or `undefined` for notifications, responses and cancelled requests. Never rejects.
    */
-  handle(message: unknown, connection: Connection, options?: HandleOptions): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  handle(
+    message: unknown,
+    connection: Connection,
+    options?: HandleOptions,
+  ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     return dispatch(this.#core, message, connection, options);
   }
 
@@ -152,7 +166,11 @@ export class McpServer {
     if (event.type === "resource_updated") {
       for (const conn of this.#connections) {
         if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {
-          conn.send({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: event.uri } });
+          conn.send({
+            jsonrpc: "2.0",
+            method: "notifications/resources/updated",
+            params: { uri: event.uri },
+          });
         }
       }
       return;

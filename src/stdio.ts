@@ -1,7 +1,7 @@
 /** `serveStdio`: newline-delimited JSON-RPC over a byte stream pair (stdin/stdout by default). */
 import type { Connection } from "./connection.js";
-import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
 import { ErrorCode } from "./errors.js";
+import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
 import type { McpServer } from "./server.js";
 import type { JsonRpcMessage } from "./types.js";
 
@@ -53,7 +53,8 @@ const NEWLINE = 0x0a;
  * @example await serveStdio(server);
  */
 export function serveStdio(server: McpServer, options: StdioOptions = {}): StdioServer {
-  const proc = (globalThis as { process?: { stdin: unknown; stdout: unknown; exit(code?: number): never } }).process;
+  const proc = (globalThis as { process?: { stdin: unknown; stdout: unknown; exit(code?: number): never } })
+    .process;
   const stdin = options.stdin ?? (proc?.stdin as StdioReadable);
   const stdout = options.stdout ?? (proc?.stdout as StdioWritable);
   const maxLine = options.maxLineBytes ?? 16 * 1024 * 1024;
@@ -62,7 +63,10 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const onEnd = options.onEnd ?? (stdin === proc?.stdin ? () => proc?.exit(0) : () => {});
 
   const writer = new LineWriter(stdout);
-  const connection = server.connect({ send: (m) => writer.write(encodeMessage(m)), onClose: () => writer.close() });
+  const connection = server.connect({
+    send: (m) => writer.write(encodeMessage(m)),
+    onClose: () => writer.close(),
+  });
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let pieces: Uint8Array[] = [];
   let lineBytes = 0;
@@ -95,17 +99,23 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       return;
     }
     inflight++;
-    server.handle(message, connection).then(answer, () => {}).finally(() => {
-      inflight--;
-      maybeFinish();
-    });
+    server
+      .handle(message, connection)
+      .then(answer, () => {})
+      .finally(() => {
+        inflight--;
+        maybeFinish();
+      });
   };
 
   const tooLong = () =>
     answer(
       errorResponse(
         undefined,
-        { code: ErrorCode.InvalidRequest, message: `Invalid Request: the message is longer than ${maxLine} bytes` },
+        {
+          code: ErrorCode.InvalidRequest,
+          message: `Invalid Request: the message is longer than ${maxLine} bytes`,
+        },
         connection.features,
       ),
     );

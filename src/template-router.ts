@@ -128,7 +128,8 @@ export class TemplateRouter<V> {
       }
       const label = child.label;
       let k = 1;
-      while (k < label.length && i + k < prefix.length && label.charCodeAt(k) === prefix.charCodeAt(i + k)) k++;
+      while (k < label.length && i + k < prefix.length && label.charCodeAt(k) === prefix.charCodeAt(i + k))
+        k++;
       if (k < label.length) {
         // split the edge: node -> mid (common part) -> child (the rest)
         const mid = new Node<V>(label.slice(0, k), node);

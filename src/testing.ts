@@ -54,7 +54,9 @@ export interface TestClient {
   listTools(cursor?: string): Promise<{ tools: { [key: string]: any }[]; nextCursor?: string }>;
   callTool(name: string, args?: { [key: string]: unknown }): Promise<CallToolResult>;
   listResources(cursor?: string): Promise<{ resources: { [key: string]: any }[]; nextCursor?: string }>;
-  listResourceTemplates(cursor?: string): Promise<{ resourceTemplates: { [key: string]: any }[]; nextCursor?: string }>;
+  listResourceTemplates(
+    cursor?: string,
+  ): Promise<{ resourceTemplates: { [key: string]: any }[]; nextCursor?: string }>;
   readResource(uri: string): Promise<{ contents: ResourceContents[] }>;
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
@@ -104,8 +106,10 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     let response: JsonRpcResponse;
     try {
       let result: unknown;
-      if (req.method === "elicitation/create" && options.onElicit) result = await options.onElicit(req.params ?? {});
-      else if (req.method === "sampling/createMessage" && options.onSample) result = await options.onSample(req.params ?? {});
+      if (req.method === "elicitation/create" && options.onElicit)
+        result = await options.onElicit(req.params ?? {});
+      else if (req.method === "sampling/createMessage" && options.onSample)
+        result = await options.onSample(req.params ?? {});
       else if (req.method === "roots/list" && options.roots) result = { roots: options.roots };
       else if (req.method === "ping") result = {};
       else throw new McpError(-32601, `Method not found: ${req.method}`);
@@ -152,18 +156,23 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     request,
     send,
     notify: async (method, params) => {
-      await server.handle(wire(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }), connection);
+      await server.handle(
+        wire(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }),
+        connection,
+      );
     },
     ping: () => request("ping"),
     listTools: (cursor) => request("tools/list", withCursor(cursor)),
-    callTool: (name, args) => request("tools/call", args === undefined ? { name } : { name, arguments: args }),
+    callTool: (name, args) =>
+      request("tools/call", args === undefined ? { name } : { name, arguments: args }),
     listResources: (cursor) => request("resources/list", withCursor(cursor)),
     listResourceTemplates: (cursor) => request("resources/templates/list", withCursor(cursor)),
     readResource: (uri) => request("resources/read", { uri }),
     subscribe: (uri) => empty(request("resources/subscribe", { uri })),
     unsubscribe: (uri) => empty(request("resources/unsubscribe", { uri })),
     listPrompts: (cursor) => request("prompts/list", withCursor(cursor)),
-    getPrompt: (name, args) => request("prompts/get", args === undefined ? { name } : { name, arguments: args }),
+    getPrompt: (name, args) =>
+      request("prompts/get", args === undefined ? { name } : { name, arguments: args }),
     complete: (ref, argument, context) =>
       request("completion/complete", context === undefined ? { ref, argument } : { ref, argument, context }),
     setLogLevel: (level) => empty(request("logging/setLevel", { level })),

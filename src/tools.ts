@@ -1,15 +1,24 @@
 /** The tool registry and the `tools/list` and `tools/call` methods. */
 import { toCallToolResult } from "./content.js";
 import type { Context, RequestContext } from "./context.js";
-import { shapeCallToolResult, shapePrimitive } from "./eras/serialize.js";
+import { listingFor, shapeCallToolResult } from "./eras/serialize.js";
 import { ErrorCode, McpError } from "./errors.js";
-import { paginate } from "./pagination.js";
+import { listResult } from "./pagination.js";
 import type { Registry } from "./registry.js";
-import { formatIssues, type CompiledSchema, compileSchema, type InferOutput, type SchemaLike } from "./schema.js";
+import {
+  type CompiledSchema,
+  compileSchema,
+  formatIssues,
+  type InferOutput,
+  type SchemaLike,
+} from "./schema.js";
 import type { CallToolResult, Icon, Meta, ToolAnnotations } from "./types.js";
 
 /** Options of `server.tool(name, options)`. */
-export interface ToolOptions<I extends SchemaLike | undefined = undefined, O extends SchemaLike | undefined = undefined> {
+export interface ToolOptions<
+  I extends SchemaLike | undefined = undefined,
+  O extends SchemaLike | undefined = undefined,
+> {
   /** Display name. */
   title?: string;
   /** What the tool does, for the model. */
@@ -28,7 +37,9 @@ export interface ToolOptions<I extends SchemaLike | undefined = undefined, O ext
   run: (
     args: I extends SchemaLike ? InferOutput<I> : Record<string, never>,
     ctx: Context,
-  ) => (O extends SchemaLike ? InferOutput<O> : unknown) | Promise<O extends SchemaLike ? InferOutput<O> : unknown>;
+  ) =>
+    | (O extends SchemaLike ? InferOutput<O> : unknown)
+    | Promise<O extends SchemaLike ? InferOutput<O> : unknown>;
 }
 
 /** @internal */
@@ -66,19 +77,21 @@ export function createToolEntry(name: string, options: ToolOptions<any, any>): T
 }
 
 /** `tools/list`. */
-export function listTools(tools: Registry<ToolEntry>, params: { cursor?: unknown }, ctx: RequestContext, pageSize: number) {
-  const { page, nextCursor } = paginate(tools.values(), params.cursor, pageSize);
-  const f = ctx.features;
-  const list = page.map((t) => {
-    let s = t.shaped.get(f.version);
-    if (!s) t.shaped.set(f.version, (s = shapePrimitive(t.listing, f)));
-    return s;
-  });
-  return nextCursor === undefined ? { tools: list } : { tools: list, nextCursor };
+export function listTools(
+  tools: Registry<ToolEntry>,
+  params: { cursor?: unknown },
+  ctx: RequestContext,
+  pageSize: number,
+) {
+  return listResult("tools", tools.values(), params.cursor, pageSize, (t) => listingFor(t, ctx.features));
 }
 
 /** `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol error. */
-export async function callTool(tools: Registry<ToolEntry>, params: { [key: string]: unknown }, ctx: RequestContext) {
+export async function callTool(
+  tools: Registry<ToolEntry>,
+  params: { [key: string]: unknown },
+  ctx: RequestContext,
+) {
   const name = params.name;
   if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
   const tool = tools.get(name);
@@ -92,13 +105,17 @@ export async function callTool(tools: Registry<ToolEntry>, params: { [key: strin
     let args: unknown = rawArgs;
     if (tool.input) {
       const checked = await tool.input.validate(rawArgs);
-      if (!checked.ok) return errorResult(`Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`);
+      if (!checked.ok)
+        return errorResult(`Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`);
       args = checked.value;
     }
     const value = await tool.run(args, ctx);
     if (tool.output) {
       const checked = await tool.output.validate(value);
-      if (!checked.ok) return errorResult(`Tool ${name} returned invalid structured content: ${formatIssues(checked.issues)}`);
+      if (!checked.ok)
+        return errorResult(
+          `Tool ${name} returned invalid structured content: ${formatIssues(checked.issues)}`,
+        );
       const text = JSON.stringify(checked.value);
       result = { content: [{ type: "text", text: text ?? "null" }], structuredContent: checked.value };
     } else {

@@ -190,4 +190,12 @@ export interface ServerCapabilities {
 }
 
 /** Log levels of RFC 5424, from least to most severe. */
-export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+export type LoggingLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";

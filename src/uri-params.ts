@@ -19,7 +19,11 @@ type VarSpec<Spec extends string, Query extends boolean> = Spec extends `${infer
       : { [K in Spec]: string };
 
 /** `a,b*,c` → the intersection of each variable's entry. */
-type VarList<List extends string, Query extends boolean, Acc = unknown> = List extends `${infer Spec},${infer Rest}`
+type VarList<
+  List extends string,
+  Query extends boolean,
+  Acc = unknown,
+> = List extends `${infer Spec},${infer Rest}`
   ? VarList<Rest, Query, Acc & VarSpec<Spec, Query>>
   : Acc & VarSpec<List, Query>;
 

@@ -150,6 +150,8 @@ interface Tok {
   /** SLOT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
   named: boolean;
   nonEmpty: boolean;
+  /** A list, or the last `{+…}`/`{#…}` variable of its expression: must be the pivot. */
+  wide: boolean;
   forbid: Uint8Array | null;
   /** Before the pivot: the literal that ends this value (first occurrence); `soft` = a list prefix that may be absent. */
   next: string;
@@ -201,7 +203,12 @@ export function parseUriTemplate(template: string, limits: UriTemplateLimits = {
   if (typeof template !== "string") throw new TypeError("parseUriTemplate: the template must be a string");
   const max = { ...defaultUriTemplateLimits, ...limits };
   if (template.length > max.maxTemplateLength) {
-    fail(template, max.maxTemplateLength, `longer than ${max.maxTemplateLength} characters`, "Shorten it, or raise maxTemplateLength.");
+    fail(
+      template,
+      max.maxTemplateLength,
+      `longer than ${max.maxTemplateLength} characters`,
+      "Shorten it, or raise maxTemplateLength.",
+    );
   }
   return new CompiledUriTemplate(template, scan(template, max.maxVariables), max.maxUriLength);
 }
@@ -226,12 +233,19 @@ function scan(t: string, maxVariables: number): (string | Expr)[] {
     if (i > litStart) parts.push(t.slice(litStart, i));
     const close = t.indexOf("}", i + 1);
     const reopen = t.indexOf("{", i + 1);
-    if (close < 0 || (reopen >= 0 && reopen < close)) fail(t, i, "this '{' is never closed", "Add the missing '}'.");
-    if (close === i + 1) fail(t, i, "an empty expression '{}'", "Put a variable name inside, for example {id}.");
+    if (close < 0 || (reopen >= 0 && reopen < close))
+      fail(t, i, "this '{' is never closed", "Add the missing '}'.");
+    if (close === i + 1)
+      fail(t, i, "an empty expression '{}'", "Put a variable name inside, for example {id}.");
     let op = t[i + 1]!;
     let s = i + 2;
     if ("=,!@|".includes(op)) {
-      fail(t, i + 1, `the operator '${op}' is reserved by RFC 6570`, "Use one of + # . / ; ? & or no operator.");
+      fail(
+        t,
+        i + 1,
+        `the operator '${op}' is reserved by RFC 6570`,
+        "Use one of + # . / ; ? & or no operator.",
+      );
     }
     if (!"+#./;?&".includes(op)) {
       op = "";
@@ -242,9 +256,11 @@ function scan(t: string, maxVariables: number): (string | Expr)[] {
       let e = t.indexOf(",", s);
       if (e < 0 || e > close) e = close;
       const v = varSpec(t, s, e);
-      if (seen.has(v.name)) fail(t, s, `the variable '${v.name}' appears twice`, "Give each variable its own name.");
+      if (seen.has(v.name))
+        fail(t, s, `the variable '${v.name}' appears twice`, "Give each variable its own name.");
       seen.add(v.name);
-      if (seen.size > maxVariables) fail(t, s, `more than ${maxVariables} variables`, "Use fewer, or raise maxVariables.");
+      if (seen.size > maxVariables)
+        fail(t, s, `more than ${maxVariables} variables`, "Use fewer, or raise maxVariables.");
       expr.vars.push(v);
       if (e === close) break;
       s = e + 1;
@@ -264,13 +280,25 @@ function varSpec(t: string, s: number, e: number): { name: string; explode: bool
   for (let i = s; i < end; i++) {
     const c = t.charCodeAt(i);
     if (c < 128 && NAME_CHARS[c]) continue;
-    if (c === 58) fail(t, i, "prefix modifiers like {name:3} are not supported", "A cut value cannot be matched back; remove the ':…'.");
-    if (c === 37) fail(t, i, "percent-encoded variable names are not supported", "Use letters, digits, '_' and '.'.");
+    if (c === 58)
+      fail(
+        t,
+        i,
+        "prefix modifiers like {name:3} are not supported",
+        "A cut value cannot be matched back; remove the ':…'.",
+      );
+    if (c === 37)
+      fail(t, i, "percent-encoded variable names are not supported", "Use letters, digits, '_' and '.'.");
     fail(t, i, `'${t[i]}' is not allowed in a variable name`, "Use letters, digits, '_' and '.'.");
   }
   const name = t.slice(s, end);
   if (name === "" || name.startsWith(".") || name.endsWith(".") || name.includes("..")) {
-    fail(t, s, `'${name}' is not a variable name`, "Use letters, digits and '_', with single dots between them.");
+    fail(
+      t,
+      s,
+      `'${name}' is not a variable name`,
+      "Use letters, digits and '_', with single dots between them.",
+    );
   }
   return { name, explode, at: s };
 }
@@ -282,7 +310,22 @@ function keepTable(reserved: boolean, extra: string): Uint8Array {
 }
 
 function tok(kind: number, text: string, op: OpInfo, at: number): Tok {
-  return { kind, text, named: false, nonEmpty: false, forbid: null, next: "", soft: false, prev: "", prefix: -1, sep: 0, op, keep: NO_KEEP, at };
+  return {
+    kind,
+    text,
+    named: false,
+    nonEmpty: false,
+    wide: kind === LIST,
+    forbid: null,
+    next: "",
+    soft: false,
+    prev: "",
+    prefix: -1,
+    sep: 0,
+    op,
+    keep: NO_KEEP,
+    at,
+  };
 }
 const NO_KEEP = new Uint8Array(128);
 
@@ -310,7 +353,13 @@ class CompiledUriTemplate implements UriTemplate {
     const variables: UriVariable[] = [];
     for (const p of parts) {
       if (typeof p === "string") continue;
-      for (const v of p.vars) variables.push({ name: v.name, operator: p.op, explode: v.explode, query: p.op === "?" || p.op === "&" });
+      for (const v of p.vars)
+        variables.push({
+          name: v.name,
+          operator: p.op,
+          explode: v.explode,
+          query: p.op === "?" || p.op === "&",
+        });
     }
     this.variables = variables;
     if (this.isTemplate) this.#compile(parts);
@@ -324,7 +373,12 @@ class CompiledUriTemplate implements UriTemplate {
     for (const p of parts) {
       if (typeof p === "string") {
         if (where === 1 && p[0] !== "&" && p[0] !== "#") {
-          fail(t, at, "only {&…}, '&key=value' or a fragment may follow a query expression", "Move this text before the query.");
+          fail(
+            t,
+            at,
+            "only {&…}, '&key=value' or a fragment may follow a query expression",
+            "Move this text before the query.",
+          );
         }
         at += p.length;
         const q = p.indexOf("?");
@@ -344,7 +398,12 @@ class CompiledUriTemplate implements UriTemplate {
         this.#hasFragment = true;
         where = 2;
       } else if (where === 1) {
-        fail(t, p.at, "only {?…}, {&…} or a fragment may follow the query", "Move this expression before the query.");
+        fail(
+          t,
+          p.at,
+          "only {?…}, {&…} or a fragment may follow the query",
+          "Move this expression before the query.",
+        );
       }
     }
     const sectionStop = this.#hasQuery ? "?#" : this.#hasFragment ? "#" : "";
@@ -394,6 +453,15 @@ class CompiledUriTemplate implements UriTemplate {
         this.#expression(sec, p);
       }
     }
+    const frag = this.#fragment.toks;
+    if (frag.length > 1 && frag[0]!.kind === LIST) {
+      fail(
+        t,
+        frag[0]!.at,
+        "an exploded {#…*} must end the template",
+        "An empty list writes no '#', so what follows could not be found; move it before.",
+      );
+    }
     this.#finish(this.#path, sectionStop);
     this.#finish(this.#fragment, "");
   }
@@ -413,9 +481,15 @@ class CompiledUriTemplate implements UriTemplate {
       if (pair === "") continue;
       const key = pair.split("=")[0];
       if (this.#queryVars.some((v) => v.name === key)) {
-        fail(this.template, this.template.indexOf(pair), `'${key}' is also a query variable`, "Remove one of the two.");
+        fail(
+          this.template,
+          this.template.indexOf(pair),
+          `'${key}' is also a query variable`,
+          "Remove one of the two.",
+        );
       }
-      if (this.#queryPairs.length === 30) fail(this.template, this.template.indexOf(pair), "more than 30 literal query pairs", "Use fewer.");
+      if (this.#queryPairs.length === 30)
+        fail(this.template, this.template.indexOf(pair), "more than 30 literal query pairs", "Use fewer.");
       this.#queryPairs.push(pair);
       this.#steps.push({ kind: "qpair", text: pair });
     }
@@ -431,7 +505,12 @@ class CompiledUriTemplate implements UriTemplate {
     if (first.explode || p.vars.length > 1) {
       const exploded = p.vars.find((v) => v.explode);
       if (exploded && p.vars.length > 1) {
-        fail(t, exploded.at, "an exploded variable must be alone in its expression", `Write it as its own expression, e.g. {${p.op}${exploded.name}*}.`);
+        fail(
+          t,
+          exploded.at,
+          "an exploded variable must be alone in its expression",
+          `Write it as its own expression, e.g. {${p.op}${exploded.name}*}.`,
+        );
       }
     }
     if (first.explode) {
@@ -449,7 +528,11 @@ class CompiledUriTemplate implements UriTemplate {
     }
     p.vars.forEach((v, i) => {
       const lead = (i === 0 ? op.first : op.sep) + (op.named ? v.name : "");
-      if (lead === "" && sec.toks[sec.toks.length - 1]?.kind !== undefined && sec.toks[sec.toks.length - 1]!.kind !== LIT) {
+      if (
+        lead === "" &&
+        sec.toks[sec.toks.length - 1]?.kind !== undefined &&
+        sec.toks[sec.toks.length - 1]!.kind !== LIT
+      ) {
         this.#adjacent(i === 0 ? p.at : v.at);
       }
       if (lead !== "") {
@@ -460,6 +543,8 @@ class CompiledUriTemplate implements UriTemplate {
       const slot = tok(SLOT, v.name, op, p.at);
       slot.named = op.named;
       slot.nonEmpty = p.op === "" || p.op === "+";
+      // earlier variables of {+a,b} end at the first ',', like {a,b}
+      slot.wide = op.reserved && i === p.vars.length - 1;
       slot.forbid = FORBID[p.op] ?? null;
       sec.toks.push(slot);
       step.toks.push(slot);
@@ -481,8 +566,8 @@ class CompiledUriTemplate implements UriTemplate {
     for (let i = 0; i < toks.length; i++) {
       const k = toks[i]!;
       if (k.kind === LIT) continue;
-      if (k.kind === LIST || k.op.reserved) {
-        if (sec.pivot >= 0 && (toks[sec.pivot]!.kind === LIST || toks[sec.pivot]!.op.reserved)) {
+      if (k.wide) {
+        if (sec.pivot >= 0 && toks[sec.pivot]!.wide) {
           fail(
             this.template,
             k.at,
@@ -491,7 +576,7 @@ class CompiledUriTemplate implements UriTemplate {
           );
         }
         sec.pivot = i;
-      } else if (sec.pivot < 0 || !(toks[sec.pivot]!.kind === LIST || toks[sec.pivot]!.op.reserved)) {
+      } else if (sec.pivot < 0 || !toks[sec.pivot]!.wide) {
         sec.pivot = i;
       }
     }
@@ -613,18 +698,23 @@ function expandExpr(op: OpInfo, toks: Tok[], values: UriExpandValues): string {
       continue;
     }
     const s = stringValue(k.text, v);
-    out += (i === 0 ? op.first : op.sep) + (k.named ? k.text + (s === "" ? "" : "=") : "") + encode(s, k.keep, k.text);
+    // an empty `;` value is written `;x`, but `;x=` when a literal '=' follows, which match skips first
+    const eq = s !== "" || k.next.charCodeAt(0) === 61;
+    out +=
+      (i === 0 ? op.first : op.sep) + (k.named ? k.text + (eq ? "=" : "") : "") + encode(s, k.keep, k.text);
   }
   return out;
 }
 
 function stringValue(name: string, v: string | readonly string[]): string {
-  if (typeof v !== "string") throw new TypeError(`expand: '${name}' is not exploded, so its value must be a string`);
+  if (typeof v !== "string")
+    throw new TypeError(`expand: '${name}' is not exploded, so its value must be a string`);
   return v;
 }
 
 function listValue(name: string, v: string | readonly string[]): readonly string[] {
-  if (!Array.isArray(v)) throw new TypeError(`expand: '${name}' is exploded, so its value must be an array of strings`);
+  if (!Array.isArray(v))
+    throw new TypeError(`expand: '${name}' is exploded, so its value must be an array of strings`);
   return v;
 }
 
@@ -661,8 +751,12 @@ function decode(raw: string, uri: string): string {
   } catch {
     const shown = uri.length > 200 ? uri.slice(0, 200) + "…" : uri;
     const bad = /%(?![0-9A-Fa-f]{2})/.exec(raw);
-    const why = bad ? `"${raw.slice(bad.index, bad.index + 3)}" is not a %XX escape` : "its escapes are not valid UTF-8";
-    throw new McpError(ErrorCode.InvalidParams, `Malformed percent-encoding in URI ${shown}: ${why}`, { uri });
+    const why = bad
+      ? `"${raw.slice(bad.index, bad.index + 3)}" is not a %XX escape`
+      : "its escapes are not valid UTF-8";
+    throw new McpError(ErrorCode.InvalidParams, `Malformed percent-encoding in URI ${shown}: ${why}`, {
+      uri,
+    });
   }
 }
 
@@ -698,7 +792,8 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
       if (p + k.text.length > q || !uri.startsWith(k.text, p)) return false;
       p += k.text.length;
     } else {
-      let e = uri.indexOf(k.next, p);
+      // a `;` value starts with its own '=', which must not end it
+      let e = uri.indexOf(k.next, k.named && uri.charCodeAt(p) === 61 ? p + 1 : p);
       if (e < 0 || e + k.next.length > q) {
         if (!k.soft) return false;
         e = q;

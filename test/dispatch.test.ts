@@ -12,8 +12,14 @@ describe("JSON-RPC envelope", () => {
   it("answers a non-object message with -32600 and no id", async () => {
     const p = rawPeer(server());
     await p.initialize();
-    expect(await p.send(42)).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: a message must be a JSON object" } });
-    expect(await p.send("null")).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: a message must be a JSON object" } });
+    expect(await p.send(42)).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid Request: a message must be a JSON object" },
+    });
+    expect(await p.send("null")).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid Request: a message must be a JSON object" },
+    });
   });
 
   it("answers a missing or wrong jsonrpc with -32600 and the id", async () => {
@@ -49,7 +55,10 @@ describe("JSON-RPC envelope", () => {
   it("answers id null and non-string/number ids with -32600 without an id (2025-11-25)", async () => {
     const p = rawPeer(server());
     await p.initialize();
-    const expected = { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: id must be a string or a number" } };
+    const expected = {
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid Request: id must be a string or a number" },
+    };
     expect(await p.send({ jsonrpc: "2.0", id: null, method: "ping" })).toEqual(expected);
     expect(await p.send({ jsonrpc: "2.0", id: { a: 1 }, method: "ping" })).toEqual(expected);
     expect(await p.send({ jsonrpc: "2.0", id: true, method: "ping" })).toEqual(expected);
@@ -70,7 +79,10 @@ describe("JSON-RPC envelope", () => {
     await p.initialize("2025-11-25");
     expect(await p.send([{ jsonrpc: "2.0", id: 1, method: "ping" }])).toEqual({
       jsonrpc: "2.0",
-      error: { code: -32600, message: "Invalid Request: batches are only accepted on protocol revision 2025-03-26" },
+      error: {
+        code: -32600,
+        message: "Invalid Request: batches are only accepted on protocol revision 2025-03-26",
+      },
     });
   });
 
@@ -88,7 +100,11 @@ describe("JSON-RPC envelope", () => {
       { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: nope" } },
     ]);
     expect(await p.send([{ jsonrpc: "2.0", method: "notifications/whatever" }])).toBeUndefined();
-    expect(await p.send([])).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: an empty batch" } });
+    expect(await p.send([])).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Invalid Request: an empty batch" },
+    });
   });
 
   it("answers an unknown method with -32601", async () => {
@@ -104,7 +120,14 @@ describe("JSON-RPC envelope", () => {
   it("answers methods of capabilities the server lacks with -32601", async () => {
     const p = rawPeer(server());
     await p.initialize();
-    for (const method of ["prompts/list", "prompts/get", "resources/list", "resources/read", "resources/subscribe", "completion/complete"]) {
+    for (const method of [
+      "prompts/list",
+      "prompts/get",
+      "resources/list",
+      "resources/read",
+      "resources/subscribe",
+      "completion/complete",
+    ]) {
       expect(await p.send({ jsonrpc: "2.0", id: method, method, params: {} })).toEqual({
         jsonrpc: "2.0",
         id: method,
@@ -126,9 +149,15 @@ describe("JSON-RPC envelope", () => {
   it("never answers notifications, known or unknown, valid or not", async () => {
     const p = rawPeer(server());
     await p.initialize();
-    expect(await p.send({ jsonrpc: "2.0", method: "notifications/unknown", params: { x: 1 } })).toBeUndefined();
-    expect(await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: "junk" })).toBeUndefined();
-    expect(await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } })).toBeUndefined();
+    expect(
+      await p.send({ jsonrpc: "2.0", method: "notifications/unknown", params: { x: 1 } }),
+    ).toBeUndefined();
+    expect(
+      await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: "junk" }),
+    ).toBeUndefined();
+    expect(
+      await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } }),
+    ).toBeUndefined();
     expect(p.sent).toEqual([]);
   });
 
@@ -142,8 +171,18 @@ describe("JSON-RPC envelope", () => {
   it("maps a thrown McpError to its code, message and data, and any other throw to a generic -32603", async () => {
     const errors: unknown[] = [];
     const s = new McpServer({ name: "t", version: "1", onError: (e) => errors.push(e) });
-    s.prompt("boom", { description: "x", get: () => { throw new Error("secret detail at /srv/app.js:12"); } });
-    s.prompt("mcp", { description: "x", get: () => { throw new McpError(-32099, "Custom", { why: "because" }); } });
+    s.prompt("boom", {
+      description: "x",
+      get: () => {
+        throw new Error("secret detail at /srv/app.js:12");
+      },
+    });
+    s.prompt("mcp", {
+      description: "x",
+      get: () => {
+        throw new McpError(-32099, "Custom", { why: "because" });
+      },
+    });
     const p = rawPeer(s);
     await p.initialize();
     expect(await p.send({ jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "boom" } })).toEqual({
@@ -168,21 +207,33 @@ describe("JSON-RPC envelope", () => {
     await p.initialize();
     const first = p.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } });
     await tick();
-    expect(await p.send({ jsonrpc: "2.0", id: 1, method: "ping" })).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(await p.send({ jsonrpc: "2.0", id: 1, method: "ping" })).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {},
+    });
     expect(await p.send({ jsonrpc: "2.0", id: 1, method: "tools/list" })).toEqual({
       jsonrpc: "2.0",
       id: 1,
       error: { code: -32600, message: "Invalid Request: a request with this id is still in flight" },
     });
     release();
-    expect(await first).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "done" }] } });
+    expect(await first).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "done" }] },
+    });
   });
 });
 
 describe("lifecycle", () => {
   it("answers ping with exactly {} before and after initialize", async () => {
     const p = rawPeer(server());
-    expect(await p.send({ jsonrpc: "2.0", id: 1, method: "ping" })).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(await p.send({ jsonrpc: "2.0", id: 1, method: "ping" })).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {},
+    });
     await p.initialize();
     expect(await p.send({ jsonrpc: "2.0", id: "x", method: "ping", params: { _meta: { a: 1 } } })).toEqual({
       jsonrpc: "2.0",
@@ -196,7 +247,10 @@ describe("lifecycle", () => {
     expect(await p.send({ jsonrpc: "2.0", id: 1, method: "tools/list" })).toEqual({
       jsonrpc: "2.0",
       id: 1,
-      error: { code: -32600, message: "Invalid Request: the server is not initialized; send initialize first" },
+      error: {
+        code: -32600,
+        message: "Invalid Request: the server is not initialized; send initialize first",
+      },
     });
   });
 
@@ -204,8 +258,17 @@ describe("lifecycle", () => {
     const p = rawPeer(server());
     await p.initialize();
     expect(
-      await p.send({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {} } }),
-    ).toEqual({ jsonrpc: "2.0", id: 2, error: { code: -32600, message: "Invalid Request: the connection is already initialized" } });
+      await p.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {} },
+      }),
+    ).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32600, message: "Invalid Request: the connection is already initialized" },
+    });
   });
 
   it("rejects initialize without a protocolVersion", async () => {
@@ -217,17 +280,23 @@ describe("lifecycle", () => {
     });
   });
 
-  it.each(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])("accepts protocol version %s as asked", async (v) => {
-    const p = rawPeer(server());
-    const answer = await p.initialize(v);
-    expect(answer.result.protocolVersion).toBe(v);
-  });
+  it.each(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])(
+    "accepts protocol version %s as asked",
+    async (v) => {
+      const p = rawPeer(server());
+      const answer = await p.initialize(v);
+      expect(answer.result.protocolVersion).toBe(v);
+    },
+  );
 
-  it.each(["2026-07-28", "1999-01-01", "latest"])("answers an unknown version (%s) with 2025-11-25", async (v) => {
-    const p = rawPeer(server());
-    const answer = await p.initialize(v);
-    expect(answer.result.protocolVersion).toBe("2025-11-25");
-  });
+  it.each(["2026-07-28", "1999-01-01", "latest"])(
+    "answers an unknown version (%s) with 2025-11-25",
+    async (v) => {
+      const p = rawPeer(server());
+      const answer = await p.initialize(v);
+      expect(answer.result.protocolVersion).toBe("2025-11-25");
+    },
+  );
 
   it("sends serverInfo, instructions and derived capabilities, exactly", async () => {
     const s = new McpServer({
@@ -300,12 +369,18 @@ describe("concurrency and cancellation", () => {
     const p = rawPeer(s);
     await p.initialize();
     let slowAnswered = false;
-    const slow = p.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } }).then((a) => {
-      slowAnswered = true;
-      return a;
-    });
+    const slow = p
+      .send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "slow" } })
+      .then((a) => {
+        slowAnswered = true;
+        return a;
+      });
     await tick();
-    expect(await p.send({ jsonrpc: "2.0", id: 2, method: "ping" })).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    expect(await p.send({ jsonrpc: "2.0", id: 2, method: "ping" })).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      result: {},
+    });
     expect(await p.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "fast" } })).toEqual({
       jsonrpc: "2.0",
       id: 3,
@@ -332,16 +407,29 @@ describe("concurrency and cancellation", () => {
     await p.initialize();
     const call = p.send({ jsonrpc: "2.0", id: "c1", method: "tools/call", params: { name: "hang" } });
     await tick();
-    await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c1", reason: "user" } });
+    await p.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "c1", reason: "user" },
+    });
     expect(await call).toBeUndefined();
     expect(aborted).toBe(true);
     // the id is free again
-    expect(await p.send({ jsonrpc: "2.0", id: "c1", method: "ping" })).toEqual({ jsonrpc: "2.0", id: "c1", result: {} });
+    expect(await p.send({ jsonrpc: "2.0", id: "c1", method: "ping" })).toEqual({
+      jsonrpc: "2.0",
+      id: "c1",
+      result: {},
+    });
   });
 
   it("ignores a cancel for initialize", async () => {
     const p = rawPeer(server());
-    const init = p.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {} } });
+    const init = p.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {} },
+    });
     await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 0 } });
     expect((await init).result.protocolVersion).toBe("2025-11-25");
   });

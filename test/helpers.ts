@@ -1,14 +1,19 @@
 import type { Connection } from "../src/connection.js";
+import { encodeMessage } from "../src/jsonrpc.js";
 import type { McpServer } from "../src/server.js";
 import type { JsonRpcMessage } from "../src/types.js";
-import { encodeMessage } from "../src/jsonrpc.js";
 
 /** A raw JSON-RPC peer: sends objects or text, returns the exact wire answer, records what the server sent. */
 export function rawPeer(server: McpServer) {
   const sent: any[] = [];
-  const connection: Connection = server.connect({ send: (m: JsonRpcMessage) => void sent.push(JSON.parse(encodeMessage(m))) });
+  const connection: Connection = server.connect({
+    send: (m: JsonRpcMessage) => void sent.push(JSON.parse(encodeMessage(m))),
+  });
   const send = async (message: unknown) => {
-    const answer = await server.handle(typeof message === "string" ? JSON.parse(message) : message, connection);
+    const answer = await server.handle(
+      typeof message === "string" ? JSON.parse(message) : message,
+      connection,
+    );
     return answer === undefined ? undefined : JSON.parse(encodeMessage(answer));
   };
   const initialize = async (protocolVersion = "2025-11-25", capabilities: object = {}) => {

@@ -7,7 +7,12 @@ import { serveStdio } from "../src/stdio.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/stdio-server.js", import.meta.url));
 const init = (id: number | string = 0, v = "2025-11-25") =>
-  JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: v, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
 
 /** An in-process stdio pair: write chunks in, read parsed lines out. */
 function pipe(server: McpServer, options: { maxLineBytes?: number } = {}) {
@@ -52,7 +57,9 @@ describe("stdio framing", () => {
 
   it("accepts CRLF line ends and several messages in one chunk", async () => {
     const p = pipe(echoServer());
-    p.stdin.write(`${init()}\r\n{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+    p.stdin.write(
+      `${init()}\r\n{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`,
+    );
     const lines = await p.waitFor(3);
     expect(lines.slice(1)).toEqual([
       { jsonrpc: "2.0", id: 1, result: {} },
@@ -62,11 +69,21 @@ describe("stdio framing", () => {
 
   it("decodes a multi-byte UTF-8 character split between chunks", async () => {
     const s = new McpServer({ name: "t", version: "1" });
-    s.tool("echo", { input: { type: "object", properties: { t: { type: "string" } } }, run: ({ t }) => String(t) });
+    s.tool("echo", {
+      input: { type: "object", properties: { t: { type: "string" } } },
+      run: ({ t }) => String(t),
+    });
     const p = pipe(s);
     p.stdin.write(init() + "\n");
     await p.waitFor(1);
-    const bytes = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { t: "żółw 🐢" } } }) + "\n");
+    const bytes = Buffer.from(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "echo", arguments: { t: "żółw 🐢" } },
+      }) + "\n",
+    );
     const cut = bytes.indexOf(Buffer.from("🐢")) + 2;
     p.stdin.write(bytes.subarray(0, cut));
     p.stdin.write(bytes.subarray(cut));
@@ -80,7 +97,10 @@ describe("stdio framing", () => {
     p.stdin.write(Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]));
     p.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
     const lines = await p.waitFor(3);
-    const parseError = { jsonrpc: "2.0", error: { code: -32700, message: "Parse error: the message is not valid JSON" } };
+    const parseError = {
+      jsonrpc: "2.0",
+      error: { code: -32700, message: "Parse error: the message is not valid JSON" },
+    };
     expect(lines).toEqual([parseError, parseError, { jsonrpc: "2.0", id: 1, result: {} }]);
   });
 
@@ -91,7 +111,10 @@ describe("stdio framing", () => {
     p.stdin.write(`${"z".repeat(5000)}"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
     const lines = await p.waitFor(2);
     expect(lines).toEqual([
-      { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request: the message is longer than 1000 bytes" } },
+      {
+        jsonrpc: "2.0",
+        error: { code: -32600, message: "Invalid Request: the message is longer than 1000 bytes" },
+      },
       { jsonrpc: "2.0", id: 2, result: {} },
     ]);
   });
@@ -132,7 +155,11 @@ describe("stdio framing", () => {
     for (let i = 1; i <= 300; i++) stdin.write(`{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`);
     stdin.end();
     await handle.closed;
-    const ids = written.join("").trim().split("\n").map((l) => JSON.parse(l).id);
+    const ids = written
+      .join("")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).id);
     expect(ids).toHaveLength(301);
     expect(new Set(ids).size).toBe(301);
     expect(writesWhileFull).toBe(0);
@@ -146,14 +173,21 @@ describe("stdio framing", () => {
     p.stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}\n');
     p.stdin.end();
     await p.handle.closed;
-    expect(p.lines[1]).toEqual({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "late" }] } });
+    expect(p.lines[1]).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "late" }] },
+    });
     expect(p.handle.connection.closed).toBe(true);
   });
 });
 
 /** Spawns the fixture server and collects its stdout lines. */
 function spawnFixture(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [fixture], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [fixture], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   let buf = "";
   let stderr = "";
@@ -176,7 +210,9 @@ describe("stdio process", () => {
     const f = spawnFixture();
     f.child.stdin.write(init() + "\n");
     f.child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"noisy"}}\n');
-    f.child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}\n');
+    f.child.stdin.write(
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}\n',
+    );
     f.child.stdin.end();
     expect(await f.exited).toBe(0);
     const answers = f.lines.map((l) => JSON.parse(l));
@@ -202,7 +238,14 @@ describe("stdio process", () => {
           anonymous++;
           break;
         case 1:
-          send.push(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: "t" } } }).slice(0, 30));
+          send.push(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id,
+              method: "tools/call",
+              params: { name: "echo", arguments: { text: "t" } },
+            }).slice(0, 30),
+          );
           anonymous++;
           break;
         case 2:
@@ -210,18 +253,39 @@ describe("stdio process", () => {
           expectIds.set(String(id), 1);
           break;
         case 3:
-          send.push(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: 5 } } }));
+          send.push(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id,
+              method: "tools/call",
+              params: { name: "echo", arguments: { text: 5 } },
+            }),
+          );
           expectIds.set(String(id), 1);
           break;
         case 4:
-          send.push(JSON.stringify({ jsonrpc: "2.0", id, method: "ping", params: { pad: "x".repeat(70_000 + (i % 7) * 10_000) } }));
+          send.push(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id,
+              method: "ping",
+              params: { pad: "x".repeat(70_000 + (i % 7) * 10_000) },
+            }),
+          );
           anonymous++;
           break;
         case 5:
           send.push(JSON.stringify({ jsonrpc: "2.0", method: "notifications/whatever", params: { i } }));
           break;
         case 6:
-          send.push(JSON.stringify({ jsonrpc: "2.0", id: `s${id}`, method: "tools/call", params: { name: "echo", arguments: { text: `v${i}` } } }));
+          send.push(
+            JSON.stringify({
+              jsonrpc: "2.0",
+              id: `s${id}`,
+              method: "tools/call",
+              params: { name: "echo", arguments: { text: `v${i}` } },
+            }),
+          );
           expectIds.set(JSON.stringify(`s${id}`), 1);
           break;
         case 7:

@@ -6,7 +6,11 @@ describe("picomcp/testing", () => {
   it("connects an initialized client with typed helpers", async () => {
     const server = new McpServer({ name: "unit", version: "1.2.3" });
     server.tool("add", {
-      input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+      input: {
+        type: "object",
+        properties: { a: { type: "number" }, b: { type: "number" } },
+        required: ["a", "b"],
+      },
       run: ({ a, b }) => String(Number(a) + Number(b)),
     });
     server.tool("report", { run: () => link("reports://q3", "Q3 report", { mimeType: "application/pdf" }) });
@@ -16,12 +20,16 @@ describe("picomcp/testing", () => {
     expect(client.initializeResult.serverInfo).toEqual({ name: "unit", version: "1.2.3" });
     expect(await client.callTool("add", { a: 1, b: 2 })).toEqual({ content: [{ type: "text", text: "3" }] });
     expect(await client.callTool("report")).toEqual({
-      content: [{ type: "resource_link", uri: "reports://q3", name: "Q3 report", mimeType: "application/pdf" }],
+      content: [
+        { type: "resource_link", uri: "reports://q3", name: "Q3 report", mimeType: "application/pdf" },
+      ],
     });
     expect(await client.readResource("config://app")).toEqual({
       contents: [{ uri: "config://app", mimeType: "text/plain", text: "theme=dark" }],
     });
-    expect(await client.getPrompt("hi")).toEqual({ messages: [{ role: "user", content: { type: "text", text: "Hello" } }] });
+    expect(await client.getPrompt("hi")).toEqual({
+      messages: [{ role: "user", content: { type: "text", text: "Hello" } }],
+    });
     expect(await client.ping()).toEqual({});
     await expect(client.request("nope")).rejects.toEqual(new McpError(-32601, "Method not found: nope"));
   });
@@ -43,8 +51,12 @@ describe("picomcp/testing", () => {
       onElicit: () => ({ action: "accept", content: { name: "Ada" } }),
       roots: [{ uri: "file:///work", name: "work" }],
     });
-    expect(await client.callTool("ask")).toEqual({ content: [{ type: "text", text: "accept:Ada:file:///work" }] });
-    expect(client.notifications).toEqual([{ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "asking" } }]);
+    expect(await client.callTool("ask")).toEqual({
+      content: [{ type: "text", text: "accept:Ada:file:///work" }],
+    });
+    expect(client.notifications).toEqual([
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "asking" } },
+    ]);
   });
 
   it("sees list_changed when a tool is added after connecting", async () => {

@@ -15,7 +15,9 @@ function without(obj: Obj, drop: readonly string[]): Obj {
 }
 
 function shapeAnnotations(a: Annotations, f: Features): Annotations {
-  return f.lastModified || a.lastModified === undefined ? a : (without(a as Obj, ["lastModified"]) as Annotations);
+  return f.lastModified || a.lastModified === undefined
+    ? a
+    : (without(a as Obj, ["lastModified"]) as Annotations);
 }
 
 /** Drops the fields of a listed primitive (tool, resource, template, prompt) that `f` lacks. */
@@ -54,7 +56,8 @@ export function shapeImplementation(info: Implementation, f: Features): Implemen
   const drop: string[] = [];
   if (!f.title && info.title !== undefined) drop.push("title");
   if (!f.implementationDetails) {
-    for (const key of ["description", "icons", "websiteUrl"] as const) if (info[key] !== undefined) drop.push(key);
+    for (const key of ["description", "icons", "websiteUrl"] as const)
+      if (info[key] !== undefined) drop.push(key);
   }
   return drop.length ? (without(info as unknown as Obj, drop) as unknown as Implementation) : info;
 }
@@ -66,11 +69,17 @@ export function shapeImplementation(info: Implementation, f: Features): Implemen
  */
 export function shapeContent(block: ContentBlock, f: Features): ContentBlock {
   if (block.type === "audio" && !f.audio) {
-    return { type: "text", text: `[audio content (${block.mimeType}) not shown: this protocol revision has no audio]` };
+    return {
+      type: "text",
+      text: `[audio content (${block.mimeType}) not shown: this protocol revision has no audio]`,
+    };
   }
   if (block.type === "resource_link" && !f.resourceLink) {
     const label = block.title ?? block.name;
-    return { type: "text", text: label === block.uri ? `Resource: ${block.uri}` : `Resource "${label}": ${block.uri}` };
+    return {
+      type: "text",
+      text: label === block.uri ? `Resource: ${block.uri}` : `Resource "${label}": ${block.uri}`,
+    };
   }
   let out = block as unknown as Obj;
   if (!f.primitiveMeta && "_meta" in out) out = without(out, ["_meta"]);
@@ -106,7 +115,8 @@ export function shapeCallToolResult(result: CallToolResult, f: Features): CallTo
   const content = shapeBlocks(result.content, f);
   const sc = result.structuredContent;
   const dropStructured =
-    sc !== undefined && (!f.structuredOutput || (!f.modern && (typeof sc !== "object" || sc === null || Array.isArray(sc))));
+    sc !== undefined &&
+    (!f.structuredOutput || (!f.modern && (typeof sc !== "object" || sc === null || Array.isArray(sc))));
   if (content === result.content && !dropStructured) return result;
   const out: CallToolResult = { ...result, content };
   if (dropStructured) delete out.structuredContent;
@@ -125,4 +135,20 @@ export function shapeMessages(messages: PromptMessage[], f: Features): PromptMes
     }
   }
   return out ?? messages;
+}
+
+/** A registered primitive's listing, with its per-revision shapes cached. */
+export interface Listed {
+  readonly listing: object;
+  readonly shaped: Map<string, object>;
+}
+
+/** The listing of `entry` as `f` can carry it; shaped once per revision, then served from the cache. */
+export function listingFor(entry: Listed, f: Features): object {
+  let s = entry.shaped.get(f.version);
+  if (s === undefined) {
+    s = shapePrimitive(entry.listing, f);
+    entry.shaped.set(f.version, s);
+  }
+  return s;
 }

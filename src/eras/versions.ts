@@ -43,7 +43,13 @@ export interface Features {
   readonly resourceNotFoundCode: number;
 }
 
-const order: readonly ProtocolVersion[] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", MODERN_VERSION];
+const order: readonly ProtocolVersion[] = [
+  "2024-11-05",
+  "2025-03-26",
+  "2025-06-18",
+  "2025-11-25",
+  MODERN_VERSION,
+];
 
 function build(version: ProtocolVersion): Features {
   const at = (since: ProtocolVersion) => order.indexOf(version) >= order.indexOf(since);

@@ -1,0 +1,484 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { templateCases } from "../test/template-cases.js";
+import { ErrorCode, McpError } from "./errors.js";
+import {
+  parseUriTemplate,
+  type UriExpandValues,
+  type UriTemplate,
+  UriTemplateError,
+} from "./uri-template.js";
+
+/** `match`'s result has a null prototype; compare its plain copy so that toStrictEqual checks every key. */
+const plain = (v: object | null) => (v === null ? null : { ...v });
+
+describe("match, walking the shared case table", () => {
+  for (const c of templateCases) {
+    const what = c.expected === null ? "does not match" : "matches";
+    it(`${what} ${c.uri} against ${c.template}`, () => {
+      expect(plain(parseUriTemplate(c.template).match(c.uri))).toStrictEqual(c.expected);
+    });
+  }
+
+  for (const c of templateCases) {
+    if (c.expected === null) continue;
+    it(`expands ${JSON.stringify(c.expected)} with ${c.template} to a URI that matches back`, () => {
+      const t = parseUriTemplate(c.template);
+      expect(plain(t.match(t.expand(c.expected as UriExpandValues)))).toStrictEqual(c.expected);
+    });
+  }
+});
+
+describe("match", () => {
+  it("matches {?q,lang} in any order", () => {
+    const t = parseUriTemplate("search://{?q,lang}");
+    expect(plain(t.match("search://?lang=en&q=mcp"))).toStrictEqual({ q: "mcp", lang: "en" });
+    expect(plain(t.match("search://?q=mcp&lang=en"))).toStrictEqual({ q: "mcp", lang: "en" });
+  });
+
+  it("omits absent query variables instead of setting them to undefined", () => {
+    const params = parseUriTemplate("search://{?q,lang}").match("search://?q=x")!;
+    expect(Object.keys(params)).toEqual(["q"]);
+    expect("lang" in params).toBe(false);
+  });
+
+  it("returns a null-prototype object, so a variable named like an Object member is safe", () => {
+    const t = parseUriTemplate("x://{__proto__}{?constructor}");
+    const params = t.match("x://a")!;
+    expect(Object.getPrototypeOf(params)).toBe(null);
+    expect(params.__proto__).toBe("a");
+    expect(params.constructor).toBeUndefined();
+  });
+
+  it("decodes percent-escapes exactly once", () => {
+    const t = parseUriTemplate("files://{+path}");
+    expect(t.match("files://%252F")?.path).toBe("%2F");
+    expect(t.match("files://%25%32%46")?.path).toBe("%2F");
+  });
+
+  it("reads + as a plus sign, not a space", () => {
+    expect(parseUriTemplate("s://{?q}").match("s://?q=a+b")?.q).toBe("a+b");
+  });
+
+  it("compares query keys as written, without decoding them", () => {
+    expect(plain(parseUriTemplate("s://{?q}").match("s://?%71=1"))).toStrictEqual({});
+  });
+
+  it.each([
+    ["%zz", "users://%zz"],
+    ["%4", "users://%4"],
+    ["%", "users://a%"],
+    ["invalid UTF-8", "users://%C3"],
+    ["an overlong UTF-8 sequence", "users://%C0%AF"],
+    ["an encoded surrogate", "users://%ED%A0%80"],
+  ])("throws InvalidParams naming the URI for %s", (_, uri) => {
+    const t = parseUriTemplate("users://{id}");
+    let error: unknown;
+    try {
+      t.match(uri);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as McpError).message).toContain(uri);
+    expect((error as McpError).data).toEqual({ uri });
+  });
+
+  it("does not decode, and so does not throw for, a URI whose structure does not match", () => {
+    expect(parseUriTemplate("users://{id}").match("users://%zz/more")).toBeNull();
+  });
+
+  it("ignores a malformed escape in a query key it does not know", () => {
+    expect(plain(parseUriTemplate("s://{?q}").match("s://?q=1&x=%zz"))).toStrictEqual({ q: "1" });
+  });
+
+  it("returns null for a URI longer than maxUriLength", () => {
+    const t = parseUriTemplate("files://{+path}", { maxUriLength: 20 });
+    expect(t.match("files://0123456789ab")).not.toBeNull();
+    expect(t.match("files://0123456789abc")).toBeNull();
+    expect(parseUriTemplate("files://{+path}").match(`files://${"a".repeat(8192)}`)).toBeNull();
+  });
+
+  it("splits {+dir}/{name} at the last slash", () => {
+    expect(plain(parseUriTemplate("f://{+dir}/{name}").match("f://a/b/c"))).toStrictEqual({
+      dir: "a/b",
+      name: "c",
+    });
+  });
+
+  it("takes a fragment as text when the template declares neither a query nor a fragment", () => {
+    expect(parseUriTemplate("f://{+p}").match("f://a?b=1#c")?.p).toBe("a?b=1#c");
+    expect(parseUriTemplate("f://{+p}{#f}").match("f://a?b=1#c")).toEqual({ p: "a?b=1", f: "c" });
+    expect(parseUriTemplate("f://{+p}{?b}").match("f://a?b=1#c")).toBeNull();
+  });
+
+  it("collects every occurrence of an exploded query variable, in order", () => {
+    expect(parseUriTemplate("t://{?tag*}").match("t://?tag=b&x=1&tag=a&tag=")?.tag).toEqual(["b", "a", ""]);
+  });
+});
+
+describe("expand", () => {
+  it("expands every operator", () => {
+    const t = parseUriTemplate("x://{a}{/b}{.c}{;d}/{+e}{?f,g}{&h*}{#i}");
+    const uri = t.expand({ a: "A B", b: "b/1", c: "c", d: "", e: "e/f", f: "1", h: ["x", "y"], i: "top" });
+    expect(uri).toBe("x://A%20B/b%2F1.c;d/e/f?f=1&h=x&h=y#top");
+  });
+
+  it("follows RFC 6570 for ordinary values", () => {
+    const vars = { var: "value", hello: "Hello World!", path: "/foo/bar", x: "1024", y: "768" };
+    const cases: [string, string][] = [
+      ["{var}", "value"],
+      ["{hello}", "Hello%20World%21"],
+      ["{+path}/here", "/foo/bar/here"],
+      ["{x,y}", "1024,768"],
+      ["{+x,hello,y}", "1024,Hello%20World!,768"],
+      ["{#x,hello,y}", "#1024,Hello%20World!,768"],
+      ["X{.x,y}", "X.1024.768"],
+      ["{/var,x}/here", "/value/1024/here"],
+      ["{;x,y}", ";x=1024;y=768"],
+      ["{?x,y}", "?x=1024&y=768"],
+      ["?fixed=yes{&x}", "?fixed=yes&x=1024"],
+    ];
+    for (const [template, expected] of cases) {
+      const t = parseUriTemplate(template);
+      const used = Object.fromEntries(t.variables.map((v) => [v.name, vars[v.name as keyof typeof vars]]));
+      expect(t.expand(used)).toBe(expected);
+    }
+  });
+
+  it("always encodes %, so that match gives the value back", () => {
+    const t = parseUriTemplate("f://{+path}");
+    expect(t.expand({ path: "a%20b" })).toBe("f://a%2520b");
+    expect(t.match(t.expand({ path: "a%20b" }))?.path).toBe("a%20b");
+  });
+
+  it("encodes the delimiter that would end a value early", () => {
+    expect(parseUriTemplate("x://{a}.{b}").expand({ a: "1.2", b: "3.4" })).toBe("x://1%2E2.3.4");
+    expect(parseUriTemplate("f://{+p}{?q}").expand({ p: "a?b#c" })).toBe("f://a%3Fb%23c");
+  });
+
+  it("writes a well-formed query whichever of ? and & the template uses", () => {
+    expect(parseUriTemplate("s://{&a}{?b}").expand({ a: "1", b: "2" })).toBe("s://?a=1&b=2");
+    expect(parseUriTemplate("s://x?{&a}").expand({})).toBe("s://x");
+  });
+
+  it("throws a TypeError for a missing path variable or a value of the wrong shape", () => {
+    expect(() => parseUriTemplate("u://{id}").expand({})).toThrow(/'id' is missing/);
+    expect(() => parseUriTemplate("u://{id}").expand({ id: ["a"] })).toThrow(TypeError);
+    expect(() => parseUriTemplate("u://{/id*}").expand({ id: "a" })).toThrow(TypeError);
+    expect(() => parseUriTemplate("u://{id}").expand({ id: "\ud800" })).toThrow(/not well-formed Unicode/);
+  });
+
+  it("returns a template without expressions as it is", () => {
+    expect(parseUriTemplate("config://app").expand({})).toBe("config://app");
+  });
+});
+
+describe("parseUriTemplate", () => {
+  it("exposes the variables, the literal prefix and whether it is a template", () => {
+    const t = parseUriTemplate("github://{owner}/{repo}/blob/{+path}{?ref,tags*}");
+    expect(t.template).toBe("github://{owner}/{repo}/blob/{+path}{?ref,tags*}");
+    expect(t.isTemplate).toBe(true);
+    expect(t.literalPrefix).toBe("github://");
+    expect(t.variables).toEqual([
+      { name: "owner", operator: "", explode: false, query: false },
+      { name: "repo", operator: "", explode: false, query: false },
+      { name: "path", operator: "+", explode: false, query: false },
+      { name: "ref", operator: "?", explode: false, query: true },
+      { name: "tags", operator: "?", explode: true, query: true },
+    ]);
+    const s = parseUriTemplate("config://app");
+    expect([s.isTemplate, s.literalPrefix, s.variables]).toEqual([false, "config://app", []]);
+    expect(parseUriTemplate("api://items?sort=asc{&page}").literalPrefix).toBe("api://items");
+  });
+
+  const invalid: [template: string, reason: string, caret: number][] = [
+    ["files://{a}{b}", "two variables must be separated by a literal", 11],
+    ["files://{a}{+b}", "two variables must be separated by a literal", 11],
+    ["files://{/a*}{b}", "two variables must be separated by a literal", 13],
+    ["files://{a}/{a}", "the variable 'a' appears twice", 13],
+    ["files://{a}{?a}", "the variable 'a' appears twice", 13],
+    ["files://{a", "this '{' is never closed", 8],
+    ["files://{a{b}", "this '{' is never closed", 8],
+    ["files://a}", "a '}' without an opening '{'", 9],
+    ["files://{}", "an empty expression", 8],
+    ["files://{=x}", "the operator '=' is reserved", 9],
+    ["files://{,x}", "the operator ',' is reserved", 9],
+    ["files://{!x}", "the operator '!' is reserved", 9],
+    ["files://{@x}", "the operator '@' is reserved", 9],
+    ["files://{|x}", "the operator '|' is reserved", 9],
+    ["files://{a-b}", "'-' is not allowed in a variable name", 10],
+    ["files://{a,}", "an empty variable name", 11],
+    ["files://{a%20b}", "percent-encoded variable names are not supported", 10],
+    ["files://{a..b}", "'a..b' is not a variable name", 9],
+    ["files://{a:3}", "prefix modifiers like {name:3} are not supported", 10],
+    ["files://{+a}/{+b}", "only one {+…}, {#…} or exploded variable", 13],
+    ["files://{/a*}/{+b}", "only one {+…}, {#…} or exploded variable", 14],
+    ["files://{/a*,b}", "an exploded variable must be alone", 10],
+    ["files://{?q}/x", "only {&…}, '&key=value' or a fragment may follow a query expression", 12],
+    ["files://{?q}{x}", "only {?…}, {&…} or a fragment may follow the query", 12],
+    ["files://{#f}{?q}", "a query expression after the fragment", 12],
+    ["files://{#f*}/x", "an exploded {#…*} must end the template", 8],
+    ["files://x?q=1{&q}", "'q' is also a literal query parameter", 15],
+  ];
+  for (const [template, reason, caret] of invalid) {
+    it(`rejects ${template}: ${reason}`, () => {
+      let error: unknown;
+      try {
+        parseUriTemplate(template);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UriTemplateError);
+      const lines = (error as Error).message.split("\n");
+      expect(lines[0]).toContain(`Invalid URI template: ${reason}`);
+      expect(lines[1]).toBe(`  ${template}`);
+      expect(lines[2]).toBe(`  ${" ".repeat(caret)}^`);
+      expect(lines[3]).toMatch(/\S/);
+      expect((error as UriTemplateError).index).toBe(caret);
+    });
+  }
+
+  it("accepts adjacent expressions when a prefix or a query keeps them apart", () => {
+    for (const template of [
+      "f://{a}{/b}",
+      "f://{a}{.b}",
+      "f://{a}{?q}",
+      "f://{a}{/b*}",
+      "f://{/a*}{/b}",
+      "f://{+a}{#b}",
+      "f://{a}.{b}",
+    ]) {
+      expect(() => parseUriTemplate(template)).not.toThrow();
+    }
+  });
+
+  it("shows the message of the brief for {a}{b}", () => {
+    expect(() => parseUriTemplate("files://{a}{b}")).toThrow(
+      "Invalid URI template: two variables must be separated by a literal\n  files://{a}{b}\n             ^\n",
+    );
+  });
+
+  it("enforces maxTemplateLength and maxVariables", () => {
+    expect(() => parseUriTemplate(`x://${"a".repeat(1021)}`)).toThrow(/longer than 1024 characters/);
+    expect(() => parseUriTemplate("x://{a}/{b}", { maxTemplateLength: 8 })).toThrow(/longer than 8/);
+    const many = `x://${Array.from({ length: 33 }, (_, i) => `{v${i}}`).join("/")}`;
+    expect(() => parseUriTemplate(many)).toThrow(/more than 32 variables/);
+    expect(() => parseUriTemplate(many, { maxVariables: 33 })).not.toThrow();
+  });
+
+  it("shows control characters as ? so that the caret stays on one line under its place", () => {
+    expect(() => parseUriTemplate("a\nb{}")).toThrow("\n  a?b{}\n     ^\n");
+  });
+});
+
+/** Values that `t.match` can produce: what the property tests feed to `expand`. */
+function valuesOf(t: UriTemplate): fc.Arbitrary<UriExpandValues> {
+  const char = fc.oneof(
+    fc.constantFrom(
+      "/",
+      "?",
+      "#",
+      "%",
+      ",",
+      "&",
+      "=",
+      "+",
+      ".",
+      ";",
+      "-",
+      " ",
+      "*",
+      ":",
+      "@",
+      "~",
+      "%2F",
+      "..",
+      "'",
+    ),
+    fc.string({ unit: "grapheme", minLength: 1, maxLength: 1 }),
+    fc.constantFrom("a", "b", "x", "0"),
+  );
+  const text = fc.string({ unit: char, maxLength: 6 });
+  const nonEmpty = fc.string({ unit: char, minLength: 1, maxLength: 6 });
+  const record: Record<string, fc.Arbitrary<string | string[] | undefined>> = {};
+  for (const v of t.variables) {
+    const item = v.explode
+      ? fc.array(text, { maxLength: 4 })
+      : v.operator === "" || v.operator === "+"
+        ? nonEmpty
+        : text;
+    if (v.query)
+      record[v.name] = fc.option(v.explode ? fc.array(text, { minLength: 1, maxLength: 4 }) : text, {
+        nil: undefined,
+      });
+    else if (v.explode && (v.operator === "" || v.operator === "+")) {
+      // [""] and [] both expand to nothing, and match reads nothing as []
+      record[v.name] = fc.array(text, { maxLength: 4 }).filter((a) => !(a.length === 1 && a[0] === ""));
+    } else record[v.name] = item;
+  }
+  return fc.record(record).map((r) => {
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(r)) if (v !== undefined) out[k] = v;
+    return out;
+  });
+}
+
+describe("expand is the inverse of match", () => {
+  const templates = [
+    ...new Set(templateCases.map((c) => c.template)),
+    "x://{a}{.b}",
+    "r://{+a,b}/{c}",
+    "h://{id}{#a,b}",
+    "x://{/a*}{/b}",
+    "x://{+base}{#frag}",
+    "x://{a}/{+rest}/end{?q}{#f}",
+    "x://{a}-{b}-{c}.{ext}",
+    "x://{a};{b}",
+    "x://{;a*}.{b}",
+    "x://{a}{;m*}",
+    "x://{+a*}",
+    "x://{#a*}",
+    "x://{a}{#f*}",
+    "x://p/{a}/{b}/{+c}/{d}/{e}",
+  ];
+  for (const template of templates) {
+    it(`round-trips any values through ${template}`, () => {
+      const t = parseUriTemplate(template);
+      fc.assert(
+        fc.property(valuesOf(t), (values) => {
+          expect(plain(t.match(t.expand(values)))).toStrictEqual(values);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  }
+
+  it("round-trips any values through any template the parser accepts", () => {
+    const literal = fc.constantFrom(
+      "x://",
+      "/",
+      ".",
+      "-",
+      "a",
+      "ab",
+      ";",
+      ",",
+      "?k=1",
+      "&j",
+      "#",
+      "#h",
+      "=",
+      ".txt",
+      "",
+    );
+    const expression = fc.record({
+      op: fc.constantFrom("", "+", "#", ".", "/", ";", "?", "&"),
+      vars: fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }),
+    });
+    const template = fc
+      .array(fc.tuple(literal, expression), { minLength: 1, maxLength: 4 })
+      .chain((parts) =>
+        literal.map((tail) => {
+          let n = 0;
+          const body = parts.map(
+            ([lit, e]) => `${lit}{${e.op}${e.vars.map((x) => `v${n++}${x ? "*" : ""}`).join(",")}}`,
+          );
+          return `s://${body.join("")}${tail}`;
+        }),
+      )
+      .map((text) => {
+        try {
+          return parseUriTemplate(text);
+        } catch (e) {
+          if (e instanceof UriTemplateError) return null;
+          throw e;
+        }
+      })
+      .filter((t): t is UriTemplate => t !== null);
+    fc.assert(
+      fc.property(
+        template.chain((t) => valuesOf(t).map((v) => [t, v] as const)),
+        ([t, values]) => {
+          expect(plain(t.match(t.expand(values)))).toStrictEqual(values);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe("match on hostile input", () => {
+  it("never throws anything but McpError(InvalidParams) for any string", () => {
+    const templates = [...new Set(templateCases.map((c) => c.template))].map((t) => parseUriTemplate(t));
+    const uri = fc.string({
+      unit: fc.constantFrom(
+        "a",
+        "/",
+        "?",
+        "#",
+        "%",
+        "%2",
+        "%41",
+        "=",
+        "&",
+        ",",
+        ".",
+        ";",
+        ":",
+        "é",
+        "\ud800",
+      ),
+    });
+    fc.assert(
+      fc.property(uri, fc.constantFrom(...templates), (u, t) => {
+        try {
+          const m = t.match(t.literalPrefix + u);
+          if (m !== null)
+            for (const v of Object.values(m)) expect(typeof v === "string" || Array.isArray(v)).toBe(true);
+        } catch (e) {
+          expect(e).toBeInstanceOf(McpError);
+          expect((e as McpError).code).toBe(ErrorCode.InvalidParams);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  // No regex and no backtracking: doubling the URI doubles the time. A backtracking matcher would
+  // go quadratic (or worse) on these near-misses.
+  const pathological: [template: string, unit: string, tail: string][] = [
+    ["x://{a}-x-{b}", "-x", "/"],
+    ["x://{a}.{b}.{c}.txt", ".", "/"],
+    ["x://{+a}/{b}/{c}", "/", "?"],
+    ["files://root{/segs*}.json", "/a", "/"],
+    ["m://x{;a,b}", ";a", "/"],
+    ["s://{?q,lang}{&x*}", "&q", "#"],
+    ["s://x?k=1{&q}", "&k=1&k", "="],
+    ["x://{a},{b}{.c*}", ",.", "/"],
+  ];
+  for (const [template, unit, tail] of pathological) {
+    it(`matches a pathological 8 KB URI against ${template} in linear time`, () => {
+      const t = parseUriTemplate(template);
+      const make = (size: number) =>
+        t.literalPrefix + unit.repeat(Math.floor((size - t.literalPrefix.length - 1) / unit.length)) + tail;
+      const time = (uri: string) => {
+        let best = Number.POSITIVE_INFINITY;
+        for (let round = 0; round < 5; round++) {
+          const start = performance.now();
+          for (let i = 0; i < 20; i++) t.match(uri);
+          best = Math.min(best, performance.now() - start);
+        }
+        return best / 20;
+      };
+      const small = make(1024);
+      const big = make(8192);
+      expect(big.length).toBeLessThanOrEqual(8192);
+      time(small);
+      const ratio = time(big) / Math.max(time(small), 0.001);
+      expect(time(big)).toBeLessThan(5);
+      expect(ratio).toBeLessThan(24);
+    });
+  }
+});

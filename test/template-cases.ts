@@ -1,0 +1,125 @@
+/**
+ * The one table of URI template cases, walked twice: at runtime by `src/uri-template.test.ts`
+ * (`parseUriTemplate(template).match(uri)` deep-equals `expected`) and at type level by
+ * `test/uri-params.types.test.ts` (`UriParams<template>` has exactly `expected`'s shape).
+ * `expected: null` means the URI does not match.
+ */
+export const templateCases = [
+  // simple string {var}: one segment, never empty, no raw / ? # ,
+  { template: "users://{id}", uri: "users://42", expected: { id: "42" } },
+  { template: "users://{id}", uri: "users://42/", expected: null },
+  { template: "users://{id}", uri: "users://", expected: null },
+  { template: "users://{id}", uri: "users://a,b", expected: null },
+  { template: "users://{id}", uri: "users://42?tab=1", expected: null },
+  { template: "users://{id}", uri: "users://42#top", expected: null },
+  { template: "users://{id}", uri: "admins://42", expected: null },
+  { template: "users://{id}", uri: "users://a+b", expected: { id: "a+b" } },
+  { template: "users://{id}", uri: "users://a%2Fb", expected: { id: "a/b" } },
+  { template: "users://{id}", uri: "users://%252F", expected: { id: "%2F" } },
+  { template: "users://{id}", uri: "users://caf%C3%A9", expected: { id: "café" } },
+  { template: "users://{id}", uri: "users://café", expected: { id: "café" } },
+  { template: "users://{id}", uri: "users://%F0%9F%98%80", expected: { id: "😀" } },
+  {
+    template: "github://{owner}/{repo}/readme",
+    uri: "github://octo/hello/readme",
+    expected: { owner: "octo", repo: "hello" },
+  },
+  { template: "github://{owner}/{repo}/readme", uri: "github://octo/hello/world/readme", expected: null },
+  { template: "github://{owner}/{repo}/readme", uri: "github://octo/hello/readme/", expected: null },
+  // literals between variables: the first occurrence ends a variable, a trailing literal is anchored at the end
+  { template: "x://{a}.{b}", uri: "x://x.y.z", expected: { a: "x", b: "y.z" } },
+  { template: "notes://{name}.txt", uri: "notes://my.notes.txt", expected: { name: "my.notes" } },
+  { template: "notes://{name}.txt", uri: "notes://my.notes.md", expected: null },
+  { template: "x://{a}-x-{b}", uri: "x://foo-bar-x-baz", expected: { a: "foo-bar", b: "baz" } },
+  // comma lists are several variables, not one list
+  { template: "map://{x,y}", uri: "map://1,2", expected: { x: "1", y: "2" } },
+  { template: "map://{x,y}", uri: "map://1,2,3", expected: null },
+  { template: "map://{x,y}", uri: "map://1", expected: null },
+  // reserved {+var}: anything, / included; stops before ? and # only when the template has a query or fragment
+  { template: "files://{+path}", uri: "files://src/index.ts", expected: { path: "src/index.ts" } },
+  { template: "files://{+path}", uri: "files://a?b#c", expected: { path: "a?b#c" } },
+  { template: "files://{+path}", uri: "files://", expected: null },
+  { template: "files://{+path}", uri: "files://a%2Fb%3Fc", expected: { path: "a/b?c" } },
+  { template: "files://{+path}{?rev}", uri: "files://a/b?rev=2", expected: { path: "a/b", rev: "2" } },
+  { template: "files://{+path}{?rev}", uri: "files://a/b/", expected: { path: "a/b/" } },
+  { template: "files://{+dir}/{name}", uri: "files://a/b/c.txt", expected: { dir: "a/b", name: "c.txt" } },
+  { template: "files://{+dir}/{name}", uri: "files://c.txt", expected: null },
+  { template: "files://{+path}.md", uri: "files://a.md/b.md", expected: { path: "a.md/b" } },
+  { template: "tree://{+a,b}", uri: "tree://x/y,z/w", expected: { a: "x/y", b: "z/w" } },
+  // fragment {#var}
+  { template: "doc://{id}{#section}", uri: "doc://5#intro", expected: { id: "5", section: "intro" } },
+  { template: "doc://{id}{#section}", uri: "doc://5#a/b?c", expected: { id: "5", section: "a/b?c" } },
+  { template: "doc://{id}{#section}", uri: "doc://5#", expected: { id: "5", section: "" } },
+  { template: "doc://{id}{#section}", uri: "doc://5", expected: null },
+  // label {.var}
+  { template: "file://{name}{.ext}", uri: "file://readme.md", expected: { name: "readme", ext: "md" } },
+  {
+    template: "file://{name}{.ext}",
+    uri: "file://archive.tar.gz",
+    expected: { name: "archive", ext: "tar.gz" },
+  },
+  { template: "file://{name}{.ext}", uri: "file://readme", expected: null },
+  // path segments {/var}
+  { template: "x://root{/a,b}", uri: "x://root/1/2", expected: { a: "1", b: "2" } },
+  { template: "x://root{/a}", uri: "x://root/", expected: { a: "" } },
+  { template: "x://root{/a}", uri: "x://root/1/2", expected: null },
+  // explode: string[]
+  { template: "files://root{/segs*}", uri: "files://root/a/b/c", expected: { segs: ["a", "b", "c"] } },
+  { template: "files://root{/segs*}", uri: "files://root", expected: { segs: [] } },
+  { template: "files://root{/segs*}", uri: "files://root/a//b/", expected: { segs: ["a", "", "b", ""] } },
+  { template: "files://root{/segs*}", uri: "files://root/a%2Fb", expected: { segs: ["a/b"] } },
+  { template: "files://root{/segs*}", uri: "files://rootx", expected: null },
+  { template: "files://root{/segs*}.json", uri: "files://root/a/b.json", expected: { segs: ["a", "b"] } },
+  { template: "x://{a}{/rest*}", uri: "x://p/q/r", expected: { a: "p", rest: ["q", "r"] } },
+  { template: "x://{a}{/rest*}", uri: "x://p", expected: { a: "p", rest: [] } },
+  { template: "list://{items*}", uri: "list://a,b,c", expected: { items: ["a", "b", "c"] } },
+  { template: "dots://x{.parts*}", uri: "dots://x.a.b", expected: { parts: ["a", "b"] } },
+  // path-style parameters {;var}
+  { template: "m://x{;a,b}", uri: "m://x;a=1;b=2", expected: { a: "1", b: "2" } },
+  { template: "m://x{;a,b}", uri: "m://x;a;b=2", expected: { a: "", b: "2" } },
+  { template: "m://x{;a,b}", uri: "m://x;b=2;a=1", expected: null },
+  { template: "m://x{;list*}", uri: "m://x;list=a;list=b", expected: { list: ["a", "b"] } },
+  // query {?a,b} and {&c}: optional, any order, unknown keys ignored, absent keys omitted
+  { template: "search://{?q,lang}", uri: "search://?q=mcp&lang=en", expected: { q: "mcp", lang: "en" } },
+  { template: "search://{?q,lang}", uri: "search://?lang=en&q=mcp", expected: { q: "mcp", lang: "en" } },
+  { template: "search://{?q,lang}", uri: "search://", expected: {} },
+  { template: "search://{?q,lang}", uri: "search://?q=mcp", expected: { q: "mcp" } },
+  { template: "search://{?q,lang}", uri: "search://?q=mcp&page=2&&x", expected: { q: "mcp" } },
+  { template: "search://{?q,lang}", uri: "search://?q=", expected: { q: "" } },
+  { template: "search://{?q,lang}", uri: "search://?q", expected: { q: "" } },
+  { template: "search://{?q,lang}", uri: "search://?q=a+b", expected: { q: "a+b" } },
+  { template: "search://{?q,lang}", uri: "search://?q=a%20b%26c", expected: { q: "a b&c" } },
+  { template: "search://{?q,lang}", uri: "search://?q=%2525", expected: { q: "%25" } },
+  { template: "search://{?q,lang}", uri: "search://?q=1&q=2", expected: { q: "1" } },
+  { template: "search://{?q,lang}", uri: "search://?q=a=b,c/d?e", expected: { q: "a=b,c/d?e" } },
+  { template: "search://{?q,lang}", uri: "search://?q=日本", expected: { q: "日本" } },
+  { template: "search://{?q,lang}", uri: "search://?q=1#frag", expected: null },
+  { template: "search://{?q,lang}", uri: "search:/?q=1", expected: null },
+  { template: "search://{?q}{&page}", uri: "search://?page=2&q=x", expected: { q: "x", page: "2" } },
+  { template: "tags://{?tags*}", uri: "tags://?tags=a&tags=b", expected: { tags: ["a", "b"] } },
+  { template: "tags://{?tags*}", uri: "tags://", expected: {} },
+  { template: "api://items?sort=asc{&page}", uri: "api://items?page=2&sort=asc", expected: { page: "2" } },
+  { template: "api://items?sort=asc{&page}", uri: "api://items?page=2", expected: null },
+  {
+    template: "github://{owner}/{repo}/readme{?ref}",
+    uri: "github://octo/hello/readme?ref=main",
+    expected: { owner: "octo", repo: "hello", ref: "main" },
+  },
+  {
+    template: "github://{owner}/{repo}/readme{?ref}",
+    uri: "github://octo/hello/readme",
+    expected: { owner: "octo", repo: "hello" },
+  },
+  {
+    template: "github://{owner}/{repo}/readme{?ref}",
+    uri: "github://octo/hello/readme/?ref=1",
+    expected: null,
+  },
+  // no expressions: exact string equality
+  { template: "config://app", uri: "config://app", expected: {} },
+  { template: "config://app", uri: "config://app/", expected: null },
+  { template: "config://app", uri: "config://APP", expected: null },
+] as const;
+
+/** One row of {@link templateCases}. */
+export type TemplateCase = (typeof templateCases)[number];
