@@ -1,0 +1,16 @@
+// Copies each example file into the docs blocks that name it (```ts file=examples/...), so that the
+// docs always show the code the tests run. `npm run docs:sync`; test/docs.test.ts checks it.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+
+const root = new URL("..", import.meta.url);
+for (const page of readdirSync(new URL("docs/", root)).filter((f) => f.endsWith(".md"))) {
+  const url = new URL(`docs/${page}`, root);
+  const text = readFileSync(url, "utf8");
+  const synced = text.replace(/```ts file=(\S+)\n[\s\S]*?```/g, (_m, file) => {
+    return `\`\`\`ts file=${file}\n${readFileSync(new URL(file, root), "utf8")}\`\`\``;
+  });
+  if (synced !== text) {
+    writeFileSync(url, synced);
+    console.log(`synced ${page}`);
+  }
+}
