@@ -1,7 +1,7 @@
 /** One client's connection to the server: a stdio process, an HTTP session, an in-memory pair. */
 import type { Features, ProtocolVersion } from "./eras/versions.js";
 import { DEFAULT_FEATURES } from "./eras/versions.js";
-import { ErrorCode, McpError } from "./errors.js";
+import { ErrorCode } from "./errors.js";
 import type {
   ClientCapabilities,
   Implementation,
@@ -94,7 +94,8 @@ export class Connection {
   /** @internal — what the server declared to this client at initialize. */
   serverCapabilities: ServerCapabilities = {};
   /** @internal */ readonly subscriptions = new Set<string>();
-  /** @internal */ readonly inflight = new Map<RequestId, AbortController>();
+  /** @internal — requests being handled, by id; `abort` cancels one. */
+  readonly inflight = new Map<RequestId, { abort(reason: unknown): void }>();
   readonly #options: ConnectionOptions;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #onClosed: (c: Connection) => void;
@@ -204,8 +205,7 @@ export class Connection {
   close(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    for (const controller of this.inflight.values())
-      controller.abort(new McpError(ErrorCode.InternalError, "Connection closed"));
+    for (const request of this.inflight.values()) request.abort(new Error("The connection is closed"));
     this.inflight.clear();
     for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
     this.subscriptions.clear();

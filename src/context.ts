@@ -140,7 +140,6 @@ export class ClientCapabilityError extends Error {
 
 /** @internal — built by the dispatcher for each request. */
 export class RequestContext implements Context {
-  readonly signal: AbortSignal;
   readonly requestId: RequestId;
   readonly client: ClientView;
   readonly meta: Meta | undefined;
@@ -148,8 +147,13 @@ export class RequestContext implements Context {
   uri!: string;
   /** Set once the answer is out: later progress and log messages are dropped. */
   done = false;
+  /** Set when the request is cancelled; it is then never answered. */
+  aborted = false;
+  #abortReason: unknown;
+  // created on first use: most handlers never look at their signal
+  #controller: AbortController | undefined;
   readonly #conn: Connection;
-  readonly #send: (message: JsonRpcMessage) => void;
+  readonly #send: ((message: JsonRpcMessage) => void) | undefined;
   readonly #timeoutMs: number;
   #lastProgress = Number.NEGATIVE_INFINITY;
 
@@ -157,14 +161,12 @@ export class RequestContext implements Context {
     conn: Connection,
     requestId: RequestId,
     meta: Meta | undefined,
-    signal: AbortSignal,
-    send: (message: JsonRpcMessage) => void,
+    send: ((message: JsonRpcMessage) => void) | undefined,
     timeoutMs: number,
   ) {
     this.#conn = conn;
     this.requestId = requestId;
     this.meta = meta;
-    this.signal = signal;
     this.#send = send;
     this.#timeoutMs = timeoutMs;
     this.features = conn.features;
@@ -173,6 +175,22 @@ export class RequestContext implements Context {
       capabilities: conn.clientCapabilities,
       info: conn.clientInfo,
     };
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Cancels the request: aborts `signal`, and the dispatcher will not answer it. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
   }
 
   get auth(): AuthInfo | undefined {
@@ -185,7 +203,7 @@ export class RequestContext implements Context {
 
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta?.progressToken;
-    if ((typeof token !== "string" && typeof token !== "number") || this.done || this.signal.aborted) return;
+    if ((typeof token !== "string" && typeof token !== "number") || this.done || this.aborted) return;
     if (!(progress > this.#lastProgress)) {
       throw new RangeError(`progress must increase: ${progress} after ${this.#lastProgress}`);
     }
@@ -193,16 +211,16 @@ export class RequestContext implements Context {
     const params: { [key: string]: unknown } = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined && this.features.progressMessage) params.message = message;
-    this.#send({ jsonrpc: "2.0", method: "notifications/progress", params });
+    this.#emit({ jsonrpc: "2.0", method: "notifications/progress", params });
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (this.done || this.signal.aborted) return;
+    if (this.done || this.aborted) return;
     const min = this.#conn.logLevel;
     if (min !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(min)) return;
     const params: { [key: string]: unknown } = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.#send({ jsonrpc: "2.0", method: "notifications/message", params });
+    this.#emit({ jsonrpc: "2.0", method: "notifications/message", params });
   }
 
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult> {
@@ -251,12 +269,17 @@ export class RequestContext implements Context {
     return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
   }
 
+  #emit(message: JsonRpcMessage): void {
+    if (this.#send) this.#send(message);
+    else this.#conn.send(message);
+  }
+
   #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
-    return this.#conn.request(method, params as { [key: string]: unknown }, {
-      send: this.#send,
-      signal: this.signal,
-      timeoutMs: options?.timeoutMs ?? this.#timeoutMs,
-    });
+    const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
+    const outbound = this.#send
+      ? { send: this.#send, signal: this.signal, timeoutMs }
+      : { signal: this.signal, timeoutMs };
+    return this.#conn.request(method, params as { [key: string]: unknown }, outbound);
   }
 }
 

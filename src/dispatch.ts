@@ -184,15 +184,13 @@ async function request(
   }
   if (conn.inflight.has(id))
     return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
-  const controller = new AbortController();
   const outer = options.signal;
-  const onOuterAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) return undefined;
-  outer?.addEventListener("abort", onOuterAbort, { once: true });
-  conn.inflight.set(id, controller);
-  const send = options.send ?? ((m: JsonRpcMessage) => conn.send(m));
   const meta = isObject(params._meta) ? params._meta : undefined;
-  const ctx = new RequestContext(conn, id, meta, controller.signal, send, core.requestTimeoutMs);
+  const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs);
+  const onOuterAbort = () => ctx.abort(outer?.reason);
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  conn.inflight.set(id, ctx);
   let answer: JsonRpcResponse;
   try {
     const result = await method.run(core, params, ctx, conn);
@@ -202,10 +200,10 @@ async function request(
   } finally {
     ctx.done = true;
     outer?.removeEventListener("abort", onOuterAbort);
-    if (conn.inflight.get(id) === controller) conn.inflight.delete(id);
+    if (conn.inflight.get(id) === ctx) conn.inflight.delete(id);
   }
   // a cancelled request is never answered
-  return controller.signal.aborted ? undefined : answer;
+  return ctx.aborted ? undefined : answer;
 }
 
 function hasCapability(

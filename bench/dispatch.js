@@ -1,0 +1,104 @@
+// Server-side dispatch, side by side: the same requests, as JSON text, into picomcp and into the official
+// SDK's McpServer; each answer is serialized back to text. Run after `npm run build`.
+import { ResourceTemplate, McpServer as SdkServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { McpServer } from "../dist/index.js";
+
+const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } };
+
+function picomcp(nTemplates) {
+  const server = new McpServer({ name: "bench", version: "1" });
+  server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) });
+  for (let i = 0; i < nTemplates; i++)
+    server.resource(`app${i}://items/{id}`, { read: ({ id }) => `item ${id}` });
+  server.resource("config://app", { read: () => "theme=dark" });
+  const conn = server.connect({ send: () => {} });
+  server.handle({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT }, conn);
+  return async (text) => JSON.stringify(await server.handle(JSON.parse(text), conn));
+}
+
+function sdk(nTemplates) {
+  const server = new SdkServer({ name: "bench", version: "1" });
+  server.registerTool("add", { inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
+    content: [{ type: "text", text: String(a + b) }],
+  }));
+  for (let i = 0; i < nTemplates; i++) {
+    server.registerResource(
+      `t${i}`,
+      new ResourceTemplate(`app${i}://items/{id}`, { list: undefined }),
+      {},
+      (uri, { id }) => ({
+        contents: [{ uri: uri.href, mimeType: "text/plain", text: `item ${id}` }],
+      }),
+    );
+  }
+  server.registerResource("config", "config://app", {}, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "text/plain", text: "theme=dark" }],
+  }));
+  const waiting = new Map();
+  const transport = {
+    start: async () => {},
+    close: async () => {},
+    send: async (message) => {
+      const text = JSON.stringify(message);
+      const resolve = waiting.get(message.id);
+      waiting.delete(message.id);
+      resolve?.(text);
+    },
+  };
+  server.connect(transport);
+  let ready = false;
+  return async (text) => {
+    if (!ready) {
+      ready = true;
+      await new Promise((r) => {
+        waiting.set(-1, r);
+        transport.onmessage({ jsonrpc: "2.0", id: -1, method: "initialize", params: INIT });
+      });
+      transport.onmessage({ jsonrpc: "2.0", method: "notifications/initialized" });
+    }
+    const message = JSON.parse(text);
+    return new Promise((r) => {
+      waiting.set(message.id, r);
+      transport.onmessage(message);
+    });
+  };
+}
+
+async function time(handle, makeText, iterations) {
+  for (let i = 0; i < Math.min(2000, iterations); i++) await handle(makeText(i));
+  const t0 = performance.now();
+  for (let i = 0; i < iterations; i++) await handle(makeText(i));
+  return ((performance.now() - t0) * 1e6) / iterations; // ns per request
+}
+
+const cases = [
+  ["ping", (i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"ping"}`],
+  ["tools/list", (i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"tools/list"}`],
+  [
+    "tools/call (zod input)",
+    (i) =>
+      `{"jsonrpc":"2.0","id":${i + 1},"method":"tools/call","params":{"name":"add","arguments":{"a":${i},"b":2}}}`,
+  ],
+  [
+    "resources/read static",
+    (i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"resources/read","params":{"uri":"config://app"}}`,
+  ],
+  [
+    "resources/read template (100 registered)",
+    (i) => `{"jsonrpc":"2.0","id":${i + 1},"method":"resources/read","params":{"uri":"app57://items/${i}"}}`,
+  ],
+];
+
+/** Rows of { case, picomcpNs, sdkNs, ratio }: ratio > 1 means picomcp is that many times faster. */
+export async function benchDispatch(iterations = 20_000) {
+  const rows = [];
+  for (const [name, makeText] of cases) {
+    const p = await time(picomcp(100), makeText, iterations);
+    const s = await time(sdk(100), makeText, iterations);
+    rows.push({ case: name, picomcpNs: Math.round(p), sdkNs: Math.round(s), ratio: +(s / p).toFixed(2) });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.table(await benchDispatch());
