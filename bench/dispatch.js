@@ -6,7 +6,8 @@ import { McpServer } from "../dist/index.js";
 
 const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } };
 
-function picomcp(nTemplates) {
+/** A picomcp server with `nTemplates` templates, as a text-in/text-out handler. */
+export function picomcp(nTemplates) {
   const server = new McpServer({ name: "bench", version: "1" });
   server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) });
   for (let i = 0; i < nTemplates; i++)
@@ -17,7 +18,8 @@ function picomcp(nTemplates) {
   return async (text) => JSON.stringify(await server.handle(JSON.parse(text), conn));
 }
 
-function sdk(nTemplates) {
+/** The same server on the official SDK. */
+export function sdk(nTemplates) {
   const server = new SdkServer({ name: "bench", version: "1" });
   server.registerTool("add", { inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
     content: [{ type: "text", text: String(a + b) }],
@@ -65,7 +67,8 @@ function sdk(nTemplates) {
   };
 }
 
-async function time(handle, makeText, iterations) {
+/** ns per request of `handle` over `iterations` requests made by `makeText(i)`, after a warm-up. */
+export async function time(handle, makeText, iterations) {
   for (let i = 0; i < Math.min(2000, iterations); i++) await handle(makeText(i));
   const t0 = performance.now();
   for (let i = 0; i < iterations; i++) await handle(makeText(i));
@@ -101,4 +104,27 @@ export async function benchDispatch(iterations = 20_000) {
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.table(await benchDispatch());
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.table(await benchDispatch());
+  console.table(await benchReadScaling());
+}
+
+/** resources/read of a template URI with N templates registered, picomcp and the SDK side by side. */
+export async function benchReadScaling(ns = [10, 100, 1000, 5000], iterations = 5_000) {
+  const rows = [];
+  const hit = (n) => (i) =>
+    `{"jsonrpc":"2.0","id":${i + 1},"method":"resources/read","params":{"uri":"app${n >> 1}://items/${i}"}}`;
+  const miss = (i) =>
+    `{"jsonrpc":"2.0","id":${i + 1},"method":"resources/read","params":{"uri":"nothing://items/${i}"}}`;
+  for (const n of ns) {
+    const p = picomcp(n);
+    const s = sdk(n);
+    rows.push({
+      templates: n,
+      picomcpHitNs: Math.round(await time(p, hit(n), iterations)),
+      picomcpMissNs: Math.round(await time(p, miss, iterations)),
+      sdkHitNs: Math.round(await time(s, hit(n), Math.min(iterations, n >= 1000 ? 500 : iterations))),
+    });
+  }
+  return rows;
+}

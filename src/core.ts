@@ -23,6 +23,7 @@ export interface CoreOptions {
   pageSize: number;
   requestTimeoutMs: number;
   experimental: { [key: string]: object } | undefined;
+  pathSafety: boolean;
   onError: (error: unknown, info: ErrorInfo) => void;
   onListChanged: (kind: "tools" | "resources" | "prompts") => void;
 }
@@ -46,7 +47,7 @@ export class ServerCore {
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.tools = new Registry("tool", () => options.onListChanged("tools"));
     this.prompts = new Registry("prompt", () => options.onListChanged("prompts"));
-    this.resources = new ResourceRegistry(() => options.onListChanged("resources"));
+    this.resources = new ResourceRegistry(() => options.onListChanged("resources"), options.pathSafety);
   }
 
   /** The capabilities to declare: derived from what is registered. */

@@ -29,7 +29,8 @@ export class PathEscapeError extends Error {
  * True when a decoded value must not reach a file system path: a `..` that climbs above where it starts
  * (`../a`, `a/../../b`, `..`; `a/../b` is fine), an absolute path (`/etc/passwd`, `\\server\share`), a
  * drive letter (`C:`, `c:\`), an ambiguous dots-and-spaces segment, or a NUL byte. For an exploded
- * variable each element is checked, and so is the path they form together.
+ * variable each element is checked (so a `..` element is flagged, since a handler may use elements one
+ * by one), and so is the path they form together (`["", "etc"]` is `/etc`).
  */
 export function isUnsafePathValue(value: string | readonly string[]): boolean {
   if (typeof value === "string") return unsafe(value);

@@ -40,6 +40,8 @@ export interface ResourceOptions<U extends string> {
   size?: number;
   icons?: Icon[];
   _meta?: Meta;
+  /** Path safety for this resource's variables. Default: the server's `pathSafety` (on). */
+  pathSafety?: boolean;
   /** Variables exempt from path safety (their values may contain `..`, absolute paths, …). */
   unsafe?: readonly UriVariableName<U>[];
   /** Templates: enumerates concrete resources into `resources/list`. */
@@ -57,6 +59,7 @@ export interface ResourceEntry {
   readonly listing: { [key: string]: unknown };
   readonly mimeType: string | undefined;
   readonly unsafe: ReadonlySet<string>;
+  readonly pathSafety: boolean;
   readonly options: ResourceOptions<string>;
   readonly shaped: Map<string, object>;
 }
@@ -69,9 +72,11 @@ export class ResourceRegistry {
   #staticList: ResourceEntry[] | undefined;
   #templateList: ResourceEntry[] | undefined;
   readonly #onChange: () => void;
+  readonly #pathSafety: boolean;
 
-  constructor(onChange: () => void) {
+  constructor(onChange: () => void, pathSafety = true) {
     this.#onChange = onChange;
+    this.#pathSafety = pathSafety;
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
@@ -94,6 +99,7 @@ export class ResourceRegistry {
       listing,
       mimeType: options.mimeType,
       unsafe: new Set(options.unsafe ?? []),
+      pathSafety: options.pathSafety ?? this.#pathSafety,
       options,
       shaped: new Map(),
     };
@@ -135,8 +141,10 @@ export class ResourceRegistry {
     const m = this.#router.match(uri);
     if (!m) return undefined;
     // path safety: an unsafe value never reaches read, and no later template is tried
-    for (const name in m.params) {
-      if (!m.value.unsafe.has(name) && isUnsafePathValue(m.params[name]!)) return undefined;
+    if (m.value.pathSafety) {
+      for (const name in m.params) {
+        if (!m.value.unsafe.has(name) && isUnsafePathValue(m.params[name]!)) return undefined;
+      }
     }
     return { entry: m.value, params: m.params };
   }
@@ -144,7 +152,14 @@ export class ResourceRegistry {
 
 /** The not-found error as the request's revision spells it. */
 export function notFound(uri: string, ctx: RequestContext): McpError {
-  return new McpError(ctx.features.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+  // an expected answer, not a bug: skip the stack trace, which costs more than the whole lookup
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new McpError(ctx.features.resourceNotFoundCode, `Resource not found: ${uri}`, { uri });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** `resources/list`: the statics, then what each template's `list` enumerates, paginated across both. */

@@ -29,6 +29,12 @@ export interface McpServerOptions {
   pageSize?: number;
   /** Milliseconds to wait for the client to answer `elicit`, `sample` or `roots`. Default: 60000. */
   requestTimeoutMs?: number;
+  /**
+   * Path safety for resource template variables: a decoded value with a `..` that escapes, an absolute
+   * path, a drive letter or a NUL byte never reaches `read` (the read answers "not found"). A resource
+   * can turn it off (`pathSafety: false`) or exempt variables (`unsafe: ["path"]`). Default: true.
+   */
+  pathSafety?: boolean;
   /** Experimental capabilities, declared as given. */
   experimental?: { [key: string]: object };
   /** Receives every unexpected error of a handler (the client only sees "Internal error"). Default: logs to `console.error`. */
@@ -74,6 +80,7 @@ export class McpServer {
       pageSize,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       experimental: options.experimental,
+      pathSafety: options.pathSafety ?? true,
       onError:
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       onListChanged: (kind) => this.#listChanged(kind),

@@ -25,7 +25,8 @@ class Node<V> {
   /** The edge from the parent: a run of literal prefix characters. */
   label: string;
   parent: Node<V> | null;
-  readonly children = new Map<number, Node<V>>();
+  /** Created on the first child: most nodes are leaves. */
+  children: Map<number, Node<V>> | null = null;
   /** Templates whose literal prefix ends exactly here, in precedence order. */
   readonly entries: Entry<V>[] = [];
 
@@ -98,7 +99,7 @@ export class TemplateRouter<V> {
     let node = this.#root;
     if (node.entries.length > 0) path[depth++] = node;
     for (let i = 0; i < uri.length; ) {
-      const child = node.children.get(uri.charCodeAt(i));
+      const child = node.children?.get(uri.charCodeAt(i));
       if (child === undefined || !uri.startsWith(child.label, i)) break;
       i += child.label.length;
       node = child;
@@ -120,6 +121,7 @@ export class TemplateRouter<V> {
     let i = 0;
     while (i < prefix.length) {
       const c = prefix.charCodeAt(i);
+      node.children ??= new Map();
       const child = node.children.get(c);
       if (child === undefined) {
         const leaf = new Node<V>(prefix.slice(i), node);
@@ -135,7 +137,7 @@ export class TemplateRouter<V> {
         const mid = new Node<V>(label.slice(0, k), node);
         child.label = label.slice(k);
         child.parent = mid;
-        mid.children.set(child.label.charCodeAt(0), child);
+        mid.children = new Map([[child.label.charCodeAt(0), child]]);
         node.children.set(c, mid);
         node = mid;
       } else node = child;
@@ -146,8 +148,8 @@ export class TemplateRouter<V> {
 
   #prune(node: Node<V>): void {
     let n = node;
-    while (n.parent !== null && n.entries.length === 0 && n.children.size === 0) {
-      n.parent.children.delete(n.label.charCodeAt(0));
+    while (n.parent !== null && n.entries.length === 0 && !n.children?.size) {
+      n.parent.children?.delete(n.label.charCodeAt(0));
       n = n.parent;
     }
   }

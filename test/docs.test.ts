@@ -1,9 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { UriParams } from "picomcp";
 import { connect } from "picomcp/testing";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { server as context } from "../examples/docs/context-utilities.js";
 import { server as prompts } from "../examples/docs/prompts-review.js";
+import { server as resConfig } from "../examples/docs/resources-config.js";
+import { server as resContext } from "../examples/docs/resources-context.js";
+import { server as resGithub } from "../examples/docs/resources-github.js";
+import { server as resLink } from "../examples/docs/resources-link.js";
+import { server as resReturns } from "../examples/docs/resources-returns.js";
+import { server as resTemplates } from "../examples/docs/resources-templates.js";
+import { server as resUsers } from "../examples/docs/resources-users.js";
 import { server as output } from "../examples/docs/tools-output.js";
 import { server as search } from "../examples/docs/tools-search.js";
 
@@ -103,5 +111,122 @@ describe("docs/context.md examples", () => {
     expect((await client.callTool("confirm_delete")).content).toEqual([{ type: "text", text: "Deleted" }]);
     expect((await client.callTool("summarize")).content).toEqual([{ type: "text", text: "Summary: small" }]);
     expect((await client.callTool("workspace")).content).toEqual([{ type: "text", text: "file:///books" }]);
+  });
+});
+
+describe("docs/resources.md examples", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const text = async (client: Awaited<ReturnType<typeof connect>>, uri: string) =>
+    ((await client.readResource(uri)).contents[0] as { text: string }).text;
+
+  it("config://app is static, listed, and read as JSON", async () => {
+    const client = await connect(resConfig);
+    expect((await client.listResources()).resources).toEqual([
+      { uri: "config://app", name: "config://app", description: "The app configuration" },
+    ]);
+    expect(await client.readResource("config://app")).toEqual({
+      contents: [
+        { uri: "config://app", mimeType: "application/json", text: '{"theme":"dark","language":"en"}' },
+      ],
+    });
+  });
+
+  it("the github readme template: typed variables, fetch, markdown", async () => {
+    expectTypeOf<UriParams<"github://{owner}/{repo}/readme">>().toEqualTypeOf<{
+      owner: string;
+      repo: string;
+    }>();
+    const fetched: string[] = [];
+    vi.stubGlobal("fetch", async (url: string) => {
+      fetched.push(url);
+      return new Response("# picomcp");
+    });
+    const client = await connect(resGithub);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([
+      {
+        uriTemplate: "github://{owner}/{repo}/readme",
+        name: "github://{owner}/{repo}/readme",
+        mimeType: "text/markdown",
+      },
+    ]);
+    expect(await client.readResource("github://acme/rocket/readme")).toEqual({
+      contents: [{ uri: "github://acme/rocket/readme", mimeType: "text/markdown", text: "# picomcp" }],
+    });
+    expect(fetched).toEqual(["https://raw.githubusercontent.com/acme/rocket/HEAD/README.md"]);
+  });
+
+  it("read gets the concrete uri and the signal", async () => {
+    const calls: [string, AbortSignal | undefined][] = [];
+    vi.stubGlobal("fetch", async (url: string, init?: RequestInit) => {
+      calls.push([url, init?.signal ?? undefined]);
+      return new Response("intro");
+    });
+    const client = await connect(resContext);
+    expect(await text(client, "docs://guide/intro.md")).toBe("intro");
+    expect(calls[0]![0]).toBe("https://docs.example.com/guide/intro.md");
+    expect(calls[0]![1]).toBeInstanceOf(AbortSignal);
+  });
+
+  it("users://{id}: a found user, and -32002 for one that is not", async () => {
+    const client = await connect(resUsers);
+    expect(await text(client, "users://42")).toBe('{"id":"42","name":"Ada"}');
+    await expect(client.readResource("users://7")).rejects.toMatchObject({
+      code: -32002,
+      message: "Resource not found: users://7",
+    });
+  });
+
+  it("the return-value table", async () => {
+    const client = await connect(resReturns);
+    expect((await client.readResource("docs://readme")).contents[0]).toMatchObject({
+      mimeType: "text/markdown",
+    });
+    expect(await client.readResource("stats://catalog")).toEqual({
+      contents: [
+        { uri: "stats://catalog", mimeType: "application/json", text: '{"books":1204,"authors":391}' },
+      ],
+    });
+    expect(await client.readResource("covers://placeholder")).toEqual({
+      contents: [
+        {
+          uri: "covers://placeholder",
+          mimeType: "image/gif",
+          blob: "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7",
+        },
+      ],
+    });
+    expect((await client.readResource("shelves://sf")).contents.map((c) => c.uri)).toEqual([
+      "shelves://sf/1",
+      "shelves://sf/2",
+    ]);
+  });
+
+  it("the template syntax examples", async () => {
+    const client = await connect(resTemplates);
+    expect(await text(client, "users://42")).toBe("user 42");
+    await expect(client.readResource("users://42/posts")).rejects.toMatchObject({ code: -32002 });
+    expect(await text(client, "files://src/index.ts")).toBe("export {};");
+    await expect(client.readResource("files://../../etc/passwd")).rejects.toMatchObject({ code: -32002 });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([
+      "files://src/index.ts",
+      "files://docs/guide.md",
+    ]);
+    expect(
+      await client.complete({ type: "ref/resource", uri: "files://{+path}" }, { name: "path", value: "do" }),
+    ).toEqual({
+      completion: { values: ["docs/guide.md"] },
+    });
+    expect(await text(client, "search://books?lang=fr&q=dune")).toBe('{"q":"dune","lang":"fr"}');
+    expect(await text(client, "search://books")).toBe('{"q":null,"lang":"en"}');
+    expect(await text(client, "tree://root/a/b/c")).toBe("a > b > c");
+  });
+
+  it("link() from a tool", async () => {
+    const client = await connect(resLink);
+    expect(await client.callTool("q3_report")).toEqual({
+      content: [
+        { type: "resource_link", uri: "reports://2026-q3", name: "Q3 report", mimeType: "application/pdf" },
+      ],
+    });
   });
 });
