@@ -162,8 +162,14 @@ export class Connection {
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
-        resolve: (r) => (finish(), resolve(r)),
-        reject: (e) => (finish(), reject(e)),
+        resolve: (r) => {
+          finish();
+          resolve(r);
+        },
+        reject: (e) => {
+          finish();
+          reject(e);
+        },
       });
       try {
         const p = send({ jsonrpc: "2.0", id, method, params });

@@ -26,8 +26,8 @@ export {
 } from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
-export type { Completer, CompletionAnswer, PromptArgument, PromptOptions } from "./prompts.js";
 export { isUnsafePathValue, PathEscapeError, safeJoin } from "./path-safety.js";
+export type { Completer, CompletionAnswer, PromptArgument, PromptOptions } from "./prompts.js";
 export type { ListedResource, ResourceOptions } from "./resources.js";
 export { McpServer, type McpServerOptions, type Registration } from "./server.js";
 export type { ToolOptions } from "./tools.js";
