@@ -25,6 +25,16 @@ export interface AuthInfo {
   [key: string]: unknown;
 }
 
+/** The client behind a request, whichever revision it speaks. */
+export interface ClientView {
+  /** The protocol revision of this request. */
+  readonly protocolVersion: ProtocolVersion;
+  /** What the client declared it can do. */
+  readonly capabilities: ClientCapabilities;
+  /** The client's name and version, when it gave them. */
+  readonly info: Implementation | undefined;
+}
+
 /** What a transport gives the server when it opens a connection. */
 export interface ConnectionOptions {
   /** Delivers a server-initiated message (notification or request) to the client. */
@@ -88,8 +98,8 @@ export class Connection {
   auth: AuthInfo | undefined;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
-  /** @internal */ clientCapabilities: ClientCapabilities = {};
-  /** @internal */ clientInfo: Implementation | undefined;
+  /** @internal — the client as the handshake described it; shared by every request of the connection. */
+  client: ClientView = { protocolVersion: DEFAULT_FEATURES.version, capabilities: {}, info: undefined };
   /** @internal */ logLevel: LoggingLevel | undefined;
   /** @internal — what the server declared to this client at initialize. */
   serverCapabilities: ServerCapabilities = {};

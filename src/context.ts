@@ -1,26 +1,7 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
-import type { AuthInfo, Connection } from "./connection.js";
-import type { Features, ProtocolVersion } from "./eras/versions.js";
-import type {
-  ClientCapabilities,
-  ContentBlock,
-  Implementation,
-  JsonRpcMessage,
-  LoggingLevel,
-  Meta,
-  RequestId,
-  Role,
-} from "./types.js";
-
-/** The client behind a request, whichever revision it speaks. */
-export interface ClientView {
-  /** The protocol revision of this request. */
-  readonly protocolVersion: ProtocolVersion;
-  /** What the client declared it can do. */
-  readonly capabilities: ClientCapabilities;
-  /** The client's name and version, when it gave them. */
-  readonly info: Implementation | undefined;
-}
+import type { AuthInfo, ClientView, Connection } from "./connection.js";
+import type { Features } from "./eras/versions.js";
+import type { ContentBlock, JsonRpcMessage, LoggingLevel, Meta, RequestId, Role } from "./types.js";
 
 /** A form-mode elicitation: a flat object of primitive fields for the user to fill in. */
 export interface ElicitFormParams {
@@ -85,6 +66,8 @@ export interface ClientRequestOptions {
   /** Milliseconds to wait for the answer. Default: the server's `requestTimeoutMs` (60 s). */
   timeoutMs?: number;
 }
+
+export type { ClientView };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -157,24 +140,27 @@ export class RequestContext implements Context {
   readonly #timeoutMs: number;
   #lastProgress = Number.NEGATIVE_INFINITY;
 
+  /**
+   * `client` and `features` describe the revision of this one request: from the connection's
+   * handshake for the initialize era, from the request's own `_meta` for 2026-07-28. Handlers see the
+   * same context either way.
+   */
   constructor(
     conn: Connection,
     requestId: RequestId,
     meta: Meta | undefined,
     send: ((message: JsonRpcMessage) => void) | undefined,
     timeoutMs: number,
+    client: ClientView,
+    features: Features,
   ) {
     this.#conn = conn;
     this.requestId = requestId;
     this.meta = meta;
     this.#send = send;
     this.#timeoutMs = timeoutMs;
-    this.features = conn.features;
-    this.client = {
-      protocolVersion: conn.features.version,
-      capabilities: conn.clientCapabilities,
-      info: conn.clientInfo,
-    };
+    this.features = features;
+    this.client = client;
   }
 
   get signal(): AbortSignal {

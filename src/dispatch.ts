@@ -187,7 +187,7 @@ async function request(
   const outer = options.signal;
   if (outer?.aborted) return undefined;
   const meta = isObject(params._meta) ? params._meta : undefined;
-  const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs);
+  const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs, conn.client, f);
   const onOuterAbort = () => ctx.abort(outer?.reason);
   outer?.addEventListener("abort", onOuterAbort, { once: true });
   conn.inflight.set(id, ctx);
@@ -242,10 +242,11 @@ function initialize(core: ServerCore, id: RequestId, params: Params, conn: Conne
   const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
   const f = featuresOf(version);
   conn.features = f;
-  conn.clientCapabilities = isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {};
-  conn.clientInfo = isObject(params.clientInfo)
-    ? (params.clientInfo as unknown as Implementation)
-    : undefined;
+  conn.client = Object.freeze({
+    protocolVersion: version,
+    capabilities: isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {},
+    info: isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined,
+  });
   conn.serverCapabilities = core.capabilities(f);
   conn.state = "ready";
   const result: { [key: string]: unknown } = {
