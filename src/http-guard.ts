@@ -1,0 +1,236 @@
+/**
+ * The checks a Streamable HTTP request passes before it reaches a session (DNS rebinding, media
+ * types, size), and the plain answers: errors with JSON-RPC bodies, JSON answers, CORS.
+ */
+import type { Connection } from "./connection.js";
+import {
+  DEFAULT_FEATURES,
+  type Features,
+  featuresOf,
+  isLegacyVersion,
+  LEGACY_VERSIONS,
+} from "./eras/versions.js";
+import { ErrorCode } from "./errors.js";
+import { encodeMessage, errorResponse } from "./jsonrpc.js";
+import type { JsonRpcResponse } from "./types.js";
+
+/** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
+export const SERVER_ERROR = -32000;
+/** The JSON-RPC code of a 404 for an unknown or ended session. */
+export const SESSION_NOT_FOUND = -32001;
+
+/** Hosts a local server answers by default: loopback names, any port. */
+export const LOOPBACK_HOSTS: readonly string[] = Object.freeze(["localhost", "127.0.0.1", "[::1]"]);
+
+/** A JSON-RPC error body (no id) with an HTTP status. */
+export function httpError(
+  status: number,
+  code: number,
+  message: string,
+  features?: Features,
+  headers?: { [name: string]: string },
+  data?: unknown,
+): Response {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return new Response(encodeMessage(errorResponse(undefined, error, features)), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/** 404 for an unknown, expired or ended session. */
+export function sessionNotFound(features?: Features): Response {
+  return httpError(404, SESSION_NOT_FOUND, "Session not found", features);
+}
+
+/** 503 when the session table is full of busy sessions. */
+export function tooManySessions(): Response {
+  return httpError(503, SERVER_ERROR, "Service Unavailable: too many sessions", undefined, {
+    "retry-after": "5",
+  });
+}
+
+/** Splits `host[:port]` (IPv6 in brackets) into a lower-case host name and the port text. */
+function splitHost(value: string): { name: string; port: string } {
+  const v = value.trim().toLowerCase();
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(v);
+  return m ? { name: m[1]!, port: m[2] ?? "" } : { name: v, port: "" };
+}
+
+/**
+ * Whether `host` (a Host header, `name[:port]`) is allowed: an entry with a port must match
+ * exactly; an entry without one matches that name on any port. `"*"` allows everything.
+ */
+export function hostAllowed(host: string, allowed: readonly string[] | "*"): boolean {
+  if (allowed === "*") return true;
+  const h = splitHost(host);
+  return allowed.some((entry) => {
+    const e = splitHost(entry);
+    return e.name === h.name && (e.port === "" || e.port === h.port);
+  });
+}
+
+/**
+ * Whether a request's `Origin` may call: absent (not a browser) is fine; a listed origin is fine;
+ * without a list, an origin whose host passes the host check is fine. `"null"` never is, unless listed.
+ */
+export function originAllowed(
+  origin: string | null,
+  allowedOrigins: readonly string[] | "*" | undefined,
+  allowedHosts: readonly string[] | "*",
+): boolean {
+  if (origin === null) return true;
+  if (allowedOrigins === "*") return true;
+  const o = origin.trim().toLowerCase();
+  if (allowedOrigins) return allowedOrigins.some((a) => a.trim().toLowerCase().replace(/\/$/, "") === o);
+  if (allowedHosts === "*") return true;
+  let url: URL;
+  try {
+    url = new URL(o);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "http:" || url.protocol === "https:") && hostAllowed(url.host, allowedHosts);
+}
+
+/** Whether an `Accept` header admits `type` (wildcards count; `q=0` excludes). A missing header admits nothing. */
+export function accepts(header: string | null, type: string): boolean {
+  if (!header) return false;
+  const main = type.slice(0, type.indexOf("/"));
+  for (const part of header.split(",")) {
+    const [range = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    if (q !== undefined && Number(q.slice(2)) === 0) continue;
+    if (range === type || range === "*/*" || range === `${main}/*`) return true;
+  }
+  return false;
+}
+
+/** Whether a `Content-Type` header is JSON (`application/json`, any parameters). */
+export function isJsonContentType(header: string | null): boolean {
+  if (!header) return false;
+  return header.split(";")[0]!.trim().toLowerCase() === "application/json";
+}
+
+/** What {@link readBody} found. */
+export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-large" | "not-utf8" };
+
+/**
+ * Reads a body as UTF-8 text, at most `max` bytes: a larger declared `Content-Length` is refused
+ * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
+ */
+export async function readBody(request: Request, max: number): Promise<BodyResult> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > max) {
+    request.body?.cancel().catch(() => {});
+    return { ok: false, reason: "too-large" };
+  }
+  if (!request.body) return { ok: true, text: "" };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      reader.cancel().catch(() => {});
+      return { ok: false, reason: "too-large" };
+    }
+    chunks.push(value);
+  }
+  const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, total);
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    return { ok: false, reason: "not-utf8" };
+  }
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** A random id of visible ASCII (lower-case hex) from Web Crypto. */
+export function randomId(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  let s = "";
+  for (const x of b) s += x.toString(16).padStart(2, "0");
+  return s;
+}
+
+export function versionFeatures(version: string | null): Features {
+  return isLegacyVersion(version) ? featuresOf(version) : DEFAULT_FEATURES;
+}
+
+export function unsupportedVersion(requested: string): Response {
+  return httpError(
+    400,
+    ErrorCode.UnsupportedProtocolVersion,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${LEGACY_VERSIONS.join(", ")}`,
+    undefined,
+    undefined,
+    { supported: [...LEGACY_VERSIONS], requested },
+  );
+}
+
+/** A JSON answer: 400 when it is a lone error tied to no request (the input was not a request), else 200. */
+export function json(
+  answer: JsonRpcResponse | JsonRpcResponse[],
+  headers: { [name: string]: string },
+): Response {
+  const orphan = !Array.isArray(answer) && "error" in answer && answer.id == null;
+  return new Response(encodeMessage(answer), {
+    status: orphan ? 400 : 200,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+export function answerResponse(
+  answer: JsonRpcResponse | JsonRpcResponse[] | undefined,
+  headers: { [name: string]: string },
+  connection: Connection,
+): Response {
+  if (answer !== undefined) return json(answer, headers);
+  // cancelled: by the client (nothing to say), or because the session ended
+  if (connection.closed && headers["mcp-session-id"])
+    return httpError(404, SESSION_NOT_FOUND, "Session not found");
+  return new Response(null, { status: 202, headers });
+}
+
+const CORS_ALLOW_HEADERS =
+  "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id";
+
+export function preflight(request: Request, methods: string): Response {
+  const headers: { [name: string]: string } = { allow: `${methods}, OPTIONS` };
+  if (request.headers.get("origin") !== null) {
+    headers["access-control-allow-methods"] = methods;
+    headers["access-control-allow-headers"] =
+      request.headers.get("access-control-request-headers") ?? CORS_ALLOW_HEADERS;
+    headers["access-control-max-age"] = "86400";
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+/** Adds CORS headers for an allowed browser origin (copying a response whose headers are immutable). */
+export function withCors(response: Response, origin: string): Response {
+  const add = (h: Headers) => {
+    h.set("access-control-allow-origin", origin);
+    h.set("access-control-expose-headers", "mcp-session-id");
+    h.append("vary", "origin");
+  };
+  try {
+    add(response.headers);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    add(copy.headers);
+    return copy;
+  }
+}

@@ -1,0 +1,256 @@
+/** Streamable HTTP sessions: their resumable SSE streams, and the table that expires and caps them. */
+import type { Connection } from "./connection.js";
+import type { EventStore } from "./event-store.js";
+import type { SseWriter } from "./sse.js";
+import type { RequestId } from "./types.js";
+
+/** Runs a store call that may be async without letting its failure escape. */
+function quietly(result: void | Promise<void>): void {
+  if (result && typeof result.catch === "function") result.catch(() => {});
+}
+
+/**
+ * One logical SSE stream (the answer to one POST, or a session's GET stream). Its events are
+ * numbered; with a store they carry the id `<streamId>.<seq>` and are kept, so a client that lost
+ * the connection resumes with `Last-Event-ID` on a new one. At most one connection is live at a time.
+ */
+export class EventStream {
+  readonly id: string;
+  /** Number of the last event written. */
+  seq = 0;
+  /** The live connection, if any. */
+  sink: SseWriter | undefined;
+  /** The final answer has been written. */
+  done = false;
+  readonly #store: EventStore | undefined;
+  #pending: { seq: number; data: string }[] | undefined;
+  #sent = 0;
+
+  constructor(id: string, store: EventStore | undefined) {
+    this.id = id;
+    this.#store = store;
+  }
+
+  /** Whether events carry ids and are kept. */
+  get resumable(): boolean {
+    return this.#store !== undefined;
+  }
+
+  /** The SSE id of event `seq`. */
+  eventId(seq: number): string | undefined {
+    return this.#store ? `${this.id}.${seq}` : undefined;
+  }
+
+  /** Writes one encoded message: kept (when resumable) and sent on the live connection, if any. */
+  write(data: string): void {
+    const seq = ++this.seq;
+    if (this.#store) quietly(this.#store.append(this.id, seq, data));
+    if (this.#pending) this.#pending.push({ seq, data });
+    else this.#send(seq, data);
+  }
+
+  /** Number of the last event written on a live connection. */
+  get sent(): number {
+    return this.#sent;
+  }
+
+  #send(seq: number, data: string): void {
+    if (this.sink?.event(data, this.eventId(seq))) this.#sent = seq;
+  }
+
+  /** Makes `sink` the live connection; with `prime`, first writes an event with an id and empty data. */
+  attach(sink: SseWriter, prime: boolean, retryMs: number | undefined): void {
+    this.sink?.close();
+    this.sink = sink;
+    if (prime && this.#store) sink.event("", this.eventId(this.seq), retryMs);
+  }
+
+  /** Closes the live connection without ending the stream (the client resumes later). */
+  detach(retryMs: number | undefined): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    if (!sink) return;
+    if (retryMs !== undefined) sink.retry(retryMs);
+    sink.close();
+  }
+
+  /** Ends the stream: the final answer is out; the live connection closes after it. */
+  finish(): void {
+    this.done = true;
+    this.sink?.close();
+    this.sink = undefined;
+  }
+
+  /**
+   * Makes `sink` the live connection: with `prime`, first an event with the id of `afterSeq` and
+   * empty data; then the kept events after `afterSeq`; then live ones.
+   */
+  async resume(afterSeq: number, sink: SseWriter, prime = false, retryMs?: number): Promise<void> {
+    this.sink?.close();
+    this.sink = sink;
+    if (!this.#store) return;
+    if (prime) sink.event("", this.eventId(afterSeq), retryMs);
+    const pending: { seq: number; data: string }[] = [];
+    this.#pending = pending;
+    let last = afterSeq;
+    try {
+      for (const e of await this.#store.after(this.id, afterSeq)) {
+        await sink.drained();
+        if (this.sink !== sink) return;
+        this.#send(e.seq, e.data);
+        last = Math.max(last, e.seq);
+      }
+    } finally {
+      if (this.#pending === pending) this.#pending = undefined;
+    }
+    if (this.sink !== sink) return;
+    for (const e of pending) if (e.seq > last) this.#send(e.seq, e.data);
+    if (this.done) {
+      sink.close();
+      this.sink = undefined;
+    }
+  }
+
+  /** Forgets the kept events. */
+  drop(): void {
+    if (this.#store) quietly(this.#store.drop(this.id));
+  }
+}
+
+/** What a POST in flight offers `closeSseStream`. */
+export interface Exchange {
+  /** Closes the POST's SSE connection (switching to SSE first if needed); false if it cannot be resumed. */
+  disconnect(retryMs: number | undefined): boolean;
+}
+
+/** Finished streams a session keeps for a client that has yet to resume them. */
+const MAX_FINISHED_STREAMS = 32;
+
+/** One client session: its connection, its streams, and what keeps it alive. */
+export class Session {
+  readonly id: string;
+  readonly connection: Connection;
+  /** The GET stream: messages not tied to a request. */
+  readonly standalone: EventStream;
+  /** Resumable streams by id (POST streams and the GET stream). */
+  readonly streams = new Map<string, EventStream>();
+  /** In-flight POSTs by request id. */
+  readonly exchanges = new Map<RequestId, Exchange>();
+  /** POSTs in flight. */
+  inflight = 0;
+  lastActive = Date.now();
+  readonly #finished: EventStream[] = [];
+
+  constructor(id: string, connection: Connection, standalone: EventStream) {
+    this.id = id;
+    this.connection = connection;
+    this.standalone = standalone;
+    this.streams.set(standalone.id, standalone);
+  }
+
+  /** Whether a POST is in flight or a connection is open. */
+  get busy(): boolean {
+    if (this.inflight > 0) return true;
+    for (const s of this.streams.values()) if (s.sink?.open) return true;
+    return false;
+  }
+
+  /** A POST stream finished: forget it at once if it was delivered live; else keep a few for resumption. */
+  finished(stream: EventStream, delivered: boolean): void {
+    if (delivered) {
+      this.forget(stream);
+      return;
+    }
+    this.#finished.push(stream);
+    if (this.#finished.length > MAX_FINISHED_STREAMS) this.forget(this.#finished.shift()!);
+  }
+
+  /** Forgets a stream and its kept events. */
+  forget(stream: EventStream): void {
+    this.streams.delete(stream.id);
+    const i = this.#finished.indexOf(stream);
+    if (i >= 0) this.#finished.splice(i, 1);
+    stream.drop();
+  }
+
+  /** Closes every connection and forgets every stream. */
+  closeStreams(): void {
+    for (const s of this.streams.values()) {
+      s.sink?.close();
+      s.sink = undefined;
+      s.drop();
+    }
+    this.streams.clear();
+    this.#finished.length = 0;
+  }
+}
+
+/**
+ * The live sessions, least recently used first. Idle ones expire on lookup and on a sweep that
+ * the handler runs on its one timer; a cap makes room by evicting the least recently used idle one.
+ */
+export class SessionTable {
+  readonly #sessions = new Map<string, Session>();
+  readonly #idleMs: number;
+  readonly #max: number;
+  readonly #end: (session: Session) => void;
+
+  constructor(idleMs: number, max: number, end: (session: Session) => void) {
+    this.#idleMs = idleMs;
+    this.#max = max;
+    this.#end = end;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** A live session by id, marked as just used; an expired one is ended and not returned. */
+  get(id: string): Session | undefined {
+    const s = this.#sessions.get(id);
+    if (!s) return undefined;
+    if (this.#expired(s, Date.now())) {
+      this.#end(s);
+      return undefined;
+    }
+    this.#sessions.delete(id);
+    this.#sessions.set(id, s);
+    s.lastActive = Date.now();
+    return s;
+  }
+
+  add(session: Session): void {
+    this.#sessions.set(session.id, session);
+  }
+
+  remove(session: Session): void {
+    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+  }
+
+  /** Makes room for one more session: false when the table is full of busy sessions. */
+  makeRoom(): boolean {
+    if (this.#sessions.size < this.#max) return true;
+    this.sweep();
+    if (this.#sessions.size < this.#max) return true;
+    for (const s of this.#sessions.values()) {
+      if (!s.busy) {
+        this.#end(s);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Ends every idle session. */
+  sweep(now = Date.now()): void {
+    for (const s of [...this.#sessions.values()]) if (this.#expired(s, now)) this.#end(s);
+  }
+
+  values(): IterableIterator<Session> {
+    return this.#sessions.values();
+  }
+
+  #expired(s: Session, now: number): boolean {
+    return now - s.lastActive >= this.#idleMs && !s.busy;
+  }
+}

@@ -1,0 +1,135 @@
+/** Server-Sent Events on a web `ReadableStream`: framing, a bounded backlog, and cancel detection. */
+
+const encoder = new TextEncoder();
+
+/** The headers of every SSE response. */
+export const SSE_HEADERS: { readonly [name: string]: string } = Object.freeze({
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+});
+
+/** Options of {@link SseWriter}. */
+export interface SseWriterOptions {
+  /** Bytes queued for a client that does not read before it is dropped as gone. */
+  maxBufferedBytes: number;
+  /** Called once when the client goes away (disconnect, or a backlog over the limit); not on `close()`. */
+  onGone: () => void;
+}
+
+/**
+ * One SSE response body. Writes are synchronous and never throw; once the client is gone (or
+ * `close()` was called) they return false. A client that stops reading while events pile up past
+ * `maxBufferedBytes` is dropped, so a slow reader cannot make the server buffer without bound.
+ */
+export class SseWriter {
+  /** The body to put in a `Response`. */
+  readonly readable: ReadableStream<Uint8Array>;
+  /** When something was last written (for keep-alive comments). */
+  lastWrite = Date.now();
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #open = true;
+  #stalledSince: number | undefined;
+  #wake: (() => void) | undefined;
+  readonly #options: SseWriterOptions;
+
+  constructor(options: SseWriterOptions) {
+    this.#options = options;
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => {
+          this.#stalledSince = undefined;
+          this.#wake?.();
+        },
+        cancel: () => this.#gone(),
+      },
+      { highWaterMark: 16 * 1024, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  /** Whether writes still reach the client. */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Since when the client has not taken what is queued (undefined while it keeps up). */
+  get stalledSince(): number | undefined {
+    return this.#stalledSince;
+  }
+
+  /** Resolves once the client has room for more (or is gone): for writing a long replay. */
+  async drained(): Promise<void> {
+    while (this.#open && (this.#controller.desiredSize ?? 1) <= 0) {
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  /** Drops the client as gone: what is queued is discarded. */
+  drop(): void {
+    try {
+      this.#controller.error(new Error("SSE client dropped"));
+    } catch {
+      // already errored
+    }
+    this.#gone();
+  }
+
+  /** Writes one event: `id:` when given, and `data:` (a single line: JSON-RPC text has no raw newlines). */
+  event(data: string, id?: string, retryMs?: number): boolean {
+    let text = id === undefined ? "" : `id: ${id}\n`;
+    if (retryMs !== undefined) text += `retry: ${retryMs}\n`;
+    return this.#write(`${text}data: ${data}\n\n`);
+  }
+
+  /** Writes a bare `retry:` field: how long a client waits before it reconnects. */
+  retry(ms: number): boolean {
+    return this.#write(`retry: ${ms}\n\n`);
+  }
+
+  /** Writes a comment line (a keep-alive). */
+  comment(text: string): boolean {
+    return this.#write(`: ${text}\n\n`);
+  }
+
+  /** Ends the body after what is queued. */
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      this.#controller.close();
+    } catch {
+      // already closed or errored
+    }
+  }
+
+  #write(text: string): boolean {
+    if (!this.#open) return false;
+    try {
+      this.#controller.enqueue(encoder.encode(text));
+    } catch {
+      this.#gone();
+      return false;
+    }
+    this.lastWrite = Date.now();
+    const desired = this.#controller.desiredSize ?? 1;
+    if (desired <= 0) this.#stalledSince ??= this.lastWrite;
+    // a client that stopped reading: drop what is queued rather than hold it forever
+    if (desired < -this.#options.maxBufferedBytes) {
+      this.drop();
+      return false;
+    }
+    return true;
+  }
+
+  #gone(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#wake?.();
+    this.#options.onGone();
+  }
+}
