@@ -33,7 +33,7 @@ console.table(
 );
 
 console.log("\n## Cold start of the example server (spawn → initialize answer, ms)");
-console.table([await benchColdStart()]);
+console.table(await benchColdStart());
 
 console.log("\n## Type-check time of 200 resources (ms)");
 console.table([benchTypecheck()]);

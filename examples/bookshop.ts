@@ -1,5 +1,4 @@
 import { McpError, McpServer } from "picomcp";
-import { serveStdio } from "picomcp/stdio";
 
 const books = new Map([
   ["1", { id: "1", title: "The Left Hand of Darkness", author: "Ursula K. Le Guin" }],
@@ -51,5 +50,29 @@ server.prompt("recommend", {
   get: ({ genre }) => `Recommend one book from our catalog for someone who likes ${genre}.`,
 });
 
-serveStdio(server);
-console.error("bookshop: serving MCP over stdio (newline-delimited JSON-RPC)");
+// `node build/examples/bookshop.js --stdio` serves over stdio; without it, over HTTP on 127.0.0.1.
+// Each transport is loaded only when used, which keeps the stdio cold start short.
+if (process.argv.includes("--stdio")) {
+  const { serveStdio } = await import("picomcp/stdio");
+  serveStdio(server);
+  console.error("bookshop: serving MCP over stdio (newline-delimited JSON-RPC)");
+} else {
+  const { serve } = await import("picomcp/node");
+  const { url } = await serve(server, { port: Number(process.env.PORT ?? 3000) });
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+  });
+  console.log(`bookshop: MCP server (Streamable HTTP) listening on ${url}
+
+Connect a client:
+  MCP Inspector:  npx @modelcontextprotocol/inspector   (Transport: Streamable HTTP, URL: ${url})
+  Claude Code:    claude mcp add --transport http bookshop ${url}
+  Raw JSON-RPC:   curl -s ${url} -H 'content-type: application/json' \\
+                    -H 'accept: application/json, text/event-stream' -d '${init}'
+  Over stdio:     node build/examples/bookshop.js --stdio
+
+Press Ctrl+C to stop.`);
+}

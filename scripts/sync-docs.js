@@ -3,8 +3,14 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const root = new URL("..", import.meta.url);
-for (const page of readdirSync(new URL("docs/", root)).filter((f) => f.endsWith(".md"))) {
-  const url = new URL(`docs/${page}`, root);
+const pages = [
+  "README.md",
+  ...readdirSync(new URL("docs/", root))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
+for (const page of pages) {
+  const url = new URL(page, root);
   const text = readFileSync(url, "utf8");
   const synced = text.replace(/```ts file=(\S+)\n[\s\S]*?```/g, (_m, file) => {
     return `\`\`\`ts file=${file}\n${readFileSync(new URL(file, root), "utf8")}\`\`\``;

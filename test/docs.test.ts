@@ -18,9 +18,14 @@ import { server as search } from "../examples/docs/tools-search.js";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 describe("docs", () => {
-  const pages = readdirSync(`${root}docs`).filter((f) => f.endsWith(".md"));
+  const pages = [
+    "README.md",
+    ...readdirSync(`${root}docs`)
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`),
+  ];
   for (const page of pages) {
-    const text = readFileSync(`${root}docs/${page}`, "utf8");
+    const text = readFileSync(`${root}${page}`, "utf8");
     const blocks = [...text.matchAll(/```ts file=(\S+)\n([\s\S]*?)```/g)];
     for (const [, file, code] of blocks) {
       it(`${page}: the example ${file} is the file the tests run`, () => {

@@ -24,7 +24,11 @@ afterEach(async () => {
 });
 
 async function start(version: string) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [example], stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [example, "--stdio"],
+    stderr: "pipe",
+  });
   const client = new Client({ name: "sdk-interop", version: "1.0.0" });
   clients.push(client);
   await client.connect(askFor(version, transport));
@@ -93,3 +97,20 @@ describe.each(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])(
     });
   },
 );
+
+describe("the README's server", () => {
+  it("runs over stdio as printed, with the inferred template variables", async () => {
+    const readme = fileURLToPath(new URL("../build/examples/readme.js", import.meta.url));
+    const client = new Client({ name: "sdk-interop", version: "1.0.0" });
+    clients.push(client);
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [readme], stderr: "pipe" }),
+    );
+    expect(await client.callTool({ name: "search_books", arguments: { query: "dragons" } })).toEqual({
+      content: [{ type: "text", text: "No books about dragons yet" }],
+    });
+    expect((await client.readResource({ uri: "books://7/reviews?lang=fr" })).contents).toEqual([
+      { uri: "books://7/reviews?lang=fr", mimeType: "text/plain", text: "Reviews of book 7 (fr): ★★★★☆" },
+    ]);
+  });
+});
