@@ -204,3 +204,21 @@ describe("completion/complete", () => {
     });
   });
 });
+
+describe("prompt list changes", () => {
+  it("tells connected clients when a prompt is added or removed", async () => {
+    const { PromptListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const s = new McpServer({ name: "t", version: "1" });
+    s.prompt("a", { get: () => "a" });
+    const client = await sdkClient(s);
+    let changed = 0;
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void changed++);
+    const b = s.prompt("b", { get: () => "b" });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(changed).toBe(1);
+    b.remove();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(changed).toBe(2);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["a"]);
+  });
+});

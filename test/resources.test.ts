@@ -468,3 +468,40 @@ describe("subscriptions", () => {
     expect(a.notifications).toEqual([]);
   });
 });
+
+describe("through the official SDK client", () => {
+  it("subscribes, hears resources/updated and list_changed, and is refused traversals", async () => {
+    const { ResourceUpdatedNotificationSchema, ResourceListChangedNotificationSchema } = await import(
+      "@modelcontextprotocol/sdk/types.js"
+    );
+    const s = new McpServer({ name: "t", version: "1" });
+    s.resource("watched://a", { read: () => "a" });
+    s.resource("files://{+path}", { read: ({ path }) => path });
+    const client = await sdkClient(s);
+    const updated: string[] = [];
+    let listChanged = 0;
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void listChanged++);
+    await client.subscribeResource({ uri: "watched://a" });
+    s.resourceUpdated("watched://a");
+    s.resourceUpdated("watched://b");
+    s.resource("new://x", { read: () => "" });
+    await tick();
+    await tick();
+    expect(updated).toEqual(["watched://a"]);
+    expect(listChanged).toBe(1);
+    await client.unsubscribeResource({ uri: "watched://a" });
+    s.resourceUpdated("watched://a");
+    await tick();
+    expect(updated).toEqual(["watched://a"]);
+    await expect(client.readResource({ uri: "files://../etc/passwd" })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(client.readResource({ uri: "files://%2e%2e%2fetc" })).rejects.toMatchObject({
+      code: -32002,
+    });
+    expect((await client.readResource({ uri: "files://a/b" })).contents).toEqual([
+      { uri: "files://a/b", mimeType: "text/plain", text: "a/b" },
+    ]);
+  });
+});
