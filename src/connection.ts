@@ -45,6 +45,11 @@ export interface ConnectionOptions {
   id?: string;
   /** Credentials of the caller, exposed to handlers as `ctx.auth`. */
   auth?: AuthInfo;
+  /**
+   * Opens the connection already initialized, as if the client had sent `initialize` with these
+   * (stateless HTTP, where every request stands alone). Default: the client must send `initialize`.
+   */
+  initialized?: { protocolVersion: string; capabilities?: ClientCapabilities; clientInfo?: Implementation };
 }
 
 /** Options of one request that the server sends to the client. */

@@ -6,7 +6,7 @@ import type { Connection } from "./connection.js";
 import { LOG_LEVELS, RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
 import { shapeImplementation } from "./eras/serialize.js";
-import { featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
+import { type Features, featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
 import { errorResponse } from "./jsonrpc.js";
 import type {
@@ -239,21 +239,37 @@ function initialize(core: ServerCore, id: RequestId, params: Params, conn: Conne
       conn.features,
     );
   }
-  const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
-  const f = featuresOf(version);
-  conn.features = f;
-  conn.client = Object.freeze({
-    protocolVersion: version,
-    capabilities: isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {},
-    info: isObject(params.clientInfo) ? (params.clientInfo as unknown as Implementation) : undefined,
-  });
-  conn.serverCapabilities = core.capabilities(f);
-  conn.state = "ready";
+  const f = establish(core, conn, requested, params.capabilities, params.clientInfo);
   const result: { [key: string]: unknown } = {
-    protocolVersion: version,
+    protocolVersion: f.version,
     capabilities: conn.serverCapabilities,
     serverInfo: shapeImplementation(core.info, f),
   };
   if (core.instructions !== undefined) result.instructions = core.instructions;
   return { jsonrpc: "2.0", id, result };
+}
+
+/**
+ * Makes `conn` an initialized connection of the revision negotiated from `requested` (a version
+ * picomcp does not serve through the handshake becomes 2025-11-25). Used by `initialize`, and by
+ * transports that open connections already initialized (stateless HTTP).
+ */
+export function establish(
+  core: ServerCore,
+  conn: Connection,
+  requested: string,
+  capabilities: unknown,
+  clientInfo: unknown,
+): Features {
+  const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
+  const f = featuresOf(version);
+  conn.features = f;
+  conn.client = Object.freeze({
+    protocolVersion: version,
+    capabilities: isObject(capabilities) ? (capabilities as ClientCapabilities) : {},
+    info: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
+  });
+  conn.serverCapabilities = core.capabilities(f);
+  conn.state = "ready";
+  return f;
 }

@@ -276,11 +276,11 @@ class StreamableHttp {
     auth: AuthInfo | undefined,
   ): Promise<Response> {
     // nothing reaches a client outside its own POST without a session
-    const connection = this.#server.connect({ send: () => {}, ...(auth ? { auth } : {}) });
-    if (!init) {
-      const params = { protocolVersion: version ?? BATCH_VERSION, capabilities: {} };
-      await this.#server.handle({ jsonrpc: "2.0", id: 0, method: "initialize", params }, connection);
-    }
+    const connection = this.#server.connect({
+      send: () => {},
+      ...(auth ? { auth } : {}),
+      ...(init ? {} : { initialized: { protocolVersion: version ?? BATCH_VERSION } }),
+    });
     return this.#exchange(connection, undefined, message, request.signal, () => connection.close());
   }
 

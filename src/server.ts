@@ -2,7 +2,7 @@
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
-import { dispatch, type HandleOptions } from "./dispatch.js";
+import { dispatch, establish, type HandleOptions } from "./dispatch.js";
 import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts.js";
 import type { ResourceOptions } from "./resources.js";
 import type { SchemaLike, StandardSchemaV1 } from "./schema.js";
@@ -136,6 +136,8 @@ export class McpServer {
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
     const conn = new Connection(options, (c) => this.#connections.delete(c));
+    const init = options.initialized;
+    if (init) establish(this.#core, conn, init.protocolVersion, init.capabilities, init.clientInfo);
     this.#connections.add(conn);
     return conn;
   }

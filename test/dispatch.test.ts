@@ -453,3 +453,32 @@ describe("handler results that cannot be serialized", () => {
     }
   });
 });
+
+describe("connections opened already initialized", () => {
+  it("serve requests at once, at the given revision", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.tool("v", { run: (_a, ctx) => ctx.client.protocolVersion });
+    const conn = s.connect({
+      send: () => {},
+      initialized: { protocolVersion: "2025-06-18", capabilities: { roots: {} } },
+    });
+    expect(conn.protocolVersion).toBe("2025-06-18");
+    expect(
+      await s.handle({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "v" } }, conn),
+    ).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "2025-06-18" }] },
+    });
+    expect(
+      await s.handle(
+        { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18" } },
+        conn,
+      ),
+    ).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32600, message: "Invalid Request: the connection is already initialized" },
+    });
+  });
+});
