@@ -1,27 +1,17 @@
 /** Turning what handlers return into wire contents and content blocks; `link()`. */
+import { toBase64 } from "./bytes.js";
 import type {
-  Annotations,
   CallToolResult,
   ContentBlock,
   GetPromptResult,
-  Icon,
-  Meta,
   PromptMessage,
   ResourceContents,
+  ResourceDetails,
   ResourceLink,
 } from "./types.js";
 
 /** Options of {@link link}. */
-export interface LinkOptions {
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: Annotations;
-  /** Size in bytes of the raw contents. */
-  size?: number;
-  icons?: Icon[];
-  _meta?: Meta;
-}
+export type LinkOptions = ResourceDetails;
 
 /**
  * A `resource_link` content block: a tool points the model at a resource instead of embedding it.
@@ -29,24 +19,6 @@ export interface LinkOptions {
  */
 export function link(uri: string, name: string, options: LinkOptions = {}): ResourceLink {
   return { type: "resource_link", uri, name, ...options };
-}
-
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/** Base64 of bytes, without any platform API. */
-export function toBase64(bytes: Uint8Array): string {
-  let out = "";
-  const n = bytes.length;
-  let i = 0;
-  for (; i + 2 < n; i += 3) {
-    const v = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += B64[v >> 18]! + B64[(v >> 12) & 63]! + B64[(v >> 6) & 63]! + B64[v & 63]!;
-  }
-  if (i < n) {
-    const v = (bytes[i]! << 16) | ((i + 1 < n ? bytes[i + 1]! : 0) << 8);
-    out += B64[v >> 18]! + B64[(v >> 12) & 63]! + (i + 1 < n ? B64[(v >> 6) & 63]! : "=") + "=";
-  }
-  return out;
 }
 
 function isObject(v: unknown): v is { [key: string]: unknown } {

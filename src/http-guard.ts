@@ -2,6 +2,7 @@
  * The checks a Streamable HTTP request passes before it reaches a session (DNS rebinding, media
  * types, size), and the plain answers: errors with JSON-RPC bodies, JSON answers, CORS.
  */
+import { concatBytes } from "./bytes.js";
 import type { Connection } from "./connection.js";
 import {
   DEFAULT_FEATURES,
@@ -139,22 +140,12 @@ export async function readBody(request: Request, max: number): Promise<BodyResul
     }
     chunks.push(value);
   }
-  const bytes = chunks.length === 1 ? chunks[0]! : concat(chunks, total);
+  const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
   try {
     return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
   } catch {
     return { ok: false, reason: "not-utf8" };
   }
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /** A random id of visible ASCII (lower-case hex) from Web Crypto. */

@@ -7,39 +7,17 @@ import { listResult } from "./pagination.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import type { Completer } from "./prompts.js";
 import { TemplateRouter } from "./template-router.js";
-import type { Annotations, Icon, Meta } from "./types.js";
+import type { Resource, ResourceDetails } from "./types.js";
 import type { UriParams, UriVariableName } from "./uri-params.js";
 import { parseUriTemplate, type UriTemplate } from "./uri-template.js";
 
 /** A concrete resource a template's `list` enumerates. */
-export interface ListedResource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  annotations?: Annotations;
-  size?: number;
-  icons?: Icon[];
-  _meta?: Meta;
-}
+export type ListedResource = Resource;
 
 /** Options of `server.resource(uri, options)`. */
-export interface ResourceOptions<U extends string> {
+export interface ResourceOptions<U extends string> extends ResourceDetails {
   /** Identifier shown to users. Default: the URI. */
   name?: string;
-  /** Display name. */
-  title?: string;
-  /** What the resource holds. */
-  description?: string;
-  /** Content type of what `read` returns. */
-  mimeType?: string;
-  /** `audience`, `priority` and `lastModified` hints. */
-  annotations?: Annotations;
-  /** Size in bytes of the raw contents (static resources). */
-  size?: number;
-  icons?: Icon[];
-  _meta?: Meta;
   /** Path safety for this resource's variables. Default: the server's `pathSafety` (on). */
   pathSafety?: boolean;
   /** Variables exempt from path safety (their values may contain `..`, absolute paths, …). */

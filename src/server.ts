@@ -7,22 +7,10 @@ import { createPromptEntry, type PromptArgument, type PromptOptions } from "./pr
 import type { ResourceOptions } from "./resources.js";
 import type { SchemaLike, StandardSchemaV1 } from "./schema.js";
 import { createToolEntry, type ToolOptions } from "./tools.js";
-import type { Icon, JsonRpcResponse } from "./types.js";
+import type { Implementation, JsonRpcResponse } from "./types.js";
 
 /** Options of `new McpServer(...)`. */
-export interface McpServerOptions {
-  /** The server's programmatic name. */
-  name: string;
-  /** The server's version. */
-  version: string;
-  /** Display name (2025-06-18 and later). */
-  title?: string;
-  /** What the server does (2025-11-25 and later). */
-  description?: string;
-  /** Icons (2025-11-25 and later). */
-  icons?: Icon[];
-  /** The server's website (2025-11-25 and later). */
-  websiteUrl?: string;
+export interface McpServerOptions extends Implementation {
   /** Hints for the model on how to use the server, sent at initialize. */
   instructions?: string;
   /** Items per page of every list result. Default: 100. */
@@ -75,7 +63,7 @@ export class McpServer {
       throw new RangeError("pageSize must be a positive integer");
     this.#bus = options.bus ?? new LocalBus();
     this.#core = new ServerCore({
-      info: info as McpServer["info"],
+      info: info as Implementation,
       instructions: options.instructions,
       pageSize,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
@@ -89,14 +77,7 @@ export class McpServer {
   }
 
   /** The server's name, version and display fields. */
-  get info(): {
-    name: string;
-    version: string;
-    title?: string;
-    description?: string;
-    icons?: Icon[];
-    websiteUrl?: string;
-  } {
+  get info(): Implementation {
     return this.#core.info;
   }
 

@@ -1,4 +1,5 @@
 /** `serveStdio`: newline-delimited JSON-RPC over a byte stream pair (stdin/stdout by default). */
+import { concatBytes } from "./bytes.js";
 import type { Connection } from "./connection.js";
 import { ErrorCode } from "./errors.js";
 import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
@@ -139,7 +140,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       }
       if (nl === -1) break;
       if (!skipping) {
-        const line = pieces.length === 1 ? pieces[0]! : concat(pieces, lineBytes);
+        const line = pieces.length === 1 ? pieces[0]! : concatBytes(pieces, lineBytes);
         pieces = [];
         lineBytes = 0;
         serveLine(line);
@@ -164,7 +165,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const onEndOfInput = () => {
     if (ended || inflight < 0) return;
     if (!skipping && lineBytes > 0) {
-      const line = concat(pieces, lineBytes);
+      const line = concatBytes(pieces, lineBytes);
       pieces = [];
       lineBytes = 0;
       serveLine(line);
@@ -180,16 +181,6 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   stdout.on?.("error", () => connection.close());
   stdin.resume?.();
   return { connection, closed };
-}
-
-function concat(pieces: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** Writes lines in order, waiting for `drain` when the stream says its buffer is full. */

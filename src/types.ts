@@ -58,11 +58,17 @@ export interface Icon {
 
 /** Name and version of a client or server. */
 export interface Implementation {
+  /** The programmatic name. */
   name: string;
+  /** The version. */
   version: string;
+  /** Display name (2025-06-18 and later). */
   title?: string;
+  /** What it does (2025-11-25 and later). */
   description?: string;
+  /** Icons (2025-11-25 and later). */
   icons?: Icon[];
+  /** Its website (2025-11-25 and later). */
   websiteUrl?: string;
 }
 
@@ -100,18 +106,31 @@ export interface AudioContent {
   annotations?: Annotations;
   _meta?: Meta;
 }
-/** A link to a resource, for the client to read when it needs it (2025-06-18 and later). */
-export interface ResourceLink {
-  type: "resource_link";
-  uri: string;
-  name: string;
+/** What describes a resource wherever it appears: in a listing, a link, a registration. */
+export interface ResourceDetails {
+  /** Display name. */
   title?: string;
+  /** What the resource holds. */
   description?: string;
+  /** Content type of the resource. */
   mimeType?: string;
+  /** `audience`, `priority` and `lastModified` hints. */
   annotations?: Annotations;
+  /** Size in bytes of the raw contents. */
   size?: number;
   icons?: Icon[];
   _meta?: Meta;
+}
+
+/** A concrete resource, as `resources/list` shows it. */
+export interface Resource extends ResourceDetails {
+  uri: string;
+  name: string;
+}
+
+/** A link to a resource, for the client to read when it needs it (2025-06-18 and later). */
+export interface ResourceLink extends Resource {
+  type: "resource_link";
 }
 /** Text contents of a resource. */
 export interface TextResourceContents {
