@@ -6,6 +6,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextpr
 import { afterEach, describe, expect, it } from "vitest";
 import { McpServer } from "../src/index.js";
 import { type NodeServer, type ServeOptions, serve } from "../src/node.js";
+import { askFor } from "./sdk-bridge.js";
 
 const running: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -67,18 +68,6 @@ async function start(options: Partial<ServeOptions> = {}) {
   setHttp(http);
   running.push(() => http.close());
   return http;
-}
-
-/** Makes the SDK client ask for `version` at initialize. */
-function askFor(version: string, inner: Transport): Transport {
-  const send = inner.send.bind(inner);
-  inner.send = (message, options) => {
-    if ("method" in message && message.method === "initialize" && message.params) {
-      message = { ...message, params: { ...message.params, protocolVersion: version } };
-    }
-    return send(message, options);
-  };
-  return inner;
 }
 
 async function connect(url: string, version?: string) {

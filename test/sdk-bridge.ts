@@ -56,3 +56,15 @@ export async function sdkClient(
   await client.connect(new BridgeTransport(server, options.version));
   return client;
 }
+
+/** Makes an SDK client transport ask for `version` in initialize (the SDK always asks for its latest). */
+export function askFor<T extends Transport>(version: string, inner: T): T {
+  const send = inner.send.bind(inner);
+  inner.send = (message, options) => {
+    if ("method" in message && message.method === "initialize" && message.params) {
+      message = { ...message, params: { ...message.params, protocolVersion: version } };
+    }
+    return send(message, options);
+  };
+  return inner;
+}

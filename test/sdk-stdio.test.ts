@@ -3,20 +3,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { askFor } from "./sdk-bridge.js";
 
 const example = fileURLToPath(new URL("../build/examples/bookshop.js", import.meta.url));
-
-/** Makes the SDK client ask for `version` in initialize (it always asks for its latest otherwise). */
-function askFor(version: string, inner: Transport): Transport {
-  const send = inner.send.bind(inner);
-  inner.send = (message, options) => {
-    if ("method" in message && message.method === "initialize" && message.params) {
-      message = { ...message, params: { ...message.params, protocolVersion: version } };
-    }
-    return send(message, options);
-  };
-  return inner;
-}
 
 const clients: Client[] = [];
 afterEach(async () => {
