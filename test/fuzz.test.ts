@@ -1,0 +1,192 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createHttpHandler } from "../src/http.js";
+import { McpError, McpServer } from "../src/index.js";
+import { encodeMessage } from "../src/jsonrpc.js";
+
+function server() {
+  const s = new McpServer({ name: "fuzz", version: "1", onError: () => {} });
+  s.tool("echo", {
+    input: { type: "object", properties: { t: { type: "string" } } },
+    run: ({ t }) => String(t),
+  });
+  s.tool("throws", {
+    run: () => {
+      throw new Error("x");
+    },
+  });
+  s.resource("files://{+path}", { read: ({ path }) => path });
+  s.resource("q://s{?a,b}", { read: (p) => p });
+  s.prompt("p", { args: [{ name: "a", required: true }], complete: { a: (v) => [v] }, get: ({ a }) => a });
+  s.prompt("mcp", {
+    get: () => {
+      throw new McpError(-32099, "no");
+    },
+  });
+  return s;
+}
+
+const methods = [
+  "initialize",
+  "ping",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/read",
+  "resources/templates/list",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
+  "notifications/cancelled",
+  "notifications/initialized",
+  "nope",
+];
+
+/** Messages that look like JSON-RPC, with every field sometimes wrong. */
+const message = fc.record(
+  {
+    jsonrpc: fc.oneof(fc.constant("2.0"), fc.jsonValue()),
+    id: fc.oneof(fc.integer(), fc.string(), fc.constant(null), fc.jsonValue()),
+    method: fc.oneof(fc.constantFrom(...methods), fc.jsonValue()),
+    params: fc.oneof(
+      fc.record(
+        {
+          name: fc.oneof(fc.constantFrom("echo", "throws", "p", "mcp", "x"), fc.jsonValue()),
+          uri: fc.oneof(
+            fc.constantFrom("files://a/../../b", "files://%zz", "q://s?b=1&a=%C3%A9", "files://x"),
+            fc.string(),
+            fc.jsonValue(),
+          ),
+          arguments: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue()),
+          cursor: fc.oneof(fc.string(), fc.jsonValue()),
+          level: fc.oneof(fc.constantFrom("debug", "error"), fc.jsonValue()),
+          protocolVersion: fc.oneof(
+            fc.constantFrom("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
+            fc.jsonValue(),
+          ),
+          ref: fc.oneof(
+            fc.record({
+              type: fc.constantFrom("ref/prompt", "ref/resource"),
+              name: fc.string(),
+              uri: fc.string(),
+            }),
+            fc.jsonValue(),
+          ),
+          argument: fc.oneof(fc.record({ name: fc.string(), value: fc.string() }), fc.jsonValue()),
+          requestId: fc.jsonValue(),
+          _meta: fc.oneof(fc.record({ progressToken: fc.oneof(fc.string(), fc.integer()) }), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    ),
+    result: fc.jsonValue(),
+    error: fc.jsonValue(),
+  },
+  { requiredKeys: [] },
+);
+
+const validId = (id: unknown) => typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+
+describe("fuzzing the dispatcher", () => {
+  it("answers every request exactly once, well formed, and never throws", async () => {
+    const s = server();
+    const results = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
+        fc.array(fc.oneof(message, fc.jsonValue()), { maxLength: 20 }),
+        async (version, messages) => {
+          const conn = s.connect({
+            send: (m) => void encodeMessage(m),
+            initialized: { protocolVersion: version },
+          });
+          for (const m of messages) {
+            const answer = await s.handle(m, conn);
+            const asObject =
+              typeof m === "object" && m !== null && !Array.isArray(m)
+                ? (m as { [k: string]: unknown })
+                : undefined;
+            const isNotification =
+              asObject &&
+              asObject.jsonrpc === "2.0" &&
+              typeof asObject.method === "string" &&
+              !("id" in asObject);
+            const isResponse =
+              asObject &&
+              asObject.jsonrpc === "2.0" &&
+              asObject.method === undefined &&
+              "id" in asObject &&
+              ("result" in asObject || "error" in asObject);
+            if (isNotification || isResponse) {
+              expect(answer).toBeUndefined();
+              continue;
+            }
+            expect(answer).toBeDefined();
+            const wire = JSON.parse(encodeMessage(answer!));
+            for (const a of Array.isArray(wire) ? wire : [wire]) {
+              expect(a.jsonrpc).toBe("2.0");
+              expect("result" in a !== "error" in a).toBe(true);
+              if ("error" in a) {
+                expect(Number.isInteger(a.error.code)).toBe(true);
+                expect(typeof a.error.message).toBe("string");
+              }
+            }
+            if (
+              !Array.isArray(wire) &&
+              asObject &&
+              validId(asObject.id) &&
+              asObject.jsonrpc === "2.0" &&
+              typeof asObject.method === "string"
+            ) {
+              expect(wire.id).toBe(asObject.id);
+            }
+          }
+          conn.close();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("fuzzing the HTTP handler", () => {
+  it("answers any body with a 2xx or 4xx and a JSON-RPC body, never a 5xx", async () => {
+    const handler = createHttpHandler(server(), { sessions: false });
+    const body = fc.oneof(
+      fc.string(),
+      message.map((m) => JSON.stringify(m)),
+      fc.array(message).map((m) => JSON.stringify(m)),
+      fc.uint8Array().map((b) => Buffer.from(b).toString("latin1")),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        body,
+        fc.constantFrom("2025-03-26", "2025-06-18", "2025-11-25", "junk", ""),
+        async (text, version) => {
+          const headers: Record<string, string> = {
+            host: "127.0.0.1:3000",
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          };
+          if (version) headers["mcp-protocol-version"] = version;
+          const res = await handler(
+            new Request("http://127.0.0.1:3000/mcp", { method: "POST", headers, body: text }),
+          );
+          expect(res.status < 500, `${res.status} for ${text.slice(0, 80)}`).toBe(true);
+          if (res.status !== 202) {
+            const type = res.headers.get("content-type") ?? "";
+            const payload = await res.text();
+            if (type.startsWith("application/json")) expect(() => JSON.parse(payload)).not.toThrow();
+            else expect(type).toBe("text/event-stream");
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    handler.close();
+  });
+});
