@@ -7,6 +7,7 @@ import { Registry } from "./registry.js";
 import { listResources, listResourceTemplates, ResourceRegistry, readResource } from "./resources.js";
 import { callTool, listTools, type ToolEntry } from "./tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
+import type { UriTemplateLimits } from "./uri-template.js";
 
 type Params = { [key: string]: unknown };
 
@@ -24,6 +25,7 @@ export interface CoreOptions {
   requestTimeoutMs: number;
   experimental: { [key: string]: object } | undefined;
   pathSafety: boolean;
+  uriTemplateLimits: UriTemplateLimits;
   onError: (error: unknown, info: ErrorInfo) => void;
   onListChanged: (kind: "tools" | "resources" | "prompts") => void;
 }
@@ -47,7 +49,11 @@ export class ServerCore {
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.tools = new Registry("tool", () => options.onListChanged("tools"));
     this.prompts = new Registry("prompt", () => options.onListChanged("prompts"));
-    this.resources = new ResourceRegistry(() => options.onListChanged("resources"), options.pathSafety);
+    this.resources = new ResourceRegistry(
+      () => options.onListChanged("resources"),
+      options.pathSafety,
+      options.uriTemplateLimits,
+    );
   }
 
   /** The capabilities to declare: derived from what is registered. */

@@ -9,7 +9,7 @@ import type { Completer } from "./prompts.js";
 import { TemplateRouter } from "./template-router.js";
 import type { Resource, ResourceDetails } from "./types.js";
 import type { UriParams, UriVariableName } from "./uri-params.js";
-import { parseUriTemplate, type UriTemplate } from "./uri-template.js";
+import { parseUriTemplate, type UriTemplate, type UriTemplateLimits } from "./uri-template.js";
 
 /** A concrete resource a template's `list` enumerates. */
 export type ListedResource = Resource;
@@ -51,16 +51,18 @@ export class ResourceRegistry {
   #templateList: ResourceEntry[] | undefined;
   readonly #onChange: () => void;
   readonly #pathSafety: boolean;
+  readonly #limits: UriTemplateLimits;
 
-  constructor(onChange: () => void, pathSafety = true) {
+  constructor(onChange: () => void, pathSafety = true, limits: UriTemplateLimits = {}) {
     this.#onChange = onChange;
     this.#pathSafety = pathSafety;
+    this.#limits = limits;
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("A resource needs a non-empty URI");
     if (typeof options?.read !== "function") throw new TypeError(`Resource ${uri} needs a read function`);
-    const parsed = parseUriTemplate(uri);
+    const parsed = parseUriTemplate(uri, this.#limits);
     const template = parsed.isTemplate ? parsed : undefined;
     const table = template ? this.#templates : this.#statics;
     if (table.has(uri))

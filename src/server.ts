@@ -8,6 +8,7 @@ import type { ResourceOptions } from "./resources.js";
 import type { SchemaLike, StandardSchemaV1 } from "./schema.js";
 import { createToolEntry, type ToolOptions } from "./tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
+import type { UriTemplateLimits } from "./uri-template.js";
 
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
@@ -23,6 +24,8 @@ export interface McpServerOptions extends Implementation {
    * can turn it off (`pathSafety: false`) or exempt variables (`unsafe: ["path"]`). Default: true.
    */
   pathSafety?: boolean;
+  /** Limits of resource URI templates: `maxTemplateLength` (1024), `maxVariables` (32), `maxUriLength` (8192). */
+  uriTemplateLimits?: UriTemplateLimits;
   /** Experimental capabilities, declared as given. */
   experimental?: { [key: string]: object };
   /** Receives every unexpected error of a handler (the client only sees "Internal error"). Default: logs to `console.error`. */
@@ -69,6 +72,7 @@ export class McpServer {
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       experimental: options.experimental,
       pathSafety: options.pathSafety ?? true,
+      uriTemplateLimits: options.uriTemplateLimits ?? {},
       onError:
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       onListChanged: (kind) => this.#listChanged(kind),

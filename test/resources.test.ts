@@ -505,3 +505,19 @@ describe("through the official SDK client", () => {
     ]);
   });
 });
+
+describe("template limits", () => {
+  it("applies the server's limits at registration and to URIs", async () => {
+    const s = new McpServer({
+      name: "t",
+      version: "1",
+      uriTemplateLimits: { maxTemplateLength: 20, maxVariables: 1, maxUriLength: 30 },
+    });
+    expect(() => s.resource("x://{a}/{b}", { read: () => "" })).toThrow(/variables/);
+    expect(() => s.resource(`x://${"a".repeat(30)}/{a}`, { read: () => "" })).toThrow(/long/);
+    s.resource("x://{+a}", { read: ({ a }) => a });
+    const client = await connect(s);
+    expect((await client.readResource("x://short")).contents[0]).toMatchObject({ text: "short" });
+    await expect(client.readResource(`x://${"y".repeat(40)}`)).rejects.toMatchObject({ code: -32002 });
+  });
+});
