@@ -1,0 +1,13 @@
+// The server every runtime check serves. Uses no Node API.
+
+import { McpServer } from "../../dist/index.js";
+
+export const server = new McpServer({ name: "portable", version: "1.0.0" });
+server.tool("slow_count", {
+  input: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  run: async ({ n }, ctx) => {
+    for (let i = 1; i <= n; i++) ctx.progress(i, n);
+    return `counted to ${n}`;
+  },
+});
+server.resource("files://{+path}", { read: ({ path }) => new TextEncoder().encode(path) });
