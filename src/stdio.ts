@@ -74,6 +74,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   let skipping = false;
   let inflight = 0;
   let ended = false;
+  let finished = false;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
 
@@ -151,9 +152,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   const maybeFinish = () => {
-    if (!ended || inflight > 0) return;
-    ended = false;
-    inflight = -1; // finish once
+    if (!ended || inflight > 0 || finished) return;
+    finished = true;
     writer.flush().then(() => {
       connection.close();
       restoreConsole();
@@ -163,7 +163,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   const onEndOfInput = () => {
-    if (ended || inflight < 0) return;
+    if (ended) return;
     if (!skipping && lineBytes > 0) {
       const line = concatBytes(pieces, lineBytes);
       pieces = [];

@@ -68,7 +68,7 @@ export interface TestClient {
     context?: { arguments?: { [key: string]: string } },
   ): Promise<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>;
   setLogLevel(level: LoggingLevel): Promise<void>;
-  /** Resolves with the next notification of `method` (one already received counts if `fromStart`). */
+  /** Resolves with the next notification of `method` that arrives (earlier ones are in `notifications`). */
   waitForNotification(method: string): Promise<JsonRpcNotification>;
   /** Closes the connection. */
   close(): void;

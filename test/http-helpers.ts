@@ -1,4 +1,5 @@
 // Helpers of the Streamable HTTP tests: raw requests to a fetch handler, and an SSE reader.
+import { afterEach } from "vitest";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../src/http.js";
 import { McpServer } from "../src/index.js";
 
@@ -158,3 +159,16 @@ export const messagesOf = (events: SseEvent[]) =>
   events.filter((e) => e.data !== "").map((e) => JSON.parse(e.data));
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A `testServer` factory for one test file: every handler it made is closed after each test. */
+export function useTestServers() {
+  const handlers: HttpHandler[] = [];
+  afterEach(() => {
+    for (const h of handlers.splice(0)) h.close();
+  });
+  return (options: HttpHandlerOptions = {}) => {
+    const t = testServer(options);
+    handlers.push(t.handler);
+    return t;
+  };
+}

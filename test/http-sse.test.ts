@@ -1,5 +1,5 @@
 // Streamable HTTP, exact wire: SSE answers, the GET stream, resumability, disconnects, slow readers.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HttpHandler } from "../src/http.js";
 import {
   call,
@@ -9,18 +9,10 @@ import {
   readEvents,
   request,
   sleep,
-  testServer,
+  useTestServers,
 } from "./http-helpers.js";
 
-const handlers: HttpHandler[] = [];
-afterEach(() => {
-  for (const h of handlers.splice(0)) h.close();
-});
-function setup(options: Parameters<typeof testServer>[0] = {}) {
-  const t = testServer(options);
-  handlers.push(t.handler);
-  return t;
-}
+const setup = useTestServers();
 const getStream = (handler: HttpHandler, sid: string, extra: { [k: string]: string } = {}) =>
   request(handler, "GET", { accept: "text/event-stream", "mcp-session-id": sid, ...extra });
 const log = (data: string) =>

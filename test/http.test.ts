@@ -1,18 +1,10 @@
 // Streamable HTTP, exact wire: every status and error body of POST, GET, DELETE, guards, sessions, stateless mode.
-import { afterEach, describe, expect, it } from "vitest";
-import { createHttpHandler, type HttpHandler } from "../src/http.js";
+import { describe, expect, it } from "vitest";
+import { createHttpHandler } from "../src/http.js";
 import { McpServer } from "../src/index.js";
-import { call, initBody, initialize, post, request, sleep, testServer } from "./http-helpers.js";
+import { call, initBody, initialize, post, request, sleep, useTestServers } from "./http-helpers.js";
 
-const handlers: HttpHandler[] = [];
-afterEach(() => {
-  for (const h of handlers.splice(0)) h.close();
-});
-function setup(options: Parameters<typeof testServer>[0] = {}) {
-  const t = testServer(options);
-  handlers.push(t.handler);
-  return t;
-}
+const setup = useTestServers();
 
 const error = (code: number, message: string, extra: object = {}) => ({
   jsonrpc: "2.0",
