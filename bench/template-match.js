@@ -1,8 +1,8 @@
 // TemplateRouter lookup cost as the number of registered templates grows.
 // Run after `npm run build`: `node bench/template-match.js`, or call `benchTemplates()` from bench/run.js.
 import { pathToFileURL } from "node:url";
-import { TemplateRouter } from "../dist/template-router.js";
-import { parseUriTemplate } from "../dist/uri-template.js";
+import { TemplateRouter } from "../dist/resources/router.js";
+import { parseUriTemplate } from "../dist/resources/template.js";
 
 const SIZES = [10, 100, 1000, 5000];
 const SHAPES = [

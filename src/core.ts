@@ -1,13 +1,19 @@
 /** The server's state behind the registration API: registries, options, capabilities, method bodies. */
-import { complete } from "./completion.js";
+
 import type { RequestContext } from "./context.js";
 import type { Features } from "./eras/versions.js";
-import { getPrompt, listPrompts, type PromptEntry } from "./prompts.js";
+import { complete } from "./prompts/completion.js";
+import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
 import { Registry } from "./registry.js";
-import { listResources, listResourceTemplates, ResourceRegistry, readResource } from "./resources.js";
-import { callTool, listTools, type ToolEntry } from "./tools.js";
+import {
+  listResources,
+  listResourceTemplates,
+  ResourceRegistry,
+  readResource,
+} from "./resources/resources.js";
+import type { UriTemplateLimits } from "./resources/template.js";
+import { callTool, listTools, type ToolEntry } from "./tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
-import type { UriTemplateLimits } from "./uri-template.js";
 
 type Params = { [key: string]: unknown };
 

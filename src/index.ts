@@ -26,17 +26,17 @@ export {
 } from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
-export { isUnsafePathValue, PathEscapeError, safeJoin } from "./path-safety.js";
-export type { Completer, CompletionAnswer, PromptArgument, PromptOptions } from "./prompts.js";
-export type { ListedResource, ResourceOptions } from "./resources.js";
-export { McpServer, type McpServerOptions, type Registration } from "./server.js";
-export type { ToolOptions } from "./tools.js";
-export type * from "./types.js";
-export type { LooseUriParams, UriParams, UriVariableName } from "./uri-params.js";
+export type { Completer, CompletionAnswer, PromptArgument, PromptOptions } from "./prompts/prompts.js";
+export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";
+export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-safety.js";
+export type { ListedResource, ResourceOptions } from "./resources/resources.js";
 export {
   parseUriTemplate,
   type UriTemplate,
   UriTemplateError,
   type UriTemplateLimits,
   type UriValues,
-} from "./uri-template.js";
+} from "./resources/template.js";
+export { McpServer, type McpServerOptions, type Registration } from "./server.js";
+export type { ToolOptions } from "./tools/tools.js";
+export type * from "./types.js";

@@ -3,12 +3,12 @@ import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions } from "./dispatch.js";
-import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts.js";
-import type { ResourceOptions } from "./resources.js";
-import type { SchemaLike, StandardSchemaV1 } from "./schema.js";
-import { createToolEntry, type ToolOptions } from "./tools.js";
+import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
+import type { ResourceOptions } from "./resources/resources.js";
+import type { UriTemplateLimits } from "./resources/template.js";
+import type { SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
+import { createToolEntry, type ToolOptions } from "./tools/tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
-import type { UriTemplateLimits } from "./uri-template.js";
 
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createHttpHandler } from "../src/http.js";
+import { createHttpHandler } from "../src/http/index.js";
 import { McpError, McpServer } from "../src/index.js";
 import { encodeMessage } from "../src/jsonrpc.js";
 

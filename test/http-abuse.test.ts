@@ -6,8 +6,8 @@ import { type Socket, connect as tcpConnect } from "node:net";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NodeServer, serve } from "../src/http/node.js";
 import { McpServer } from "../src/index.js";
-import { type NodeServer, serve } from "../src/node.js";
 import { call, initBody } from "./http-helpers.js";
 
 const HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json" };

@@ -1,6 +1,6 @@
 // Helpers of the Streamable HTTP tests: raw requests to a fetch handler, and an SSE reader.
 import { afterEach } from "vitest";
-import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../src/http.js";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../src/http/index.js";
 import { McpServer } from "../src/index.js";
 
 export const URL_ = "http://127.0.0.1:3000/mcp";

@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { type NodeServer, type ServeOptions, serve } from "../src/http/node.js";
 import { McpServer } from "../src/index.js";
-import { type NodeServer, type ServeOptions, serve } from "../src/node.js";
 import { askFor } from "./sdk-bridge.js";
 
 const running: (() => Promise<void>)[] = [];

@@ -1,6 +1,6 @@
 // Streamable HTTP, exact wire: SSE answers, the GET stream, resumability, disconnects, slow readers.
 import { describe, expect, it } from "vitest";
-import type { HttpHandler } from "../src/http.js";
+import type { HttpHandler } from "../src/http/index.js";
 import {
   call,
   initialize,

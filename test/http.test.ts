@@ -1,6 +1,6 @@
 // Streamable HTTP, exact wire: every status and error body of POST, GET, DELETE, guards, sessions, stateless mode.
 import { describe, expect, it } from "vitest";
-import { createHttpHandler } from "../src/http.js";
+import { createHttpHandler } from "../src/http/index.js";
 import { McpServer } from "../src/index.js";
 import { call, initBody, initialize, post, request, sleep, useTestServers } from "./http-helpers.js";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RequestContext } from "../src/context.js";
 import { featuresOf } from "../src/eras/versions.js";
 import { isUnsafePathValue, McpError, McpServer } from "../src/index.js";
-import { ResourceRegistry, readResource } from "../src/resources.js";
+import { ResourceRegistry, readResource } from "../src/resources/resources.js";
 import { connect } from "../src/testing.js";
 import { rawPeer, tick } from "./helpers.js";
 import { sdkClient } from "./sdk-bridge.js";

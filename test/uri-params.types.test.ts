@@ -3,7 +3,7 @@
  * table is walked at type level: every row's `expected` must have exactly the shape `UriParams` gives.
  */
 import { describe, expectTypeOf, it } from "vitest";
-import type { LooseUriParams, UriParams, UriVariableName } from "../src/uri-params.js";
+import type { LooseUriParams, UriParams, UriVariableName } from "../src/resources/params.js";
 import type { templateCases } from "./template-cases.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

@@ -1,5 +1,5 @@
 // Runs the checks in-process, on whatever runtime runs this file (Node, Deno, Bun). Prints "portable: ok".
-import { createHttpHandler } from "../../dist/http.js";
+import { createHttpHandler } from "../../dist/http/index.js";
 import { runChecks } from "./checks.js";
 import { server } from "./server.js";
 

@@ -1,5 +1,5 @@
 // A Cloudflare Worker serving the runtime-check server (run by workerd in test/runtimes.test.ts).
-import { createHttpHandler } from "../../dist/http.js";
+import { createHttpHandler } from "../../dist/http/index.js";
 import { server } from "./server.js";
 
 const handle = createHttpHandler(server);

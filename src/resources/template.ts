@@ -36,18 +36,12 @@
  * `percent.ts` encodes and decodes.
  */
 import { charTable } from "./percent.js";
-import { compileScanner, type Expr, fail, type UriOperator } from "./uri-template-compile.js";
-import {
-  expandUri,
-  matchUri,
-  type Scanner,
-  type UriExpandValues,
-  type UriValues,
-} from "./uri-template-scan.js";
+import { compileScanner, type Expr, fail, type UriOperator } from "./template-compile.js";
+import { expandUri, matchUri, type Scanner, type UriExpandValues, type UriValues } from "./template-scan.js";
 
-export type { UriOperator } from "./uri-template-compile.js";
-export { UriTemplateError } from "./uri-template-compile.js";
-export type { UriExpandValues, UriValues } from "./uri-template-scan.js";
+export type { UriOperator } from "./template-compile.js";
+export { UriTemplateError } from "./template-compile.js";
+export type { UriExpandValues, UriValues } from "./template-scan.js";
 
 /** Limits applied by {@link parseUriTemplate}; every field is optional. */
 export interface UriTemplateLimits {

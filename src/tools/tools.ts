@@ -1,18 +1,18 @@
 /** The tool registry and the `tools/list` and `tools/call` methods. */
-import { toCallToolResult } from "./content.js";
-import type { Context, RequestContext } from "./context.js";
-import { listingFor, shapeCallToolResult } from "./eras/serialize.js";
-import { ErrorCode, McpError } from "./errors.js";
-import { listResult } from "./pagination.js";
-import type { Registry } from "./registry.js";
+import { toCallToolResult } from "../content.js";
+import type { Context, RequestContext } from "../context.js";
+import { listingFor, shapeCallToolResult } from "../eras/serialize.js";
+import { ErrorCode, McpError } from "../errors.js";
+import { listResult } from "../pagination.js";
+import type { Registry } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
   formatIssues,
   type InferOutput,
   type SchemaLike,
-} from "./schema.js";
-import type { CallToolResult, Icon, Meta, ToolAnnotations } from "./types.js";
+} from "../schema/schema.js";
+import type { CallToolResult, Icon, Meta, ToolAnnotations } from "../types.js";
 
 /** Options of `server.tool(name, options)`. */
 export interface ToolOptions<

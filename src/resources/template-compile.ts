@@ -14,7 +14,7 @@ import {
   SLOT,
   type Step,
   type Tok,
-} from "./uri-template-scan.js";
+} from "./template-scan.js";
 
 /** An RFC 6570 operator; `""` is simple string expansion. */
 export type UriOperator = "" | "+" | "#" | "." | "/" | ";" | "?" | "&";

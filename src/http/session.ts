@@ -1,8 +1,8 @@
 /** Streamable HTTP sessions: their resumable SSE streams, and the table that expires and caps them. */
-import type { Connection } from "./connection.js";
+import type { Connection } from "../connection.js";
+import type { RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 import type { SseWriter } from "./sse.js";
-import type { RequestId } from "./types.js";
 
 /** Runs a store call that may be async without letting its failure escape. */
 function quietly(result: void | Promise<void>): void {

@@ -1,13 +1,13 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
-import type { Connection } from "./connection.js";
-import { DEFAULT_FEATURES } from "./eras/versions.js";
+import type { Connection } from "../connection.js";
+import { DEFAULT_FEATURES } from "../eras/versions.js";
+import { encodeMessage, expectsAnswer } from "../jsonrpc.js";
+import type { McpServer } from "../server.js";
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
-import { answerResponse, randomId } from "./http-guard.js";
-import { EventStream, type Exchange, type Session } from "./http-session.js";
-import { encodeMessage, expectsAnswer } from "./jsonrpc.js";
-import type { McpServer } from "./server.js";
+import { answerResponse, randomId } from "./guard.js";
+import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "./types.js";
 
 /** What {@link serveExchange} needs from the handler. */
 export interface ExchangeOptions {

@@ -1,13 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { templateCases } from "../test/template-cases.js";
-import { ErrorCode, McpError } from "./errors.js";
-import {
-  parseUriTemplate,
-  type UriExpandValues,
-  type UriTemplate,
-  UriTemplateError,
-} from "./uri-template.js";
+import { templateCases } from "../../test/template-cases.js";
+import { ErrorCode, McpError } from "../errors.js";
+import { parseUriTemplate, type UriExpandValues, type UriTemplate, UriTemplateError } from "./template.js";
 
 /** `match`'s result has a null prototype; compare its plain copy so that toStrictEqual checks every key. */
 const plain = (v: object | null) => (v === null ? null : { ...v });

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { traversalCorpus } from "../test/traversal-corpus.js";
-import { ErrorCode, McpError } from "./errors.js";
+import { traversalCorpus } from "../../test/traversal-corpus.js";
+import { ErrorCode, McpError } from "../errors.js";
 import { isUnsafePathValue, PathEscapeError, safeJoin } from "./path-safety.js";
-import { parseUriTemplate } from "./uri-template.js";
+import { parseUriTemplate } from "./template.js";
 
 describe("isUnsafePathValue", () => {
   it.each([

@@ -1,10 +1,10 @@
 /** The prompt registry and the `prompts/list` and `prompts/get` methods. */
-import { toPromptResult } from "./content.js";
-import type { Context, RequestContext } from "./context.js";
-import { listingFor, shapeMessages } from "./eras/serialize.js";
-import { ErrorCode, McpError } from "./errors.js";
-import { listResult } from "./pagination.js";
-import type { Registry } from "./registry.js";
+import { toPromptResult } from "../content.js";
+import type { Context, RequestContext } from "../context.js";
+import { listingFor, shapeMessages } from "../eras/serialize.js";
+import { ErrorCode, McpError } from "../errors.js";
+import { listResult } from "../pagination.js";
+import type { Registry } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -12,8 +12,8 @@ import {
   type InferOutput,
   isStandardSchema,
   type StandardSchemaV1,
-} from "./schema.js";
-import type { Icon, Meta } from "./types.js";
+} from "../schema/schema.js";
+import type { Icon, Meta } from "../types.js";
 
 /** One argument of a prompt, for the list form of `args`. */
 export interface PromptArgument {

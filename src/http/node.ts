@@ -7,9 +7,9 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./http.js";
-import { LOOPBACK_HOSTS } from "./http-guard.js";
-import type { McpServer } from "./server.js";
+import type { McpServer } from "../server.js";
+import { LOOPBACK_HOSTS } from "./guard.js";
+import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
 export interface ServeOptions extends HttpHandlerOptions {

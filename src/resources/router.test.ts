@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TemplateRouter } from "./template-router.js";
-import { parseUriTemplate, type UriTemplate } from "./uri-template.js";
+import { TemplateRouter } from "./router.js";
+import { parseUriTemplate, type UriTemplate } from "./template.js";
 
 function routerOf(...templates: string[]): TemplateRouter<string> {
   const router = new TemplateRouter<string>();

@@ -2,7 +2,7 @@
  * Percent-encoding for URI templates: which ASCII characters a value may keep as they are, encoding
  * everything else, and decoding exactly once. A leaf: it knows nothing of templates.
  */
-import { ErrorCode, McpError } from "./errors.js";
+import { ErrorCode, McpError } from "../errors.js";
 
 /** A 128-entry table with 1 at the char code of each character of `chars`. */
 export function charTable(chars: string): Uint8Array {

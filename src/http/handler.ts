@@ -1,12 +1,12 @@
-/**
- * Streamable HTTP on web standards (`Request`, `Response`, `ReadableStream`, Web Crypto): one
- * `(request) => Promise<Response>` that runs unchanged on Node, Deno, Bun and Workers.
- */
-import type { AuthInfo, Connection } from "./connection.js";
-import { featuresOf, isLegacyVersion } from "./eras/versions.js";
-import { ErrorCode } from "./errors.js";
+/** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
+import type { AuthInfo, Connection } from "../connection.js";
+import { featuresOf, isLegacyVersion } from "../eras/versions.js";
+import { ErrorCode } from "../errors.js";
+import { parseErrorResponse } from "../jsonrpc.js";
+import type { McpServer } from "../server.js";
+import type { RequestId } from "../types.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { encode, serveExchange } from "./http-exchange.js";
+import { encode, serveExchange } from "./exchange.js";
 import {
   accepts,
   hostAllowed,
@@ -24,79 +24,12 @@ import {
   unsupportedVersion,
   versionFeatures,
   withCors,
-} from "./http-guard.js";
-import { EventStream, Session, SessionTable } from "./http-session.js";
-import { parseErrorResponse } from "./jsonrpc.js";
-import type { McpServer } from "./server.js";
+} from "./guard.js";
+import type { HttpHandlerOptions } from "./options.js";
+import { EventStream, Session, SessionTable } from "./session.js";
 import { SSE_HEADERS, SseWriter } from "./sse.js";
-import type { RequestId } from "./types.js";
-
-export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
-export { MemoryEventStore } from "./event-store.js";
-
-/** Options of {@link createHttpHandler}. */
-export interface HttpHandlerOptions {
-  /** Sessions (`Mcp-Session-Id`, the GET stream, resumability); `false` serves every POST on its own (stateless). Default: true. */
-  sessions?: boolean;
-  /** Milliseconds a session may sit idle (no request in flight, no stream open) before it ends. Default: 1800000 (30 min). */
-  sessionIdleMs?: number;
-  /** Most live sessions; at the cap the least recently used idle one ends, and if all are busy a new client gets 503. Default: 10000. */
-  maxSessions?: number;
-  /** `Host` values served: a name (any port) or `name:port`; `"*"` turns the check off. Default: localhost, 127.0.0.1, [::1]. */
-  allowedHosts?: readonly string[] | "*";
-  /** Browser origins allowed (`scheme://host[:port]`), or `"*"`. Default: origins whose host passes `allowedHosts`. */
-  allowedOrigins?: readonly string[] | "*";
-  /** Largest request body in bytes; a larger one gets 413. Default: 4194304 (4 MiB). */
-  maxBodyBytes?: number;
-  /** Keeps SSE events so a client can resume with `Last-Event-ID`; `false` turns that off. Default: a `MemoryEventStore`. */
-  eventStore?: EventStore | false;
-  /** The `retry:` (ms) sent with priming events and when the server closes a stream early. Default: 1000. */
-  retryMs?: number;
-  /** Milliseconds of silence on an SSE stream before a keep-alive comment. Default: 15000. */
-  keepAliveMs?: number;
-  /** Bytes queued for an SSE client that is not reading before it is dropped as gone. Default: 8388608 (8 MiB). */
-  maxBufferedBytes?: number;
-  /** Verifies credentials: return the caller's `AuthInfo` (it becomes `ctx.auth`), nothing, or a `Response` to answer with (a 401). Default: none. */
-  authenticate?: (
-    request: Request,
-  ) => AuthInfo | Response | undefined | Promise<AuthInfo | Response | undefined>;
-}
-
-/** What {@link createHttpHandler} returns: the fetch handler, plus session controls. */
-export interface HttpHandler {
-  (request: Request): Promise<Response>;
-  /**
-   * Closes the SSE connection of a request in flight without ending its stream (with a `retry:`
-   * hint); the client resumes with GET and `Last-Event-ID` and still gets the result. Pass the
-   * handler's `ctx`. False when the request is unknown or its stream cannot be resumed.
-   */
-  closeSseStream(target: { sessionId: string; requestId: RequestId }): boolean;
-  /** Closes a session's GET stream (the client reconnects to it). False when none is open. */
-  closeStandaloneStream(sessionId: string): boolean;
-  /** Live sessions. */
-  readonly sessionCount: number;
-  /** Ends every session and stream, and stops the timer. */
-  close(): void;
-}
 
 const BATCH_VERSION = "2025-03-26";
-
-/**
- * Serves `server` over Streamable HTTP: POST answers with JSON, or with SSE when the handler sends
- * progress, logs or requests first; GET opens a session's stream; DELETE ends a session.
- * @example
- * const handle = createHttpHandler(server);
- * export default { fetch: handle };
- */
-export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
-  const http = new StreamableHttp(server, options);
-  const handler = ((request: Request) => http.handle(request)) as HttpHandler;
-  handler.closeSseStream = (target) => http.closeSseStream(target);
-  handler.closeStandaloneStream = (id) => http.closeStandaloneStream(id);
-  handler.close = () => http.close();
-  Object.defineProperty(handler, "sessionCount", { get: () => http.sessionCount });
-  return handler;
-}
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -107,7 +40,8 @@ function positive(n: number, name: string): number {
   return n;
 }
 
-class StreamableHttp {
+/** @internal */
+export class StreamableHttp {
   readonly #server: McpServer;
   readonly #o: HttpHandlerOptions;
   readonly #table: SessionTable | undefined;

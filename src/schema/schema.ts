@@ -3,8 +3,9 @@
  * its JSON Schema (zod 4, arktype, valibot through `toStandardJsonSchema`), validated by its own library,
  * or a plain JSON Schema object, listed as given and validated by `./json-schema.ts`.
  */
+
+import type { JsonObject } from "../types.js";
 import { compileJsonSchema, formatPath, type JsonSchemaObject, type SchemaIssue } from "./json-schema.js";
-import type { JsonObject } from "./types.js";
 
 export type { JsonSchemaObject, SchemaIssue };
 

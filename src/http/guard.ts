@@ -2,18 +2,18 @@
  * The checks a Streamable HTTP request passes before it reaches a session (DNS rebinding, media
  * types, size), and the plain answers: errors with JSON-RPC bodies, JSON answers, CORS.
  */
-import { concatBytes } from "./bytes.js";
-import type { Connection } from "./connection.js";
+import { concatBytes } from "../bytes.js";
+import type { Connection } from "../connection.js";
 import {
   DEFAULT_FEATURES,
   type Features,
   featuresOf,
   isLegacyVersion,
   LEGACY_VERSIONS,
-} from "./eras/versions.js";
-import { ErrorCode } from "./errors.js";
-import { encodeMessage, errorResponse } from "./jsonrpc.js";
-import type { JsonRpcResponse } from "./types.js";
+} from "../eras/versions.js";
+import { ErrorCode } from "../errors.js";
+import { encodeMessage, errorResponse } from "../jsonrpc.js";
+import type { JsonRpcResponse } from "../types.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;

@@ -1,5 +1,5 @@
 /** An index of many URI templates that finds the one serving a URI without trying them all. */
-import type { UriTemplate, UriValues } from "./uri-template.js";
+import type { UriTemplate, UriValues } from "./template.js";
 
 /** A successful {@link TemplateRouter.match}. */
 export interface TemplateMatch<V> {

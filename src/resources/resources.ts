@@ -1,15 +1,15 @@
 /** The resource registry and the `resources/*` methods. */
-import { toResourceContents } from "./content.js";
-import type { RequestContext, ResourceContext } from "./context.js";
-import { listingFor, shapePrimitive } from "./eras/serialize.js";
-import { ErrorCode, McpError } from "./errors.js";
-import { listResult } from "./pagination.js";
+import { toResourceContents } from "../content.js";
+import type { RequestContext, ResourceContext } from "../context.js";
+import { listingFor, shapePrimitive } from "../eras/serialize.js";
+import { ErrorCode, McpError } from "../errors.js";
+import { listResult } from "../pagination.js";
+import type { Completer } from "../prompts/prompts.js";
+import type { Resource, ResourceDetails } from "../types.js";
+import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
-import type { Completer } from "./prompts.js";
-import { TemplateRouter } from "./template-router.js";
-import type { Resource, ResourceDetails } from "./types.js";
-import type { UriParams, UriVariableName } from "./uri-params.js";
-import { parseUriTemplate, type UriTemplate, type UriTemplateLimits } from "./uri-template.js";
+import { TemplateRouter } from "./router.js";
+import { parseUriTemplate, type UriTemplate, type UriTemplateLimits } from "./template.js";
 
 /** A concrete resource a template's `list` enumerates. */
 export type ListedResource = Resource;

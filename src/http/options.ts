@@ -1,0 +1,49 @@
+/** The options of the Streamable HTTP handler, and what it returns. */
+import type { AuthInfo } from "../connection.js";
+import type { RequestId } from "../types.js";
+import type { EventStore } from "./event-store.js";
+
+/** Options of {@link createHttpHandler}. */
+export interface HttpHandlerOptions {
+  /** Sessions (`Mcp-Session-Id`, the GET stream, resumability); `false` serves every POST on its own (stateless). Default: true. */
+  sessions?: boolean;
+  /** Milliseconds a session may sit idle (no request in flight, no stream open) before it ends. Default: 1800000 (30 min). */
+  sessionIdleMs?: number;
+  /** Most live sessions; at the cap the least recently used idle one ends, and if all are busy a new client gets 503. Default: 10000. */
+  maxSessions?: number;
+  /** `Host` values served: a name (any port) or `name:port`; `"*"` turns the check off. Default: localhost, 127.0.0.1, [::1]. */
+  allowedHosts?: readonly string[] | "*";
+  /** Browser origins allowed (`scheme://host[:port]`), or `"*"`. Default: origins whose host passes `allowedHosts`. */
+  allowedOrigins?: readonly string[] | "*";
+  /** Largest request body in bytes; a larger one gets 413. Default: 4194304 (4 MiB). */
+  maxBodyBytes?: number;
+  /** Keeps SSE events so a client can resume with `Last-Event-ID`; `false` turns that off. Default: a `MemoryEventStore`. */
+  eventStore?: EventStore | false;
+  /** The `retry:` (ms) sent with priming events and when the server closes a stream early. Default: 1000. */
+  retryMs?: number;
+  /** Milliseconds of silence on an SSE stream before a keep-alive comment. Default: 15000. */
+  keepAliveMs?: number;
+  /** Bytes queued for an SSE client that is not reading before it is dropped as gone. Default: 8388608 (8 MiB). */
+  maxBufferedBytes?: number;
+  /** Verifies credentials: return the caller's `AuthInfo` (it becomes `ctx.auth`), nothing, or a `Response` to answer with (a 401). Default: none. */
+  authenticate?: (
+    request: Request,
+  ) => AuthInfo | Response | undefined | Promise<AuthInfo | Response | undefined>;
+}
+
+/** What {@link createHttpHandler} returns: the fetch handler, plus session controls. */
+export interface HttpHandler {
+  (request: Request): Promise<Response>;
+  /**
+   * Closes the SSE connection of a request in flight without ending its stream (with a `retry:`
+   * hint); the client resumes with GET and `Last-Event-ID` and still gets the result. Pass the
+   * handler's `ctx`. False when the request is unknown or its stream cannot be resumed.
+   */
+  closeSseStream(target: { sessionId: string; requestId: RequestId }): boolean;
+  /** Closes a session's GET stream (the client reconnects to it). False when none is open. */
+  closeStandaloneStream(sessionId: string): boolean;
+  /** Live sessions. */
+  readonly sessionCount: number;
+  /** Ends every session and stream, and stops the timer. */
+  close(): void;
+}
