@@ -275,3 +275,13 @@ function toElicitResult(r: { [key: string]: unknown }): ElicitResult {
   }
   return r as unknown as ElicitResult;
 }
+
+/** Completes one argument: the values that fit `value`, at most 100 are sent. */
+export type Completer = (
+  value: string,
+  ctx: Context & { readonly arguments: { [key: string]: string } },
+) => CompletionAnswer | Promise<CompletionAnswer>;
+/** A completer's answer: the values, or the values with the total and whether there are more. */
+export type CompletionAnswer =
+  | readonly string[]
+  | { values: readonly string[]; total?: number; hasMore?: boolean };

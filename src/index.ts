@@ -6,6 +6,8 @@ export { type LinkOptions, link } from "./content.js";
 export type {
   ClientRequestOptions,
   ClientView,
+  Completer,
+  CompletionAnswer,
   Context,
   ElicitFormParams,
   ElicitResult,
@@ -26,7 +28,7 @@ export {
 } from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
-export type { Completer, CompletionAnswer, PromptArgument, PromptOptions } from "./prompts/prompts.js";
+export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";
 export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-safety.js";
 export type { ListedResource, ResourceOptions } from "./resources/resources.js";

@@ -142,6 +142,17 @@ describe("src/ floors", () => {
     expect(findCycle(graph)).toBeUndefined();
   });
 
+  it("has no cycles between folders either", () => {
+    const room = (f: string) => f.split("/")[0]!;
+    const rooms = new Map<string, string[]>();
+    for (const [f, deps] of graph) {
+      const out = rooms.get(room(f)) ?? [];
+      for (const d of deps) if (room(d) !== room(f)) out.push(room(d));
+      rooms.set(room(f), out);
+    }
+    expect(findCycle(rooms)).toBeUndefined();
+  });
+
   it("never imports upward", () => {
     const upward = [...graph].flatMap(([f, deps]) =>
       deps

@@ -1,9 +1,9 @@
 /** `completion/complete` for prompt arguments and resource-template variables. */
-import type { RequestContext } from "../context.js";
+import type { Completer, CompletionAnswer, RequestContext } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Registry } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
-import type { Completer, CompletionAnswer, PromptEntry } from "./prompts.js";
+import type { PromptEntry } from "./prompts.js";
 
 const MAX_VALUES = 100;
 

@@ -1,6 +1,6 @@
 /** The prompt registry and the `prompts/list` and `prompts/get` methods. */
 import { toPromptResult } from "../content.js";
-import type { Context, RequestContext } from "../context.js";
+import type { Completer, Context, RequestContext } from "../context.js";
 import { listingFor, shapeMessages } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -22,16 +22,6 @@ export interface PromptArgument {
   description?: string;
   required?: boolean;
 }
-
-/** Completes one argument: the values that fit `value`, at most 100 are sent. */
-export type Completer = (
-  value: string,
-  ctx: Context & { readonly arguments: { [key: string]: string } },
-) => CompletionAnswer | Promise<CompletionAnswer>;
-/** A completer's answer: the values, or the values with the total and whether there are more. */
-export type CompletionAnswer =
-  | readonly string[]
-  | { values: readonly string[]; total?: number; hasMore?: boolean };
 
 type ArgsOf<A> = A extends StandardSchemaV1
   ? InferOutput<A>

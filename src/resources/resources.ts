@@ -1,10 +1,9 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
-import type { RequestContext, ResourceContext } from "../context.js";
+import type { Completer, RequestContext, ResourceContext } from "../context.js";
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
-import type { Completer } from "../prompts/prompts.js";
 import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
