@@ -89,10 +89,10 @@ export class McpServer {
    * Registers a tool.
    * @example server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) })
    */
-  tool<I extends SchemaLike | undefined = undefined, O extends SchemaLike | undefined = undefined>(
-    name: string,
-    options: ToolOptions<I, O>,
-  ): Registration {
+  tool<
+    const I extends SchemaLike | undefined = undefined,
+    const O extends SchemaLike | undefined = undefined,
+  >(name: string, options: ToolOptions<I, O>): Registration {
     return { remove: this.#core.tools.add(name, createToolEntry(name, options)) };
   }
 
@@ -105,8 +105,11 @@ export class McpServer {
     return { remove: this.#core.resources.add(uri, options as unknown as ResourceOptions<string>) };
   }
 
-  /** Registers a prompt. */
-  prompt<A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined>(
+  /**
+   * Registers a prompt; a list of `args` keeps its types as written (`required: true` gives `string`).
+   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` })
+   */
+  prompt<const A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined>(
     name: string,
     options: PromptOptions<A>,
   ): Registration {

@@ -5,9 +5,10 @@
  */
 
 import type { JsonObject } from "../types.js";
+import type { FromJsonSchema } from "./infer.js";
 import { compileJsonSchema, formatPath, type JsonSchemaObject, type SchemaIssue } from "./json-schema.js";
 
-export type { JsonSchemaObject, SchemaIssue };
+export type { FromJsonSchema, JsonSchemaObject, SchemaIssue };
 
 /** The Standard Schema v1 interface (standardschema.dev), declared here so that picomcp needs no package. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -64,15 +65,21 @@ export interface StandardIssue {
 /** What tools (`input`, `output`) and prompts (`args`) accept: a Standard Schema or a plain JSON Schema. */
 export type SchemaLike = StandardSchemaV1 | JsonSchemaObject;
 
-/** The type a schema accepts: a Standard Schema's input type; `Record<string, unknown>` for a plain JSON Schema. */
-export type InferInput<S> = S extends StandardSchemaV1<infer I, unknown> ? I : Record<string, unknown>;
+/**
+ * The type a schema accepts: a Standard Schema's input type; for a plain JSON Schema literal, the type it
+ * describes ({@link FromJsonSchema}), or `Record<string, unknown>` where that is unknown.
+ */
+export type InferInput<S> = S extends StandardSchemaV1<infer I, unknown> ? I : JsonSchemaArgs<S>;
 
 /**
  * The type a schema validates into — what `run` / `get` receive from `input` / `args`, and what
- * `structuredContent` holds for `output`: a Standard Schema's output type; `Record<string, unknown>` for
- * a plain JSON Schema.
+ * `structuredContent` holds for `output`: a Standard Schema's output type; for a plain JSON Schema literal,
+ * the type it describes, or `Record<string, unknown>` where that is unknown.
  */
-export type InferOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O : Record<string, unknown>;
+export type InferOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O : JsonSchemaArgs<S>;
+
+type JsonSchemaArgs<S> =
+  FromJsonSchema<S> extends infer T ? (unknown extends T ? Record<string, unknown> : T) : never;
 
 /** The outcome of {@link CompiledSchema.validate}. */
 export type SchemaResult<T = unknown> =
