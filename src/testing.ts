@@ -36,7 +36,34 @@ export interface TestClientOptions {
   roots?: Root[];
 }
 
-/** An in-memory MCP client connected to a server. */
+/** Which page of a list to ask for. */
+export interface PageRequest {
+  /** The `nextCursor` of the page before (undefined: the first page). Default: the first page. */
+  cursor?: string | undefined;
+}
+
+/** What `complete` completes: a prompt by name, or a resource template by its URI template. */
+export type CompletionRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+
+/** The argument to complete, and the ones already chosen. */
+export interface CompletionRequest {
+  /** The argument's (or template variable's) name. */
+  argument: string;
+  /** What the user has typed so far. */
+  value: string;
+  /** The arguments already chosen, sent as `context.arguments`. Default: none. */
+  arguments?: { [key: string]: string } | undefined;
+}
+
+/** The answer of `completion/complete`. */
+export interface CompletionResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+}
+
+/**
+ * An in-memory MCP client connected to a server. Each helper takes what it is about (a tool or prompt name,
+ * a URI, a completion ref) first, and everything else as one object.
+ */
 export interface TestClient {
   /** The initialize result. */
   readonly initializeResult: { [key: string]: unknown };
@@ -50,23 +77,31 @@ export interface TestClient {
   send(text: string): Promise<unknown>;
   /** Sends a notification. */
   notify(method: string, params?: { [key: string]: unknown }): Promise<void>;
+  /** `ping`. */
   ping(): Promise<{ [key: string]: unknown }>;
-  listTools(cursor?: string): Promise<{ tools: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `tools/list`, one page: `{ cursor }` asks for the page after the first. */
+  listTools(page?: PageRequest): Promise<{ tools: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `tools/call` of the tool `name`; a failed tool is a result with `isError: true`, not a rejection. */
   callTool(name: string, args?: { [key: string]: unknown }): Promise<CallToolResult>;
-  listResources(cursor?: string): Promise<{ resources: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `resources/list`, one page. */
+  listResources(page?: PageRequest): Promise<{ resources: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `resources/templates/list`, one page. */
   listResourceTemplates(
-    cursor?: string,
+    page?: PageRequest,
   ): Promise<{ resourceTemplates: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `resources/read` of the concrete `uri`. */
   readResource(uri: string): Promise<{ contents: ResourceContents[] }>;
+  /** `resources/subscribe` to `uri`; updates arrive in `notifications`. */
   subscribe(uri: string): Promise<void>;
+  /** `resources/unsubscribe` from `uri`. */
   unsubscribe(uri: string): Promise<void>;
-  listPrompts(cursor?: string): Promise<{ prompts: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `prompts/list`, one page. */
+  listPrompts(page?: PageRequest): Promise<{ prompts: { [key: string]: any }[]; nextCursor?: string }>;
+  /** `prompts/get` of the prompt `name`, with its string arguments. */
   getPrompt(name: string, args?: { [key: string]: string }): Promise<GetPromptResult>;
-  complete(
-    ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string },
-    argument: { name: string; value: string },
-    context?: { arguments?: { [key: string]: string } },
-  ): Promise<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>;
+  /** `completion/complete` of one argument of a prompt or a resource template. */
+  complete(ref: CompletionRef, request: CompletionRequest): Promise<CompletionResult>;
+  /** `logging/setLevel`. */
   setLogLevel(level: LoggingLevel): Promise<void>;
   /** Resolves with the next notification of `method` that arrives (earlier ones are in `notifications`). */
   waitForNotification(method: string): Promise<JsonRpcNotification>;
@@ -147,7 +182,8 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
   const empty = async (p: Promise<unknown>) => {
     await p;
   };
-  const withCursor = (cursor?: string) => (cursor === undefined ? undefined : { cursor });
+  const withCursor = (page?: PageRequest) =>
+    page?.cursor === undefined ? undefined : { cursor: page.cursor };
 
   return {
     initializeResult,
@@ -162,19 +198,22 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
       );
     },
     ping: () => request("ping"),
-    listTools: (cursor) => request("tools/list", withCursor(cursor)),
+    listTools: (page) => request("tools/list", withCursor(page)),
     callTool: (name, args) =>
       request("tools/call", args === undefined ? { name } : { name, arguments: args }),
-    listResources: (cursor) => request("resources/list", withCursor(cursor)),
-    listResourceTemplates: (cursor) => request("resources/templates/list", withCursor(cursor)),
+    listResources: (page) => request("resources/list", withCursor(page)),
+    listResourceTemplates: (page) => request("resources/templates/list", withCursor(page)),
     readResource: (uri) => request("resources/read", { uri }),
     subscribe: (uri) => empty(request("resources/subscribe", { uri })),
     unsubscribe: (uri) => empty(request("resources/unsubscribe", { uri })),
-    listPrompts: (cursor) => request("prompts/list", withCursor(cursor)),
+    listPrompts: (page) => request("prompts/list", withCursor(page)),
     getPrompt: (name, args) =>
       request("prompts/get", args === undefined ? { name } : { name, arguments: args }),
-    complete: (ref, argument, context) =>
-      request("completion/complete", context === undefined ? { ref, argument } : { ref, argument, context }),
+    complete: (ref, { argument, value, arguments: chosen }) => {
+      const params: { [key: string]: unknown } = { ref, argument: { name: argument, value } };
+      if (chosen !== undefined) params.context = { arguments: chosen };
+      return request("completion/complete", params);
+    },
     setLogLevel: (level) => empty(request("logging/setLevel", { level })),
     waitForNotification: (method) => new Promise((resolve) => waiters.push({ method, resolve })),
     close: () => connection.close(),

@@ -35,6 +35,12 @@ describe("docs", () => {
   }
 });
 
+describe("docs/testing.md example", () => {
+  it("runs its assertions", async () => {
+    await expect(import("../examples/docs/testing-unit.js")).resolves.toBeDefined();
+  });
+});
+
 describe("docs/tools.md examples", () => {
   it("search_books validates, defaults and answers", async () => {
     const client = await connect(search);
@@ -78,14 +84,13 @@ describe("docs/prompts.md examples", () => {
     expect(
       await client.complete(
         { type: "ref/prompt", name: "translate" },
-        { name: "to", value: "" },
-        { arguments: { text: "Bonjour" } },
+        { argument: "to", value: "", arguments: { text: "Bonjour" } },
       ),
     ).toEqual({
       completion: { values: ["English"] },
     });
     expect(
-      await client.complete({ type: "ref/prompt", name: "review" }, { name: "tone", value: "s" }),
+      await client.complete({ type: "ref/prompt", name: "review" }, { argument: "tone", value: "s" }),
     ).toEqual({
       completion: { values: ["strict"] },
     });
@@ -217,7 +222,10 @@ describe("docs/resources.md examples", () => {
       "files://docs/guide.md",
     ]);
     expect(
-      await client.complete({ type: "ref/resource", uri: "files://{+path}" }, { name: "path", value: "do" }),
+      await client.complete(
+        { type: "ref/resource", uri: "files://{+path}" },
+        { argument: "path", value: "do" },
+      ),
     ).toEqual({
       completion: { values: ["docs/guide.md"] },
     });

@@ -167,7 +167,7 @@ describe("completion/complete", () => {
       get: () => "",
     });
     const client = await connect(s);
-    const r = await client.complete({ type: "ref/prompt", name: "p" }, { name: "n", value: "" });
+    const r = await client.complete({ type: "ref/prompt", name: "p" }, { argument: "n", value: "" });
     expect(r.completion.values).toHaveLength(100);
     expect(r.completion).toMatchObject({ total: 250, hasMore: true });
   });

@@ -71,4 +71,62 @@ describe("picomcp/testing", () => {
     await client.waitForNotification("notifications/tools/list_changed");
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["a"]);
   });
+
+  it("completes with the argument, its value and the chosen arguments, as the wire names them", async () => {
+    const server = new McpServer({ name: "unit", version: "1" });
+    const seen: unknown[] = [];
+    server.prompt("translate", {
+      args: [{ name: "text", required: true }, { name: "to" }],
+      complete: {
+        to: (value, ctx) => {
+          seen.push({ value, arguments: ctx.arguments });
+          return ["French", "Finnish", "German"].filter((l) => l.startsWith(value));
+        },
+      },
+      get: ({ text }) => text,
+    });
+    server.resource("books://{id}", { complete: { id: (value) => [`${value}1`] }, read: ({ id }) => id });
+    const client = await connect(server);
+    const ref = { type: "ref/prompt", name: "translate" } as const;
+    expect(await client.complete(ref, { argument: "to", value: "F", arguments: { text: "Hola" } })).toEqual({
+      completion: { values: ["French", "Finnish"] },
+    });
+    expect(await client.complete(ref, { argument: "to", value: "" })).toEqual({
+      completion: { values: ["French", "Finnish", "German"] },
+    });
+    expect(seen).toEqual([
+      { value: "F", arguments: { text: "Hola" } },
+      { value: "", arguments: {} },
+    ]);
+    expect(
+      await client.complete({ type: "ref/resource", uri: "books://{id}" }, { argument: "id", value: "b" }),
+    ).toEqual({ completion: { values: ["b1"] } });
+  });
+
+  it("pages every list with { cursor }", async () => {
+    const server = new McpServer({ name: "unit", version: "1", pageSize: 1 });
+    for (const n of ["a", "b"]) {
+      server.tool(n, { run: () => n });
+      server.prompt(n, { get: () => n });
+      server.resource(`static://${n}`, { read: () => n });
+      server.resource(`tpl${n}://{x}`, { read: () => n });
+    }
+    const client = await connect(server);
+    const tools = await client.listTools();
+    expect((await client.listTools({ cursor: tools.nextCursor })).tools.map((t) => t.name)).toEqual(["b"]);
+    const prompts = await client.listPrompts();
+    expect((await client.listPrompts({ cursor: prompts.nextCursor })).prompts.map((p) => p.name)).toEqual([
+      "b",
+    ]);
+    const resources = await client.listResources({});
+    expect(
+      (await client.listResources({ cursor: resources.nextCursor })).resources.map((r) => r.uri),
+    ).toEqual(["static://b"]);
+    const templates = await client.listResourceTemplates();
+    expect(
+      (await client.listResourceTemplates({ cursor: templates.nextCursor })).resourceTemplates.map(
+        (t) => t.uriTemplate,
+      ),
+    ).toEqual(["tplb://{x}"]);
+  });
 });

@@ -71,11 +71,11 @@ describe("tools/list", () => {
     const client = await connect(s);
     const p1 = await client.listTools();
     expect(p1.tools.map((t) => t.name)).toEqual(["c", "a"]);
-    const p2 = await client.listTools(p1.nextCursor);
+    const p2 = await client.listTools({ cursor: p1.nextCursor });
     expect(p2.tools.map((t) => t.name)).toEqual(["b", "d"]);
-    const p3 = await client.listTools(p2.nextCursor);
+    const p3 = await client.listTools({ cursor: p2.nextCursor });
     expect(p3).toEqual({ tools: [{ name: "e", inputSchema: { type: "object", properties: {} } }] });
-    await expect(client.listTools("garbage")).rejects.toEqual(
+    await expect(client.listTools({ cursor: "garbage" })).rejects.toEqual(
       new McpError(-32602, "Invalid cursor", { cursor: "garbage" }),
     );
   });
