@@ -158,6 +158,11 @@ describe("registration errors", () => {
     expect(() => compileSchema(bare, "output")).toThrow(
       /The output schema \(acme\) cannot give its JSON Schema: use a version/,
     );
+    // zod 3's objects have ~standard but no jsonSchema
+    const zod3 = { "~standard": { version: 1 as const, vendor: "zod", validate: () => ({ value: {} }) } };
+    expect(() => compileSchema(zod3, "input")).toThrow(
+      "The input schema (zod) cannot give its JSON Schema: zod 3 and early zod 4 lack Standard JSON Schema, upgrade with `npm install zod@latest`, or pass a plain JSON Schema object instead",
+    );
   });
 
   it("explains a type that has no JSON Schema form", () => {

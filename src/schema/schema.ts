@@ -162,7 +162,9 @@ function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): Co
     const fix =
       vendor === "valibot"
         ? 'wrap it with toStandardJsonSchema(schema) from "@valibot/to-json-schema"'
-        : "use a version of the library that implements Standard JSON Schema (~standard.jsonSchema)";
+        : vendor === "zod"
+          ? "zod 3 and early zod 4 lack Standard JSON Schema, upgrade with `npm install zod@latest`"
+          : "use a version of the library that implements Standard JSON Schema (~standard.jsonSchema)";
     throw new TypeError(
       `The ${role} schema (${vendor}) cannot give its JSON Schema: ${fix}, or pass a plain JSON Schema object instead`,
     );
