@@ -12,8 +12,10 @@ export type FromJsonSchema<S> = S extends true
   : S extends false
     ? never
     : S extends object
-      ? Nullable<S, Composed<S, Core<S>>>
+      ? Nullable<S, S extends Composition ? Composed<S, Core<S>> : Core<S>>
       : unknown;
+
+type Composition = { readonly anyOf: unknown } | { readonly oneOf: unknown } | { readonly allOf: unknown };
 
 /** `const` wins, then `enum`, then `type`; with none of them, `unknown`. */
 type Core<S> = S extends { readonly const: infer C }
