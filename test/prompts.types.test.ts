@@ -55,7 +55,13 @@ describe("server.prompt args", () => {
 
   it("keeps a list declared as const elsewhere, and Standard Schemas", () => {
     const args = [{ name: "who", required: true }] as const;
-    server.prompt("greet", { args, get: ({ who }) => expectTypeOf(who).toEqualTypeOf<string>() && "" });
+    server.prompt("greet", {
+      args,
+      get: ({ who }) => {
+        expectTypeOf(who).toEqualTypeOf<string>();
+        return who;
+      },
+    });
     server.prompt("review", {
       args: z.object({ diff: z.string(), tone: z.string().optional() }),
       get: (a) => {
