@@ -5,6 +5,7 @@ import { benchColdStart } from "./cold-start.js";
 import { benchDispatch, benchReadScaling } from "./dispatch.js";
 import { benchTemplates } from "./template-match.js";
 import { benchTypecheck } from "./typecheck.js";
+import { benchTypecheckTools } from "./typecheck-tools.js";
 
 console.log("\n## Dispatch, server side (JSON text in, JSON text out): picomcp vs the official SDK");
 console.table(await benchDispatch());
@@ -37,3 +38,6 @@ console.table(await benchColdStart());
 
 console.log("\n## Type-check time of 200 resources (ms)");
 console.table([benchTypecheck()]);
+
+console.log("\n## Type-check time of 200 tools: plain JSON Schema inferred, zod (ms)");
+console.table([benchTypecheckTools()]);

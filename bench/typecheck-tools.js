@@ -1,8 +1,8 @@
 // Type-check time of a file with 200 tools whose `input` is a plain JSON Schema literal (run's arguments
 // inferred from it), against the same tools with zod schemas. Run after `npm run build`.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { checkTime } from "./typecheck.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dir = `${root}.bench-out/typecheck/`;
@@ -45,25 +45,6 @@ function file(kind) {
     );
   }
   return `${lines.join("\n")}\n`;
-}
-
-function checkTime(name) {
-  writeFileSync(
-    `${dir}tsconfig.${name}.json`,
-    JSON.stringify({
-      extends: "../../tsconfig.json",
-      compilerOptions: { noEmit: true },
-      include: [`${name}.ts`],
-    }),
-  );
-  // type errors do not stop the measure (a picomcp without inference reports them; the time still counts)
-  const out = spawnSync(
-    process.execPath,
-    [`${root}node_modules/typescript/bin/tsc`, "-p", `${dir}tsconfig.${name}.json`, "--extendedDiagnostics"],
-    { encoding: "utf8" },
-  ).stdout;
-  const m = /Check time:\s+([\d.]+)s/.exec(out);
-  return m ? Number(m[1]) * 1000 : Number.NaN;
 }
 
 /** Milliseconds of type checking for 200 tools with plain JSON Schema and with zod inputs (median of 3). */
