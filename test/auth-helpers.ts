@@ -28,13 +28,15 @@ export const now = () => Math.floor(Date.now() / 1000);
 /** Signs an access token: `typ` at+jwt, an hour's lifetime, unless the claims or header say otherwise. */
 export function sign(
   key: TestKey,
-  claims: JWTPayload,
+  claims: { [claim: string]: unknown },
   header: { typ?: string | undefined; kid?: string | undefined } = {},
 ): Promise<string> {
   const h: { alg: string; kid?: string; typ?: string } = { alg: key.alg, kid: header.kid ?? key.kid };
   const typ = "typ" in header ? header.typ : "at+jwt";
   if (typ !== undefined) h.typ = typ;
-  return new SignJWT({ iat: now(), exp: now() + 3600, ...claims }).setProtectedHeader(h).sign(key.privateKey);
+  return new SignJWT({ iat: now(), exp: now() + 3600, ...claims } as JWTPayload)
+    .setProtectedHeader(h)
+    .sign(key.privateKey);
 }
 
 export const b64url = (data: string | Uint8Array) =>

@@ -29,7 +29,7 @@ async function verifier(options: Partial<JwtVerifierOptions> = {}, keys = [rsa, 
 }
 
 /** The refusal's message, or "accepted". */
-async function outcome(p: Promise<unknown>): Promise<string> {
+async function outcome(p: unknown): Promise<string> {
   try {
     await p;
     return "accepted";
