@@ -27,6 +27,7 @@ function protectedServer(options: Partial<ProtectedHandlerOptions> = {}) {
   server.tool("whoami", {
     run: (_a, ctx) => JSON.stringify({ subject: ctx.auth?.subject, scopes: ctx.auth?.scopes }),
   });
+  server.tool("write_note", { scopes: ["notes:write"], run: () => "written" });
   const handler = createProtectedHandler(server, {
     resource: RESOURCE,
     authorizationServers: ["https://auth.example.test"],
@@ -217,5 +218,41 @@ describe("bearer tokens", () => {
       new Request(URL_, { method: "DELETE", headers: { host: "127.0.0.1:3000", "mcp-session-id": sid } }),
     );
     expect(del.status).toBe(401);
+  });
+
+  it("answers a call without the tool's scopes with one 403 challenge for all it needs", async () => {
+    const handler = protectedServer({
+      requiredScopes: ["mcp"],
+      scopesSupported: ["mcp", "files:read", "notes:write"],
+    });
+    const headers = { ...bearer("alice-token"), "mcp-protocol-version": "2025-11-25" };
+    expect(await wire(await send(handler, call(3, "write_note"), headers))).toEqual({
+      status: 403,
+      challenge: `Bearer error="insufficient_scope", error_description="Forbidden: tool write_note needs the scope notes:write", resource_metadata="${PRM_URL}", scope="mcp files:read notes:write"`,
+      body: {
+        jsonrpc: "2.0",
+        id: 3,
+        error: {
+          code: -32600,
+          message: "Forbidden: tool write_note needs the scope notes:write",
+          data: { error: "insufficient_scope", scopes: ["notes:write"] },
+        },
+      },
+    });
+    const list = await (await send(handler, { jsonrpc: "2.0", id: 4, method: "tools/list" }, headers)).json();
+    expect(list.result.tools.map((t: { name: string }) => t.name)).toEqual(["whoami"]);
+  });
+
+  it("leaves a tool's own error that merely mentions insufficient_scope alone", async () => {
+    const handler = protectedServer();
+    const res = await send(
+      handler,
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "insufficient_scope" } },
+      {
+        ...bearer("alice-token"),
+        "mcp-protocol-version": "2025-11-25",
+      },
+    );
+    expect([res.status, (await res.json()).error.message]).toEqual([200, "Unknown tool: insufficient_scope"]);
   });
 });

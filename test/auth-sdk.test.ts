@@ -163,6 +163,10 @@ async function protectedMcp(issuer: string) {
     description: "Who is calling",
     run: (_a, ctx) => `${ctx.auth?.subject} via ${ctx.auth?.clientId} with ${ctx.auth?.scopes?.join(" ")}`,
   });
+  server.tool("write_note", {
+    scopes: ["notes:write"],
+    run: (_a, ctx) => `written with ${ctx.auth?.scopes?.join(" ")}`,
+  });
   let handler: ProtectedHandler | undefined;
   const { origin } = await listen((req, res) => (handler ? toNodeListener(handler)(req, res) : res.end()));
   const resource = `${origin}/mcp`;
@@ -201,6 +205,27 @@ describe("the SDK client's OAuth flow", () => {
     expect(result).toEqual({ content: [{ type: "text", text: `alice via ${clientId} with mcp` }] });
     // the challenge's scope was asked for, for this server's canonical URI
     expect(as.log.authorized).toEqual([{ scope: "mcp", resource }]);
+    await client.close();
+  });
+
+  it("steps up on a 403 insufficient_scope: it asks for the tool's scope too, and the call goes through", async () => {
+    const key = await makeKey("RS256", "as-key");
+    const as = await authorizationServer(key);
+    const { resource } = await protectedMcp(as.issuer);
+    const provider = new AutoApproveProvider();
+    const client = await connectWithOAuth(resource, provider);
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toEqual(["whoami"]);
+    await expect(client.callTool({ name: "write_note", arguments: {} })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect(as.log.authorized.map((a) => a.scope)).toEqual(["mcp", "mcp notes:write"]);
+    const transport = client.transport as StreamableHTTPClientTransport;
+    await transport.finishAuth(provider.code!);
+    expect(await client.callTool({ name: "write_note", arguments: {} })).toEqual({
+      content: [{ type: "text", text: "written with mcp notes:write" }],
+    });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["whoami", "write_note"]);
     await client.close();
   });
 });
