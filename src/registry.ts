@@ -48,13 +48,15 @@ export interface Scoped {
   readonly scopes: readonly string[] | undefined;
 }
 
+/** An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, quotes or backslashes. */
+export function isScopeToken(s: unknown): s is string {
+  return typeof s === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s);
+}
+
 /** The `scopes` option of a registration, checked: a list of scope tokens (no spaces); empty means none. */
 export function scopesOption(owner: string, scopes: unknown): readonly string[] | undefined {
   if (scopes === undefined) return undefined;
-  if (
-    !Array.isArray(scopes) ||
-    !scopes.every((s) => typeof s === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))
-  )
+  if (!Array.isArray(scopes) || !scopes.every(isScopeToken))
     throw new TypeError(`${owner}: scopes must be a list of OAuth scope names, without spaces or quotes`);
   if (scopes.includes("offline_access"))
     throw new TypeError(`${owner}: offline_access is a grant for refresh tokens, not a scope to require`);

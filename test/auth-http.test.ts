@@ -138,9 +138,22 @@ describe("bearer tokens", () => {
       },
     });
     const revoked = await wire(await send(handler, initBody(), bearer("revoked")));
+    // the token is never echoed back
+    const secret = await send(handler, initBody(), bearer("sk-secret-123"));
+    expect([...secret.headers.values(), await secret.text()].join(" ")).not.toContain("sk-secret");
     expect(revoked.challenge).toBe(
       `Bearer error="invalid_token", error_description="Unauthorized: the access token was revoked", resource_metadata="${PRM_URL}"`,
     );
+  });
+
+  it("lets a browser client read the challenge (CORS exposes WWW-Authenticate)", async () => {
+    const handler = protectedServer({ allowedOrigins: ["https://app.example.test"] });
+    const res = await send(handler, initBody(), { origin: "https://app.example.test" });
+    expect([
+      res.status,
+      res.headers.get("access-control-allow-origin"),
+      res.headers.get("access-control-expose-headers"),
+    ]).toEqual([401, "https://app.example.test", "mcp-session-id, www-authenticate"]);
   });
 
   it("answers 400 for a token in the URL or a malformed header", async () => {

@@ -4,6 +4,7 @@
  */
 import type { AuthInfo } from "../connection.js";
 import { httpError, SERVER_ERROR } from "../http/guard.js";
+import { isScopeToken } from "../registry.js";
 
 /** Thrown by a `verifyToken` hook for a token it refuses; its message becomes the challenge's `error_description`. */
 export class InvalidTokenError extends Error {
@@ -84,8 +85,7 @@ export function canonicalResource(uri: string): string {
 function scopeList(scopes: readonly string[] | undefined, name: string): string[] {
   const out = [...new Set(scopes ?? [])];
   for (const s of out) {
-    if (typeof s !== "string" || !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s))
-      throw new TypeError(`${name}: ${JSON.stringify(s)} is not a valid scope`);
+    if (!isScopeToken(s)) throw new TypeError(`${name}: ${JSON.stringify(s)} is not a valid scope`);
     if (s === OFFLINE)
       throw new TypeError(
         `${name} must not hold ${OFFLINE}: it is for the client to ask for, never advertised`,
@@ -213,13 +213,15 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       const pathname = new URL(request.url).pathname;
       if (metadataPaths.has(pathname)) return serveMetadata(request, body);
       const response = await handler(request);
+      if (response.headers.has("www-authenticate")) return exposeChallenge(response);
       if (request.method !== "POST" || response.status !== 200) return response;
       if (!response.headers.get("content-type")?.startsWith("application/json")) return response;
       const refused = await scopeRefusal(response);
       if (!refused) return response;
       const granted = verified.get(request)?.scopes ?? [];
       const r = challenge(403, "insufficient_scope", refused.message, stepUp(granted, refused.scopes));
-      return new Response(refused.text, { status: 403, headers: mergeHeaders(response.headers, r.headers) });
+      const headers = mergeHeaders(response.headers, r.headers);
+      return exposeChallenge(new Response(refused.text, { status: 403, headers }));
     };
 
   return { resource, metadataUrl, metadata, authenticate, wrap };
@@ -243,6 +245,21 @@ async function scopeRefusal(
   if (error?.data?.error !== "insufficient_scope" || !Array.isArray(scopes)) return undefined;
   if (!scopes.every((s): s is string => typeof s === "string")) return undefined;
   return { text, message: String(error.message), scopes };
+}
+
+/** A browser client must read the challenge to find the metadata: expose it wherever CORS is on. */
+function exposeChallenge(response: Response): Response {
+  if (!response.headers.has("access-control-allow-origin")) return response;
+  const expose = response.headers.get("access-control-expose-headers");
+  const value = expose ? `${expose}, www-authenticate` : "www-authenticate";
+  try {
+    response.headers.set("access-control-expose-headers", value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set("access-control-expose-headers", value);
+    return copy;
+  }
 }
 
 function mergeHeaders(base: Headers, extra: Headers): Headers {
