@@ -268,4 +268,35 @@ describe("bearer tokens", () => {
     );
     expect([res.status, (await res.json()).error.message]).toEqual([200, "Unknown tool: insufficient_scope"]);
   });
+
+  it("passes answers of several chunks through, and finds a refusal split across chunks", async () => {
+    const rs = createResourceServer({
+      resource: RESOURCE,
+      authorizationServers: ["https://as.test"],
+      verifyToken: (token) => TOKENS[token],
+    });
+    const chunked = (parts: string[]) => async () =>
+      new Response(
+        new ReadableStream({
+          start(c) {
+            for (const p of parts) c.enqueue(new TextEncoder().encode(p));
+            c.close();
+          },
+        }),
+        { headers: { "content-type": "application/json" } },
+      );
+    const result = ['{"jsonrpc":"2.0","id":1,', '"result":{"n":', "1}}"];
+    const ok = await rs.wrap(chunked(result))(new Request(URL_, { method: "POST" }));
+    expect([ok.status, await ok.text()]).toEqual([200, result.join("")]);
+    const refusal = [
+      '{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"Forbidden: x",',
+      '"data":{"error":"insufficient_scope","scopes":["x"]}}}',
+    ];
+    const no = await rs.wrap(chunked(refusal))(new Request(URL_, { method: "POST" }));
+    expect([no.status, no.headers.get("www-authenticate"), await no.text()]).toEqual([
+      403,
+      `Bearer error="insufficient_scope", error_description="Forbidden: x", resource_metadata="${PRM_URL}", scope="x"`,
+      refusal.join(""),
+    ]);
+  });
 });

@@ -2,6 +2,8 @@
  * The OAuth 2.1 resource server in front of the Streamable HTTP handler: bearer tokens on every
  * request, RFC 9728 protected resource metadata, and the 401/403 challenges that point clients at it.
  */
+
+import { concatBytes } from "../bytes.js";
 import type { AuthInfo } from "../connection.js";
 import { httpError, SERVER_ERROR } from "../http/guard.js";
 import { isScopeToken } from "../registry.js";
@@ -216,8 +218,8 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       if (response.headers.has("www-authenticate")) return exposeChallenge(response);
       if (request.method !== "POST" || response.status !== 200) return response;
       if (!response.headers.get("content-type")?.startsWith("application/json")) return response;
-      const refused = await scopeRefusal(response);
-      if (!refused) return response;
+      const { response: answer, refusal: refused } = await scopeRefusal(response);
+      if (!refused) return answer;
       const granted = verified.get(request)?.scopes ?? [];
       const r = challenge(403, "insufficient_scope", refused.message, stepUp(granted, refused.scopes));
       const headers = mergeHeaders(response.headers, r.headers);
@@ -227,24 +229,63 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   return { resource, metadataUrl, metadata, authenticate, wrap };
 }
 
-/** The JSON-RPC error of a single answer refused for missing scopes, or undefined. */
-async function scopeRefusal(
-  response: Response,
-): Promise<{ text: string; message: string; scopes: string[] } | undefined> {
-  const text = await response.clone().text();
-  if (!text.includes('"insufficient_scope"')) return undefined;
+/** An error answer as the core encodes it: a result, or a batch, never starts this way. */
+const ERROR_ANSWER = /^\{"jsonrpc":"2\.0","id":[^,]*,"error":\{/;
+
+interface Refusal {
+  text: string;
+  message: string;
+  scopes: string[];
+}
+
+/**
+ * Looks at a JSON answer's first chunk only: an error answer is read whole and checked for a
+ * scope refusal; anything else (a result, however large) streams on as it came.
+ */
+async function scopeRefusal(response: Response): Promise<{ response: Response; refusal?: Refusal }> {
+  if (!response.body) return { response };
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  const head = first.value ? new TextDecoder().decode(first.value.subarray(0, 256)) : "";
+  if (first.done || !ERROR_ANSWER.test(head)) {
+    // most answers are one chunk: hand it on as bytes, and stream only what is longer
+    const second = first.done ? first : await reader.read();
+    if (second.done) return { response: new Response(first.value ?? null, response) };
+    const rest = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(first.value!);
+        c.enqueue(second.value);
+      },
+      async pull(c) {
+        const next = await reader.read();
+        if (next.done) c.close();
+        else c.enqueue(next.value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return { response: new Response(rest, response) };
+  }
+  const chunks: Uint8Array[] = [first.value];
+  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  const text = new TextDecoder().decode(
+    concatBytes(
+      chunks,
+      chunks.reduce((n, c) => n + c.length, 0),
+    ),
+  );
+  const plain = new Response(text, response);
   let answer: unknown;
   try {
     answer = JSON.parse(text);
   } catch {
-    return undefined;
+    return { response: plain };
   }
-  const error = (answer as { error?: { message?: unknown; data?: { error?: unknown; scopes?: unknown } } })
-    ?.error;
+  type ErrorAnswer = { error?: { message?: unknown; data?: { error?: unknown; scopes?: unknown } } };
+  const error = (answer as ErrorAnswer).error;
   const scopes = error?.data?.scopes;
-  if (error?.data?.error !== "insufficient_scope" || !Array.isArray(scopes)) return undefined;
-  if (!scopes.every((s): s is string => typeof s === "string")) return undefined;
-  return { text, message: String(error.message), scopes };
+  if (error?.data?.error !== "insufficient_scope" || !Array.isArray(scopes)) return { response: plain };
+  if (!scopes.every((x): x is string => typeof x === "string")) return { response: plain };
+  return { response: plain, refusal: { text, message: String(error.message), scopes } };
 }
 
 /** A browser client must read the challenge to find the metadata: expose it wherever CORS is on. */
