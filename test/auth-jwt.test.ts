@@ -216,4 +216,57 @@ describe("jwtVerifier", () => {
       "the access token is signed with an unknown key",
     );
   });
+
+  it("finds the key set through the issuer's metadata (RFC 8414), once", async () => {
+    const jwks = await jwksServer(listen, [rsa]);
+    const seen: string[] = [];
+    let issuer = "";
+    const { origin } = await listen((req, res) => {
+      seen.push(req.url ?? "");
+      if (req.url !== "/.well-known/oauth-authorization-server") return res.writeHead(404).end();
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ issuer, jwks_uri: jwks.url }));
+    });
+    issuer = origin;
+    const verify = jwtVerifier({ issuer, audience: AUDIENCE });
+    expect(seen).toEqual([]);
+    for (let i = 0; i < 3; i++) {
+      expect(await outcome(verify(await sign(rsa, { ...base, iss: issuer }), new Request(AUDIENCE)))).toBe(
+        "accepted",
+      );
+    }
+    expect([seen, jwks.fetches]).toEqual([["/.well-known/oauth-authorization-server"], 1]);
+  });
+
+  it("falls back to OpenID discovery, and trusts no metadata that names another issuer", async () => {
+    const jwks = await jwksServer(listen, [ec]);
+    let named = "";
+    const seen: string[] = [];
+    const { origin } = await listen((req, res) => {
+      seen.push(req.url ?? "");
+      if (req.url !== "/tenant/.well-known/openid-configuration") return res.writeHead(404).end();
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ issuer: named, jwks_uri: jwks.url }));
+    });
+    const issuer = `${origin}/tenant`;
+    named = issuer;
+    const verify = jwtVerifier({ issuer, audience: AUDIENCE });
+    expect(await outcome(verify(await sign(ec, { ...base, iss: issuer }), new Request(AUDIENCE)))).toBe(
+      "accepted",
+    );
+    expect(seen).toEqual([
+      "/.well-known/oauth-authorization-server/tenant",
+      "/tenant/.well-known/openid-configuration",
+    ]);
+    named = "https://evil.example.test";
+    const strict = jwtVerifier({ issuer, audience: AUDIENCE, jwksCooldownMs: 60_000 });
+    const token = await sign(ec, { ...base, iss: issuer });
+    expect(await outcome(strict(token, new Request(AUDIENCE)))).toBe("other: Error");
+    const before = seen.length;
+    expect(await outcome(strict(token, new Request(AUDIENCE)))).toBe("other: Error");
+    // a failed lookup is not repeated within the cooldown
+    expect(seen.length).toBe(before);
+  });
 });

@@ -12,6 +12,7 @@ import {
   jwtVerify,
 } from "jose";
 import type { AuthInfo } from "../connection.js";
+import { discoverJwksUri } from "./discovery.js";
 import { canonicalResource, InvalidTokenError, type VerifyToken } from "./resource-server.js";
 
 /** The asymmetric signature algorithms a verifier may accept (never `none`, never HMAC). */
@@ -48,8 +49,8 @@ export interface JwtVerifierOptions {
   issuer: string | readonly string[];
   /** This server's canonical URI; `aud` must name it (RFC 8707; scheme and host compared case-insensitively). Required. */
   audience: string;
-  /** The issuer's keys: the `jwks_uri` (fetched on first use, cached, fetched again for an unknown `kid`), or the key set itself. Required. */
-  jwks: string | URL | JSONWebKeySet;
+  /** The issuer's keys: the `jwks_uri` (fetched on first use, cached, fetched again for an unknown `kid`), or the key set itself. Default: the `jwks_uri` of the issuer's metadata (RFC 8414, then OpenID discovery). */
+  jwks?: string | URL | JSONWebKeySet;
   /** Signature algorithms accepted; only asymmetric ones are allowed. Default: RS256, ES256, EdDSA (and Ed25519). */
   algorithms?: readonly JwtAlgorithm[];
   /** The `typ` header required (`at+jwt` also matches `application/at+jwt`); `false` accepts any, for issuers that do not follow RFC 9068. Default: "at+jwt". */
@@ -92,7 +93,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
   const typ = options.typ ?? "at+jwt";
   const skew = options.clockSkewSeconds ?? 60;
   if (!(skew >= 0) || !Number.isFinite(skew)) throw new RangeError("clockSkewSeconds must be 0 or more");
-  const keys = keySet(options);
+  const keys = keySet(options, issuers);
   return async (token) => {
     let payload: JWTPayload;
     try {
@@ -112,18 +113,43 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
   };
 }
 
-function keySet(options: JwtVerifierOptions): JWTVerifyGetKey {
+function keySet(options: JwtVerifierOptions, issuers: readonly string[]): JWTVerifyGetKey {
   const { jwks } = options;
-  if (typeof jwks === "string" || jwks instanceof URL) {
-    return createRemoteJWKSet(new URL(jwks), {
+  const remote = (url: URL) =>
+    createRemoteJWKSet(url, {
       cacheMaxAge: options.jwksCacheMs ?? 600_000,
       cooldownDuration: options.jwksCooldownMs ?? 30_000,
       timeoutDuration: options.jwksTimeoutMs ?? 5_000,
     });
+  if (typeof jwks === "string" || jwks instanceof URL) return remote(new URL(jwks));
+  if (jwks === undefined) {
+    if (issuers.length !== 1) throw new TypeError("jwks is required with more than one issuer");
+    return discovered(issuers[0]!, options, remote);
   }
-  if (!jwks || !Array.isArray(jwks.keys))
-    throw new TypeError("jwks must be a URL or a key set { keys: [...] }");
+  if (!Array.isArray(jwks.keys)) throw new TypeError("jwks must be a URL or a key set { keys: [...] }");
   return createLocalJWKSet(jwks);
+}
+
+/** The key set behind the issuer's metadata, looked up on first use; a failed lookup is retried after the cooldown. */
+function discovered(
+  issuer: string,
+  options: JwtVerifierOptions,
+  remote: (url: URL) => JWTVerifyGetKey,
+): JWTVerifyGetKey {
+  let keys: Promise<JWTVerifyGetKey> | undefined;
+  let failed: { at: number; error: unknown } | undefined;
+  const cooldown = options.jwksCooldownMs ?? 30_000;
+  return async (header, token) => {
+    if (!keys) {
+      if (failed && Date.now() - failed.at < cooldown) throw failed.error;
+      keys = discoverJwksUri(issuer, options.jwksTimeoutMs ?? 5_000).then(remote);
+      keys.catch((error: unknown) => {
+        keys = undefined;
+        failed = { at: Date.now(), error };
+      });
+    }
+    return (await keys)(header, token);
+  };
 }
 
 function audiences(aud: unknown): string[] {
