@@ -67,7 +67,8 @@ export function scopesOption(owner: string, scopes: unknown): readonly string[] 
 export function permits(entry: Scoped, auth: { readonly scopes?: readonly string[] } | undefined): boolean {
   if (!entry.scopes) return true;
   const granted = auth?.scopes;
-  return !!granted && entry.scopes.every((s) => granted.includes(s));
+  // only a list counts: "notes:write" as a string would contain "notes"
+  return Array.isArray(granted) && entry.scopes.every((s) => granted.includes(s));
 }
 
 /** Refuses a caller that lacks an entry's scopes; HTTP with `picomcp/auth` answers it with a 403 challenge. */

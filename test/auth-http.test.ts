@@ -98,6 +98,25 @@ describe("protected resource metadata", () => {
     expect(() => createResourceServer({ ...ok, authorizationServers: [] })).toThrow("at least one issuer");
   });
 
+  it("adds metadata fields, but takes scopes_supported from its own option only", () => {
+    const rs = createResourceServer({
+      resource: RESOURCE,
+      authorizationServers: ["https://as.test"],
+      verifyToken: () => undefined,
+      metadata: {
+        resource_name: "Notes",
+        resource: "https://evil.test",
+        scopes_supported: ["offline_access"],
+      },
+    });
+    expect(rs.metadata).toEqual({
+      resource_name: "Notes",
+      resource: RESOURCE,
+      authorization_servers: ["https://as.test"],
+      bearer_methods_supported: ["header"],
+    });
+  });
+
   it("canonicalizes the resource: lower-case scheme and host, no slash at the root", () => {
     const rs = createResourceServer({
       resource: "HTTPS://MCP.Example.TEST",
@@ -180,10 +199,10 @@ describe("bearer tokens", () => {
     const handler = protectedServer({ requiredScopes: ["mcp"], scopesSupported: ["mcp", "files:read"] });
     expect(await wire(await send(handler, initBody(), bearer("bare-token")))).toEqual({
       status: 403,
-      challenge: `Bearer error="insufficient_scope", error_description="Forbidden: this server needs the scopes mcp", resource_metadata="${PRM_URL}", scope="mcp"`,
+      challenge: `Bearer error="insufficient_scope", error_description="Forbidden: this server needs the scope mcp", resource_metadata="${PRM_URL}", scope="mcp"`,
       body: {
         jsonrpc: "2.0",
-        error: { code: -32000, message: "Forbidden: this server needs the scopes mcp" },
+        error: { code: -32000, message: "Forbidden: this server needs the scope mcp" },
       },
     });
   });

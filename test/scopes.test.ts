@@ -103,6 +103,14 @@ describe("per-primitive scopes", () => {
     expect((await send("resources/read", { uri: "note://private" })).result.contents[0].text).toBe("private");
   });
 
+  it("takes only a list of scopes: a string's substrings are no scopes", async () => {
+    const send = await peer({ scopes: "notes:read:all" as never });
+    expect((await send("resources/read", { uri: "note://private" })).error.data).toEqual({
+      error: "insufficient_scope",
+      scopes: ["notes:read"],
+    });
+  });
+
   it("marks a list as personal only when it has scoped entries", () => {
     const ctx = { auth: undefined, personal: false };
     const open = [{ scopes: undefined }];

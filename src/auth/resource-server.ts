@@ -114,8 +114,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const path = url.pathname === "/" ? "" : url.pathname;
   const metadataPaths = new Set([WELL_KNOWN, `${WELL_KNOWN}${path}`]);
   const metadataUrl = `${url.origin}${WELL_KNOWN}${path}`;
+  // scopes_supported comes from its own option only, where offline_access is refused
+  const { scopes_supported: _ignored, ...extra } = options.metadata ?? {};
   const metadata: ProtectedResourceMetadata = {
-    ...options.metadata,
+    ...extra,
     resource,
     authorization_servers: servers,
     bearer_methods_supported: ["header"],
@@ -195,13 +197,14 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     }
     if (!info)
       return challenge(401, "invalid_token", "Unauthorized: the access token is not valid", entryScopes);
-    const granted = info.scopes ?? [];
+    // a list of strings, or none: a string's substrings must never pass for scopes
+    const granted = Array.isArray(info.scopes) ? info.scopes.filter((s) => typeof s === "string") : [];
     const missing = required.filter((s) => !granted.includes(s));
     if (missing.length) {
       return challenge(
         403,
         "insufficient_scope",
-        `Forbidden: this server needs the scopes ${missing.join(" ")}`,
+        `Forbidden: this server needs the scope${missing.length > 1 ? "s" : ""} ${missing.join(" ")}`,
         stepUp(granted, []),
       );
     }
@@ -220,7 +223,8 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       if (!response.headers.get("content-type")?.startsWith("application/json")) return response;
       const { response: answer, refusal: refused } = await scopeRefusal(response);
       if (!refused) return answer;
-      const granted = verified.get(request)?.scopes ?? [];
+      const held = verified.get(request)?.scopes;
+      const granted = Array.isArray(held) ? held : [];
       const r = challenge(403, "insufficient_scope", refused.message, stepUp(granted, refused.scopes));
       const headers = mergeHeaders(response.headers, r.headers);
       return exposeChallenge(new Response(refused.text, { status: 403, headers }));
