@@ -42,10 +42,15 @@ export interface ResourceServerOptions {
 
 /** The RFC 9728 protected resource metadata document. */
 export interface ProtectedResourceMetadata {
+  /** The canonical resource URI. */
   resource: string;
+  /** Issuers whose tokens this server accepts. */
   authorization_servers: string[];
+  /** The scopes a client may ask for; absent when none were given. */
   scopes_supported?: string[];
+  /** How a token may be sent: `["header"]` only. */
   bearer_methods_supported: string[];
+  /** Fields from the `metadata` option. */
   [field: string]: unknown;
 }
 
