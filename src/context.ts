@@ -132,6 +132,8 @@ export class RequestContext implements Context {
   done = false;
   /** Set when the request is cancelled; it is then never answered. */
   aborted = false;
+  /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
+  personal = false;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
   #controller: AbortController | undefined;

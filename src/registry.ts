@@ -1,4 +1,5 @@
-/** An ordered, named registry whose changes are announced to connected clients. */
+/** An ordered, named registry whose changes are announced to connected clients, and who may use its entries. */
+import { ErrorCode, McpError } from "./errors.js";
 
 /** Entries in registration order, by name; `onChange` runs after every add and remove. */
 export class Registry<T> {
@@ -39,4 +40,61 @@ export class Registry<T> {
     this.#list ??= [...this.#items.values()];
     return this.#list;
   }
+}
+
+/** What a registered primitive may declare about who can use it. */
+export interface Scoped {
+  /** The OAuth scopes a caller needs, all of them; undefined: anyone. */
+  readonly scopes: readonly string[] | undefined;
+}
+
+/** An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, quotes or backslashes. */
+export function isScopeToken(s: unknown): s is string {
+  return typeof s === "string" && /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s);
+}
+
+/** The `scopes` option of a registration, checked: a list of scope tokens (no spaces); empty means none. */
+export function scopesOption(owner: string, scopes: unknown): readonly string[] | undefined {
+  if (scopes === undefined) return undefined;
+  if (!Array.isArray(scopes) || !scopes.every(isScopeToken))
+    throw new TypeError(`${owner}: scopes must be a list of OAuth scope names, without spaces or quotes`);
+  if (scopes.includes("offline_access"))
+    throw new TypeError(`${owner}: offline_access is a grant for refresh tokens, not a scope to require`);
+  return scopes.length ? Object.freeze([...new Set(scopes as string[])]) : undefined;
+}
+
+/** Whether a caller with `auth` holds every scope an entry needs. A caller without credentials holds none. */
+export function permits(entry: Scoped, auth: { readonly scopes?: readonly string[] } | undefined): boolean {
+  if (!entry.scopes) return true;
+  const granted = auth?.scopes;
+  // only a list counts: "notes:write" as a string would contain "notes"
+  return Array.isArray(granted) && entry.scopes.every((s) => granted.includes(s));
+}
+
+/** Refuses a caller that lacks an entry's scopes; HTTP with `picomcp/auth` answers it with a 403 challenge. */
+export function requireScopes(
+  what: string,
+  entry: Scoped,
+  ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined },
+): void {
+  if (permits(entry, ctx.auth)) return;
+  const scopes = entry.scopes!;
+  throw new McpError(
+    ErrorCode.InvalidRequest,
+    `Forbidden: ${what} needs the scope${scopes.length > 1 ? "s" : ""} ${scopes.join(" ")}`,
+    { error: "insufficient_scope", scopes: [...scopes] },
+  );
+}
+
+/**
+ * The entries a caller may use. When any entry has scopes the answer depends on who asks, and
+ * `ctx.personal` is set so that it is never cached as public.
+ */
+export function visibleTo<T extends Scoped>(
+  entries: readonly T[],
+  ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined; personal: boolean },
+): readonly T[] {
+  if (!entries.some((e) => e.scopes)) return entries;
+  ctx.personal = true;
+  return entries.filter((e) => permits(e, ctx.auth));
 }

@@ -15,6 +15,7 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
  */
 const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
+  ["auth/"], // picomcp/auth: the HTTP handler as an OAuth resource server (a subpath with jose)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch.ts"], // envelope checks, method table, error mapping
@@ -29,6 +30,16 @@ const FLOORS: readonly (readonly string[])[] = [
 
 /** Modules allowed to import `node:*` (everything else runs on Deno, Bun and Workers). */
 const NODE_ONLY = new Set(["stdio.ts", "http/node.ts"]);
+
+/** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
+const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = { "auth/": ["jose"] };
+
+function mayImport(file: string, spec: string): boolean {
+  if (spec.startsWith("node:")) return NODE_ONLY.has(file);
+  return Object.entries(PEER_IMPORTS).some(
+    ([folder, specs]) => file.startsWith(folder) && specs.includes(spec),
+  );
+}
 
 function floorOf(file: string): number {
   for (const [i, names] of FLOORS.entries()) if (names.includes(file)) return i;
@@ -162,11 +173,22 @@ describe("src/ floors", () => {
     expect(upward).toEqual([]);
   });
 
-  it("keeps node:* to the Node entry points and imports no package at run time", () => {
+  it("keeps node:* to the Node entry points and imports no package but a subpath's peer", () => {
     const found = [...external].flatMap(([f, specs]) =>
-      specs.filter((s) => !(s.startsWith("node:") && NODE_ONLY.has(f))).map((s) => `${f} -> ${s}`),
+      specs.filter((s) => !mayImport(f, s)).map((s) => `${f} -> ${s}`),
     );
     expect(found).toEqual([]);
+  });
+
+  it("lets only auth/ import jose, and nothing in the core import auth/", () => {
+    expect(mayImport("auth/jwt.ts", "jose")).toBe(true);
+    expect(mayImport("http/handler.ts", "jose")).toBe(false);
+    expect(mayImport("auth/jwt.ts", "jose/jwt/verify")).toBe(false);
+    expect(mayImport("auth/jwt.ts", "node:crypto")).toBe(false);
+    const intoAuth = [...graph].flatMap(([f, deps]) =>
+      f.startsWith("auth/") ? [] : deps.filter((d) => d.startsWith("auth/")).map((d) => `${f} -> ${d}`),
+    );
+    expect(intoAuth).toEqual([]);
   });
 
   it("never evaluates strings as code", () => {

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { UriParams } from "picomcp";
 import { connect } from "picomcp/testing";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
+import { handle as authHandle, server as authServer } from "../examples/docs/auth-jwt.js";
 import { server as context } from "../examples/docs/context-utilities.js";
 import { server as prompts } from "../examples/docs/prompts-review.js";
 import { server as resConfig } from "../examples/docs/resources-config.js";
@@ -241,5 +242,35 @@ describe("docs/resources.md examples", () => {
         { type: "resource_link", uri: "reports://2026-q3", name: "Q3 report", mimeType: "application/pdf" },
       ],
     });
+  });
+});
+
+describe("docs/auth.md examples", () => {
+  it("serves the metadata and challenges a request without a token", async () => {
+    const prm = await authHandle(
+      new Request("https://mcp.example.com/.well-known/oauth-protected-resource/mcp"),
+    );
+    expect(await prm.json()).toEqual({
+      resource: "https://mcp.example.com/mcp",
+      authorization_servers: ["https://auth.example.com"],
+      bearer_methods_supported: ["header"],
+      scopes_supported: ["notes:read", "notes:write"],
+    });
+    const res = await authHandle(
+      new Request("https://mcp.example.com/mcp", {
+        method: "POST",
+        headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
+    expect([res.status, res.headers.get("www-authenticate")]).toEqual([
+      401,
+      'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="notes:read"',
+    ]);
+  });
+
+  it("hides write_note from a caller without notes:write", async () => {
+    const reader = await connect(authServer);
+    expect((await reader.listTools()).tools.map((t) => t.name)).toEqual(["read_notes"]);
   });
 });

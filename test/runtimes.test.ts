@@ -26,6 +26,19 @@ describe("the core and the HTTP handler on other runtimes", () => {
     expect(out.trim()).toBe("portable: ok");
   });
 
+  it.each(runtimes)(
+    "run picomcp/auth with jose on %s: RS256, ES256, EdDSA, and the 401",
+    (_name, bin, args) => {
+      const out = execFileSync(bin, [...args.slice(0, -1), "test/runtimes/auth-check.js"], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      expect(out.trim()).toBe("auth: ok");
+    },
+  );
+
   let workerd: ChildProcess | undefined;
   afterAll(() => void workerd?.kill("SIGKILL"));
 

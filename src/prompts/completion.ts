@@ -1,7 +1,7 @@
 /** `completion/complete` for prompt arguments and resource-template variables. */
 import type { Completer, CompletionAnswer, RequestContext } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { Registry } from "../registry.js";
+import { type Registry, requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
 import type { PromptEntry } from "./prompts.js";
 
@@ -27,11 +27,13 @@ export async function complete(
     const prompt = prompts.get(ref.name);
     if (!prompt)
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`, { name: ref.name });
+    requireScopes(`prompt ${ref.name}`, prompt, ctx);
     completer = prompt.complete[argument.name];
   } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
     const template = resources.templateByUri(ref.uri);
     if (!template)
       throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`, { uri: ref.uri });
+    requireScopes(`resource template ${ref.uri}`, template, ctx);
     completer = (template.options.complete as { [key: string]: Completer | undefined } | undefined)?.[
       argument.name
     ];

@@ -4,7 +4,7 @@ import type { Completer, Context, RequestContext } from "../context.js";
 import { listingFor, shapeMessages } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
-import type { Registry } from "../registry.js";
+import { type Registry, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -41,12 +41,14 @@ export interface PromptOptions<
   complete?: { [K in keyof ArgsOf<A>]?: Completer };
   icons?: Icon[];
   _meta?: Meta;
+  /** OAuth scopes a caller needs (all of them) to see, get and complete the prompt. Default: none. */
+  scopes?: readonly string[];
   /** Builds the messages: a string (one user message), messages, or a whole result. */
   get: (args: ArgsOf<A>, ctx: Context) => unknown;
 }
 
 /** @internal */
-export interface PromptEntry {
+export interface PromptEntry extends Scoped {
   readonly name: string;
   readonly listing: { [key: string]: unknown };
   readonly required: readonly string[];
@@ -106,6 +108,7 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
     description: options.description,
     get: options.get,
     shaped: new Map(),
+    scopes: scopesOption(`Prompt "${name}"`, options.scopes),
   };
 }
 
@@ -116,7 +119,9 @@ export function listPrompts(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  return listResult("prompts", prompts.values(), params.cursor, pageSize, (p) => listingFor(p, ctx.features));
+  return listResult("prompts", visibleTo(prompts.values(), ctx), params.cursor, pageSize, (p) =>
+    listingFor(p, ctx.features),
+  );
 }
 
 /** `prompts/get`: an unknown prompt, a missing required or an invalid argument is -32602. */
@@ -130,6 +135,7 @@ export async function getPrompt(
     throw new McpError(ErrorCode.InvalidParams, "prompts/get needs a string name");
   const prompt = prompts.get(name);
   if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`, { name });
+  requireScopes(`prompt ${name}`, prompt, ctx);
   const raw = params.arguments ?? {};
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new McpError(ErrorCode.InvalidParams, "prompts/get arguments must be an object of strings");

@@ -4,6 +4,7 @@ import type { Completer, RequestContext, ResourceContext } from "../context.js";
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
+import { requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
@@ -21,6 +22,8 @@ export interface ResourceOptions<U extends string> extends ResourceDetails {
   pathSafety?: boolean;
   /** Variables exempt from path safety (their values may contain `..`, absolute paths, …). */
   unsafe?: readonly UriVariableName<U>[];
+  /** OAuth scopes a caller needs (all of them) to see, read and complete this resource or template. Default: none. */
+  scopes?: readonly string[];
   /** Templates: enumerates concrete resources into `resources/list`. */
   list?: (ctx: RequestContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
   /** Templates: completion per variable for `completion/complete`. */
@@ -30,7 +33,7 @@ export interface ResourceOptions<U extends string> extends ResourceDetails {
 }
 
 /** @internal */
-export interface ResourceEntry {
+export interface ResourceEntry extends Scoped {
   readonly key: string;
   readonly template: UriTemplate | undefined;
   readonly listing: { [key: string]: unknown };
@@ -81,6 +84,7 @@ export class ResourceRegistry {
       pathSafety: options.pathSafety ?? this.#pathSafety,
       options,
       shaped: new Map(),
+      scopes: scopesOption(`Resource ${uri}`, options.scopes),
     };
     table.set(uri, entry);
     const unroute = template ? this.#router.add(template, entry) : undefined;
@@ -148,8 +152,8 @@ export async function listResources(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  const items: object[] = reg.statics.map((e) => listingFor(e, ctx.features));
-  for (const t of reg.templates) {
+  const items: object[] = visibleTo(reg.statics, ctx).map((e) => listingFor(e, ctx.features));
+  for (const t of visibleTo(reg.templates, ctx)) {
     if (!t.options.list) continue;
     for (const r of await t.options.list(ctx)) {
       const item: { [key: string]: unknown } = { ...r };
@@ -167,7 +171,7 @@ export function listResourceTemplates(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  return listResult("resourceTemplates", reg.templates, params.cursor, pageSize, (e) =>
+  return listResult("resourceTemplates", visibleTo(reg.templates, ctx), params.cursor, pageSize, (e) =>
     listingFor(e, ctx.features),
   );
 }
@@ -183,6 +187,7 @@ export async function readResource(
     throw new McpError(ErrorCode.InvalidParams, "resources/read needs a string uri");
   const hit = reg.resolve(uri);
   if (!hit) throw notFound(uri, ctx);
+  requireScopes(`resource ${uri}`, hit.entry, ctx);
   ctx.uri = uri;
   let value: unknown;
   try {

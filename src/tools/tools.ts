@@ -4,7 +4,7 @@ import type { Context, RequestContext } from "../context.js";
 import { listingFor, shapeCallToolResult } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
-import type { Registry } from "../registry.js";
+import { type Registry, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -33,6 +33,8 @@ export interface ToolOptions<
   icons?: Icon[];
   /** Metadata passed through to `tools/list`. */
   _meta?: Meta;
+  /** OAuth scopes a caller needs (all of them) to see and call the tool. Default: none. */
+  scopes?: readonly string[];
   /** Runs the tool: returns a string, a content block, an array of them, `link(...)`, a whole result, or (with `output`) the structured value. */
   run: (
     args: I extends SchemaLike ? InferOutput<I> : Record<string, never>,
@@ -43,7 +45,7 @@ export interface ToolOptions<
 }
 
 /** @internal */
-export interface ToolEntry {
+export interface ToolEntry extends Scoped {
   readonly name: string;
   readonly listing: { [key: string]: unknown };
   readonly input: CompiledSchema | undefined;
@@ -73,7 +75,8 @@ export function createToolEntry(name: string, options: ToolOptions<any, any>): T
   if (options.annotations !== undefined) listing.annotations = options.annotations;
   if (options.icons !== undefined) listing.icons = options.icons;
   if (options._meta !== undefined) listing._meta = options._meta;
-  return { name, listing, input, output, run: options.run, shaped: new Map() };
+  const scopes = scopesOption(`Tool "${name}"`, options.scopes);
+  return { name, listing, input, output, run: options.run, shaped: new Map(), scopes };
 }
 
 /** `tools/list`. */
@@ -83,7 +86,9 @@ export function listTools(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  return listResult("tools", tools.values(), params.cursor, pageSize, (t) => listingFor(t, ctx.features));
+  return listResult("tools", visibleTo(tools.values(), ctx), params.cursor, pageSize, (t) =>
+    listingFor(t, ctx.features),
+  );
 }
 
 /** `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol error. */
@@ -96,6 +101,7 @@ export async function callTool(
   if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
   const tool = tools.get(name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
+  requireScopes(`tool ${name}`, tool, ctx);
   const rawArgs = params.arguments ?? {};
   if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
     throw new McpError(ErrorCode.InvalidParams, "tools/call arguments must be an object");

@@ -1,0 +1,72 @@
+/**
+ * `picomcp/auth`: the Streamable HTTP handler as an OAuth 2.1 resource server. The JWT verifier
+ * needs the optional peer dependency `jose`; everything else is web standards.
+ */
+import { createHttpHandler } from "../http/index.js";
+import type { HttpHandler, HttpHandlerOptions } from "../http/options.js";
+import type { McpServer } from "../server.js";
+import { createResourceServer, type ResourceServer, type ResourceServerOptions } from "./resource-server.js";
+
+export type { JwtAlgorithm, JwtVerifierOptions } from "./jwt.js";
+export { authInfo, jwtVerifier } from "./jwt.js";
+export type {
+  ProtectedResourceMetadata,
+  ResourceServer,
+  ResourceServerOptions,
+  VerifyToken,
+} from "./resource-server.js";
+export { canonicalResource, createResourceServer, InvalidTokenError } from "./resource-server.js";
+
+/** Options of {@link createProtectedHandler}: the resource server's, and every option of `createHttpHandler` but `authenticate`. */
+export interface ProtectedHandlerOptions
+  extends Omit<HttpHandlerOptions, "authenticate">,
+    ResourceServerOptions {}
+
+/** What {@link createProtectedHandler} returns: an `HttpHandler` that also serves the metadata, and its resource server. */
+export interface ProtectedHandler extends HttpHandler {
+  /** The resource server behind it (its `metadataUrl`, `metadata`, `resource`). */
+  readonly resourceServer: ResourceServer;
+}
+
+/**
+ * Serves `server` over Streamable HTTP as an OAuth 2.1 resource server: every request needs a valid
+ * bearer token; the protected resource metadata is served at both well-known paths.
+ * @example
+ * const handle = createProtectedHandler(server, {
+ *   resource: "https://mcp.example.com/mcp",
+ *   authorizationServers: ["https://auth.example.com"],
+ *   verifyToken: jwtVerifier({ issuer: "https://auth.example.com", audience: "https://mcp.example.com/mcp", jwks: "https://auth.example.com/jwks" }),
+ * });
+ */
+export function createProtectedHandler(
+  server: McpServer,
+  options: ProtectedHandlerOptions,
+): ProtectedHandler {
+  const {
+    resource,
+    authorizationServers,
+    verifyToken,
+    requiredScopes,
+    scopesSupported,
+    metadata,
+    onError,
+    ...http
+  } = options;
+  const rs = createResourceServer({
+    resource,
+    authorizationServers,
+    verifyToken,
+    ...(requiredScopes ? { requiredScopes } : {}),
+    ...(scopesSupported ? { scopesSupported } : {}),
+    ...(metadata ? { metadata } : {}),
+    ...(onError ? { onError } : {}),
+  });
+  const inner = createHttpHandler(server, { ...http, authenticate: rs.authenticate });
+  const handler = rs.wrap(inner) as ProtectedHandler;
+  handler.closeSseStream = (target) => inner.closeSseStream(target);
+  handler.closeStandaloneStream = (id) => inner.closeStandaloneStream(id);
+  handler.close = () => inner.close();
+  Object.defineProperty(handler, "sessionCount", { get: () => inner.sessionCount });
+  Object.defineProperty(handler, "resourceServer", { value: rs });
+  return handler;
+}

@@ -1,0 +1,344 @@
+/**
+ * The OAuth 2.1 resource server in front of the Streamable HTTP handler: bearer tokens on every
+ * request, RFC 9728 protected resource metadata, and the 401/403 challenges that point clients at it.
+ */
+
+import { concatBytes } from "../bytes.js";
+import type { AuthInfo } from "../connection.js";
+import { httpError, SERVER_ERROR } from "../http/guard.js";
+import { isScopeToken } from "../registry.js";
+
+/** Thrown by a `verifyToken` hook for a token it refuses; its message becomes the challenge's `error_description`. */
+export class InvalidTokenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidTokenError";
+  }
+}
+
+/** Verifies an access token: its `AuthInfo`, or nothing (or a thrown {@link InvalidTokenError}) when it is refused. */
+export type VerifyToken = (
+  token: string,
+  request: Request,
+) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+
+/** Options of {@link createResourceServer}. */
+export interface ResourceServerOptions {
+  /** The canonical URI of the MCP endpoint (`https://mcp.example.com/mcp`): the PRM `resource` and the audience tokens must name. Required. */
+  resource: string;
+  /** Issuer URLs of the authorization servers that issue tokens for this server (PRM `authorization_servers`). Required, at least one. */
+  authorizationServers: readonly string[];
+  /** Verifies each bearer token (`jwtVerifier(...)` for JWTs, your own for opaque tokens). Required. */
+  verifyToken: VerifyToken;
+  /** Scopes every request needs; a token without them gets 403 `insufficient_scope`. Default: none. */
+  requiredScopes?: readonly string[];
+  /** The PRM `scopes_supported`, kept minimal. Default: `requiredScopes` (omitted when empty). */
+  scopesSupported?: readonly string[];
+  /** More PRM fields (`resource_name`, `resource_documentation`, …). Default: none. */
+  metadata?: { readonly [field: string]: unknown };
+  /** Told when a token could not be checked for a reason other than the token (a key set that does not load, say); the client gets 503. Default: none. */
+  onError?: (error: unknown) => void;
+}
+
+/** The RFC 9728 protected resource metadata document. */
+export interface ProtectedResourceMetadata {
+  /** The canonical resource URI. */
+  resource: string;
+  /** Issuers whose tokens this server accepts. */
+  authorization_servers: string[];
+  /** The scopes a client may ask for; absent when none were given. */
+  scopes_supported?: string[];
+  /** How a token may be sent: `["header"]` only. */
+  bearer_methods_supported: string[];
+  /** Fields from the `metadata` option. */
+  [field: string]: unknown;
+}
+
+/** A resource server: the `authenticate` hook of `createHttpHandler`, and a wrapper that serves PRM and scope challenges. */
+export interface ResourceServer {
+  /** The canonical resource URI (lower-case scheme and host, no fragment, no trailing slash at the root). */
+  readonly resource: string;
+  /** Where the metadata is served (the path-inserted well-known URL); the challenges point here. */
+  readonly metadataUrl: string;
+  /** The metadata document. */
+  readonly metadata: ProtectedResourceMetadata;
+  /** The `authenticate` hook: the caller's `AuthInfo`, or the 400/401/403/503 to answer with. */
+  authenticate(request: Request): Promise<AuthInfo | Response>;
+  /** Wraps the MCP handler: serves the metadata at both well-known paths, and turns an answer refused for missing scopes into a 403 challenge. */
+  wrap(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response>;
+}
+
+const OFFLINE = "offline_access";
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+// RFC 6750 §2.1 b64token
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The canonical form of a server URI: lower-case scheme and host, no fragment, no trailing slash at the root. */
+export function canonicalResource(uri: string): string {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new TypeError(`resource must be an absolute URL, got ${JSON.stringify(uri)}`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new TypeError(`resource must be an http(s) URL, got ${JSON.stringify(uri)}`);
+  if (url.hash !== "" || uri.includes("#"))
+    throw new TypeError(`resource must not have a fragment, got ${JSON.stringify(uri)}`);
+  const path = url.pathname === "/" ? "" : url.pathname;
+  return `${url.protocol}//${url.host}${path}${url.search}`;
+}
+
+function scopeList(scopes: readonly string[] | undefined, name: string): string[] {
+  const out = [...new Set(scopes ?? [])];
+  for (const s of out) {
+    if (!isScopeToken(s)) throw new TypeError(`${name}: ${JSON.stringify(s)} is not a valid scope`);
+    if (s === OFFLINE)
+      throw new TypeError(
+        `${name} must not hold ${OFFLINE}: it is for the client to ask for, never advertised`,
+      );
+  }
+  return out;
+}
+
+/** An `error_description` as RFC 6750 lets it be quoted. */
+function quotable(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "'");
+}
+
+/** Creates a resource server; throws on a bad `resource`, no authorization server, or `offline_access` among the scopes. */
+export function createResourceServer(options: ResourceServerOptions): ResourceServer {
+  const resource = canonicalResource(options.resource);
+  const servers = [...(options.authorizationServers ?? [])];
+  if (servers.length === 0) throw new TypeError("authorizationServers needs at least one issuer URL");
+  for (const s of servers) canonicalResource(s);
+  if (typeof options.verifyToken !== "function") throw new TypeError("verifyToken must be a function");
+  const required = scopeList(options.requiredScopes, "requiredScopes");
+  const supported = scopeList(options.scopesSupported ?? required, "scopesSupported");
+  const url = new URL(resource);
+  const path = url.pathname === "/" ? "" : url.pathname;
+  const metadataPaths = new Set([WELL_KNOWN, `${WELL_KNOWN}${path}`]);
+  const metadataUrl = `${url.origin}${WELL_KNOWN}${path}`;
+  // scopes_supported comes from its own option only, where offline_access is refused
+  const { scopes_supported: _ignored, ...extra } = options.metadata ?? {};
+  const metadata: ProtectedResourceMetadata = {
+    ...extra,
+    resource,
+    authorization_servers: servers,
+    bearer_methods_supported: ["header"],
+  };
+  if (supported.length) metadata.scopes_supported = supported;
+  const body = JSON.stringify(metadata);
+
+  /** One `WWW-Authenticate` challenge; the scopes never include `offline_access`. */
+  const challenge = (
+    status: number,
+    error: string | undefined,
+    description: string,
+    scopes: readonly string[],
+  ): Response => {
+    const parts: string[] = [];
+    if (error) parts.push(`error="${error}"`, `error_description="${quotable(description)}"`);
+    parts.push(`resource_metadata="${metadataUrl}"`);
+    const scope = scopes.filter((s) => s !== OFFLINE);
+    if (scope.length) parts.push(`scope="${scope.join(" ")}"`);
+    return httpError(status, SERVER_ERROR, description, undefined, {
+      "www-authenticate": `Bearer ${parts.join(", ")}`,
+    });
+  };
+  const entryScopes = required.length ? required : supported;
+
+  /** The scopes to ask for: what the operation needs, plus what the token holds that belongs here. */
+  const stepUp = (granted: readonly string[], needed: readonly string[]): string[] => {
+    const relevant = supported.length ? granted.filter((s) => supported.includes(s)) : granted;
+    return [...new Set([...relevant, ...required, ...needed])];
+  };
+
+  // what each request's token was verified as, for the step-up challenge of a refused answer
+  const verified = new WeakMap<Request, AuthInfo>();
+
+  const authenticate = async (request: Request): Promise<AuthInfo | Response> => {
+    if (new URL(request.url).searchParams.has("access_token")) {
+      return challenge(
+        400,
+        "invalid_request",
+        "Bad Request: send the token in the Authorization header, never in the URL",
+        entryScopes,
+      );
+    }
+    const header = request.headers.get("authorization");
+    if (header === null || !/^bearer(\s|$)/i.test(header)) {
+      return challenge(401, undefined, "Unauthorized: a bearer token is required", entryScopes);
+    }
+    const token = BEARER.exec(header)?.[1];
+    if (token === undefined) {
+      return challenge(
+        400,
+        "invalid_request",
+        "Bad Request: the Authorization header is not one bearer token",
+        entryScopes,
+      );
+    }
+    let info: AuthInfo | undefined;
+    try {
+      info = await options.verifyToken(token, request);
+    } catch (error) {
+      if (error instanceof InvalidTokenError)
+        return challenge(401, "invalid_token", `Unauthorized: ${error.message}`, entryScopes);
+      try {
+        options.onError?.(error);
+      } catch {
+        // a failing hook must not turn a 503 into a 500
+      }
+      return httpError(
+        503,
+        SERVER_ERROR,
+        "Service Unavailable: the access token could not be checked",
+        undefined,
+        {
+          "retry-after": "5",
+        },
+      );
+    }
+    if (!info)
+      return challenge(401, "invalid_token", "Unauthorized: the access token is not valid", entryScopes);
+    // a list of strings, or none: a string's substrings must never pass for scopes
+    const granted = Array.isArray(info.scopes) ? info.scopes.filter((s) => typeof s === "string") : [];
+    const missing = required.filter((s) => !granted.includes(s));
+    if (missing.length) {
+      return challenge(
+        403,
+        "insufficient_scope",
+        `Forbidden: this server needs the scope${missing.length > 1 ? "s" : ""} ${missing.join(" ")}`,
+        stepUp(granted, []),
+      );
+    }
+    verified.set(request, info);
+    return info;
+  };
+
+  const wrap =
+    (handler: (request: Request) => Promise<Response>) =>
+    async (request: Request): Promise<Response> => {
+      const pathname = new URL(request.url).pathname;
+      if (metadataPaths.has(pathname)) return serveMetadata(request, body);
+      const response = await handler(request);
+      if (response.headers.has("www-authenticate")) return exposeChallenge(response);
+      if (request.method !== "POST" || response.status !== 200) return response;
+      if (!response.headers.get("content-type")?.startsWith("application/json")) return response;
+      const { response: answer, refusal: refused } = await scopeRefusal(response);
+      if (!refused) return answer;
+      const held = verified.get(request)?.scopes;
+      const granted = Array.isArray(held) ? held : [];
+      const r = challenge(403, "insufficient_scope", refused.message, stepUp(granted, refused.scopes));
+      const headers = mergeHeaders(response.headers, r.headers);
+      return exposeChallenge(new Response(refused.text, { status: 403, headers }));
+    };
+
+  return { resource, metadataUrl, metadata, authenticate, wrap };
+}
+
+/** An error answer as the core encodes it: a result, or a batch, never starts this way. */
+const ERROR_ANSWER = /^\{"jsonrpc":"2\.0","id":[^,]*,"error":\{/;
+
+interface Refusal {
+  text: string;
+  message: string;
+  scopes: string[];
+}
+
+/**
+ * Looks at a JSON answer's first chunk only: an error answer is read whole and checked for a
+ * scope refusal; anything else (a result, however large) streams on as it came.
+ */
+async function scopeRefusal(response: Response): Promise<{ response: Response; refusal?: Refusal }> {
+  if (!response.body) return { response };
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  const head = first.value ? new TextDecoder().decode(first.value.subarray(0, 256)) : "";
+  if (first.done || !ERROR_ANSWER.test(head)) {
+    // most answers are one chunk: hand it on as bytes, and stream only what is longer
+    const second = first.done ? first : await reader.read();
+    if (second.done) return { response: new Response(first.value ?? null, response) };
+    const rest = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(first.value!);
+        c.enqueue(second.value);
+      },
+      async pull(c) {
+        const next = await reader.read();
+        if (next.done) c.close();
+        else c.enqueue(next.value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return { response: new Response(rest, response) };
+  }
+  const chunks: Uint8Array[] = [first.value];
+  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+  const text = new TextDecoder().decode(
+    concatBytes(
+      chunks,
+      chunks.reduce((n, c) => n + c.length, 0),
+    ),
+  );
+  const plain = new Response(text, response);
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return { response: plain };
+  }
+  type ErrorAnswer = { error?: { message?: unknown; data?: { error?: unknown; scopes?: unknown } } };
+  const error = (answer as ErrorAnswer).error;
+  const scopes = error?.data?.scopes;
+  if (error?.data?.error !== "insufficient_scope" || !Array.isArray(scopes)) return { response: plain };
+  if (!scopes.every((x): x is string => typeof x === "string")) return { response: plain };
+  return { response: plain, refusal: { text, message: String(error.message), scopes } };
+}
+
+/** A browser client must read the challenge to find the metadata: expose it wherever CORS is on. */
+function exposeChallenge(response: Response): Response {
+  if (!response.headers.has("access-control-allow-origin")) return response;
+  const expose = response.headers.get("access-control-expose-headers");
+  const value = expose ? `${expose}, www-authenticate` : "www-authenticate";
+  try {
+    response.headers.set("access-control-expose-headers", value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set("access-control-expose-headers", value);
+    return copy;
+  }
+}
+
+function mergeHeaders(base: Headers, extra: Headers): Headers {
+  const out = new Headers(base);
+  out.delete("content-length");
+  extra.forEach((value, name) => {
+    if (name !== "content-type") out.set(name, value);
+  });
+  return out;
+}
+
+function serveMetadata(request: Request, body: string): Response {
+  const cors = { "access-control-allow-origin": "*" };
+  if (request.method === "OPTIONS") {
+    return new Response(null, {
+      status: 204,
+      headers: {
+        ...cors,
+        allow: "GET, OPTIONS",
+        "access-control-allow-methods": "GET",
+        "access-control-max-age": "86400",
+      },
+    });
+  }
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return httpError(405, SERVER_ERROR, "Method not allowed: use GET", undefined, { allow: "GET, OPTIONS" });
+  }
+  return new Response(request.method === "HEAD" ? null : body, {
+    status: 200,
+    headers: { ...cors, "content-type": "application/json", "cache-control": "public, max-age=3600" },
+  });
+}
