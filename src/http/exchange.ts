@@ -1,7 +1,7 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
 import type { AuthInfo, Connection } from "../connection.js";
-import { DEFAULT_FEATURES } from "../eras/versions.js";
 import type { HandleOptions } from "../dispatch.js";
+import { DEFAULT_FEATURES } from "../eras/versions.js";
 import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
@@ -149,7 +149,9 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
         session.lastActive = Date.now();
         for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
       }
-      const batch = Array.isArray(answer) ? encodeBatch(answer, o.maxBatchAnswerBytes, connection) : undefined;
+      const batch = Array.isArray(answer)
+        ? encodeBatch(answer, o.maxBatchAnswerBytes, connection)
+        : undefined;
       if (!sink) {
         stream.done = true;
         resolve(

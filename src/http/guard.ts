@@ -68,7 +68,11 @@ export function unauthorized(features?: Features): Response {
  * it was opened with them. Another principal gets the same 404 as an unknown id, so that a session
  * id tells nobody else that it exists; missing credentials get 401. A session is never rebound.
  */
-export function refuseSession(session: Session, auth: AuthInfo | undefined, features: Features): Response | undefined {
+export function refuseSession(
+  session: Session,
+  auth: AuthInfo | undefined,
+  features: Features,
+): Response | undefined {
   if (auth === undefined) return session.authenticated ? unauthorized(features) : undefined;
   if (!session.authenticated || principalOf(auth) !== session.principal) return sessionNotFound(features);
   return undefined;

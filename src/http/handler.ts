@@ -24,7 +24,6 @@ import {
   sessionNotFound,
   tooManyRequests,
   tooManySessions,
-  unauthorized,
   unsupportedVersion,
   validHost,
   versionFeatures,
