@@ -75,9 +75,8 @@ function setup(options: HttpHandlerOptions = {}) {
       const header = req.headers.get("authorization");
       if (header === null) return undefined; // anonymous clients are welcome too
       const auth = TOKENS[header.slice("Bearer ".length)];
-      return auth
-        ? { ...auth, scopes: auth.scopes && [...auth.scopes] }
-        : new Response(null, { status: 401 });
+      if (!auth) return new Response(null, { status: 401 });
+      return auth.scopes ? { ...auth, scopes: [...auth.scopes] } : { ...auth };
     },
     ...options,
   });
