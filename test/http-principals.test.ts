@@ -253,3 +253,19 @@ describe("server-to-client requests", () => {
     });
   });
 });
+
+describe("docs/security.md", () => {
+  it("the authenticate example binds sessions to the token's subject", async () => {
+    const { mcp } = await import("../examples/docs/http-auth.js");
+    const denied = await post(mcp as HttpHandler, initBody());
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toEqual({ jsonrpc: "2.0", error: { code: -32000, message: "Unauthorized" } });
+    const sid = await open(mcp as HttpHandler, as("t-alice"));
+    const res = await post(mcp as HttpHandler, call(1, "my_notes"), {
+      ...as("t-alice"),
+      "mcp-session-id": sid,
+    });
+    expect((await res.json()).result.content[0].text).toBe("Notes of alice");
+    mcp.close();
+  });
+});
