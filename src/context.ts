@@ -79,7 +79,7 @@ export interface Context {
   readonly client: ClientView;
   /** The request's `_meta`. */
   readonly meta: Meta | undefined;
-  /** Verified credentials, over a transport with authorization. */
+  /** This request's verified credentials (frozen), over a transport with authorization. */
   readonly auth: AuthInfo | undefined;
   /** The connection's id (the HTTP session id, say). */
   readonly sessionId: string;

@@ -1,9 +1,8 @@
 // Sessions bound to the principal that opened them: another principal, or none, never uses, watches,
 // ends or answers for a session; each request's handler sees its own frozen credentials.
 import { afterEach, describe, expect, it } from "vitest";
-import { type AuthInfo, principalOf } from "../src/connection.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../src/http/index.js";
-import { McpServer } from "../src/index.js";
+import { type AuthInfo, McpServer, principalOf } from "../src/index.js";
 import { call, initBody, post, request, sleep } from "./http-helpers.js";
 
 const TOKENS: { [token: string]: AuthInfo } = {
