@@ -148,12 +148,14 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   // client that does not read its answers cannot make the server queue them without bound.
   const queue: Uint8Array[] = [];
   let held = false;
+  let paused = false;
   let started = 0;
   let inputEnded = false;
 
   const hold = () => {
-    if (held) return;
     held = true;
+    if (paused) return;
+    paused = true;
     stdin.pause?.();
   };
 
@@ -200,7 +202,10 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       if (nl + 1 < buf.length) queue[0] = buf.subarray(nl + 1);
       else queue.shift();
     }
-    stdin.resume?.();
+    if (paused) {
+      paused = false;
+      stdin.resume?.();
+    }
     if (inputEnded) endOfInput();
   };
 

@@ -83,8 +83,13 @@ function setup(options: HttpHandlerOptions = {}) {
   return handler;
 }
 
-async function open(handler: HttpHandler, headers: { [k: string]: string }, capabilities: object = {}) {
-  const res = await post(handler, initBody("2025-11-25", capabilities), headers);
+async function open(
+  handler: HttpHandler,
+  headers: { [k: string]: string },
+  capabilities: object = {},
+  version = "2025-11-25",
+) {
+  const res = await post(handler, initBody(version, capabilities), headers);
   expect(res.status).toBe(200);
   await res.text();
   const sid = res.headers.get("mcp-session-id")!;
@@ -129,6 +134,23 @@ describe("a session belongs to the principal that opened it", () => {
     const alice = await whoami(handler, sid, as("alice"));
     expect(alice.status).toBe(200);
     expect(JSON.parse(alice.body.result.content[0].text)).toEqual(TOKENS.alice);
+  });
+
+  it("another principal's 404 is byte for byte the 404 of an unknown id, whatever the version header", async () => {
+    const handler = setup();
+    const sid = await open(handler, as("alice"), {}, "2025-06-18");
+    for (const version of ["2025-06-18", "2025-11-25"]) {
+      const headers = { ...as("bob"), "mcp-protocol-version": version };
+      for (const method of ["POST", "GET", "DELETE"]) {
+        const answer = async (id: string) => {
+          const h = { ...headers, "mcp-session-id": id, accept: "application/json, text/event-stream" };
+          const res =
+            method === "POST" ? await post(handler, call(1, "whoami"), h) : await request(handler, method, h);
+          return [res.status, await res.text()];
+        };
+        expect(await answer(sid)).toEqual(await answer("0".repeat(32)));
+      }
+    }
   });
 
   it("a request without credentials gets 401 on POST, GET and DELETE; it never runs as the owner", async () => {

@@ -107,7 +107,10 @@ function deepFreeze(value: object, depth: number): void {
   if (Object.isFrozen(value)) return;
   Object.freeze(value);
   if (depth === 0) return;
-  for (const v of Object.values(value)) if (typeof v === "object" && v !== null) deepFreeze(v, depth - 1);
+  for (const key in value) {
+    const v = (value as { [key: string]: unknown })[key];
+    if (typeof v === "object" && v !== null) deepFreeze(v, depth - 1);
+  }
 }
 
 /** An RFC 3986 authority without user info: a reg-name or IPv4, or an IPv6 literal, and a port. */

@@ -132,7 +132,8 @@ export class StreamableHttp {
     const session = this.#table && sid !== null ? this.#table.get(sid) : undefined;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
-    const refused = session && refuseSession(session, auth, features);
+    // the header's features, as for an unknown id: the answer must not tell that the session exists
+    const refused = session && refuseSession(session, auth, versionFeatures(version));
     if (refused) return refused;
     let body: Awaited<ReturnType<typeof readBody>>;
     try {
@@ -315,8 +316,9 @@ export class StreamableHttp {
     if (version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
     if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
     const session = table.get(sid);
-    if (!session) return sessionNotFound(versionFeatures(version));
-    return refuseSession(session, auth, featuresOf(session.connection.protocolVersion!)) ?? session;
+    const features = versionFeatures(version);
+    if (!session) return sessionNotFound(features);
+    return refuseSession(session, auth, features) ?? session;
   }
 
   #sink(onGone: () => void): SseWriter {
