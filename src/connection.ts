@@ -109,8 +109,8 @@ type State = "new" | "ready" | "closed";
 export class Connection {
   /** The connection's identifier (the HTTP session id, say). */
   readonly id: string;
-  /** Credentials of the caller, if the transport verified any. */
-  auth: AuthInfo | undefined;
+  /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
+  readonly auth: AuthInfo | undefined;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
