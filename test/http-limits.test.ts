@@ -10,7 +10,17 @@ import {
   MemoryEventStore,
 } from "../src/http/index.js";
 import { McpServer } from "../src/index.js";
-import { call, initBody, initialize, post, request, sleep, useTestServers } from "./http-helpers.js";
+import {
+  call,
+  initBody,
+  initialize,
+  messagesOf,
+  post,
+  readEvents,
+  request,
+  sleep,
+  useTestServers,
+} from "./http-helpers.js";
 
 const setup = useTestServers();
 const error = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message } });
@@ -117,6 +127,30 @@ describe("MemoryEventStore quotas", () => {
     expect(() => new MemoryEventStore({ maxCharsPerSession: 0 })).toThrow(
       "maxCharsPerSession must be a positive integer",
     );
+  });
+
+  it("over HTTP: another session's flood never evicts the answer a client is about to resume", async () => {
+    const store = new MemoryEventStore({ maxChars: 1500, maxCharsPerSession: 800, maxCharsPerStream: 400 });
+    const { handler } = setup({ eventStore: store });
+    const b = await initialize(handler);
+    const [priming] = await readEvents(await post(handler, call(9, "reconnect"), { "mcp-session-id": b }));
+    await sleep(60); // B's answer is written to the store while B is away
+    const a = await initialize(handler);
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        await readEvents(await post(handler, call(i + 1, "reconnect"), { "mcp-session-id": a }));
+      }),
+    );
+    await sleep(60);
+    const resumed = await request(handler, "GET", {
+      accept: "text/event-stream",
+      "mcp-session-id": b,
+      "last-event-id": priming!.id!,
+    });
+    expect(messagesOf(await readEvents(resumed))).toEqual([
+      { jsonrpc: "2.0", id: 9, result: { content: [{ type: "text", text: "closed=true" }] } },
+    ]);
+    expect(store.chars).toBeLessThanOrEqual(1500);
   });
 
   it("the transport tells the store which session a stream belongs to", async () => {
