@@ -182,6 +182,17 @@ describe("a session belongs to the principal that opened it", () => {
     expect((await whoami(handler, sid, as("alice"))).status).toBe(404);
   });
 
+  it("another principal's requests do not keep a session alive", async () => {
+    const handler = setup({ sessionIdleMs: 50 });
+    const sid = await open(handler, as("alice"));
+    for (let i = 0; i < 10; i++) {
+      expect((await whoami(handler, sid, as("bob"))).status).toBe(404);
+      await sleep(15);
+    }
+    expect((await whoami(handler, sid, as("alice"))).status).toBe(404);
+    expect(handler.sessionCount).toBe(0);
+  });
+
   it("bob's GET never receives alice's notifications", async () => {
     const handler = setup();
     const sid = await open(handler, as("alice"));

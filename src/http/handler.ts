@@ -129,12 +129,13 @@ export class StreamableHttp {
     }
     const version = request.headers.get("mcp-protocol-version");
     const sid = request.headers.get("mcp-session-id");
-    const session = this.#table && sid !== null ? this.#table.get(sid) : undefined;
+    const session = this.#table && sid !== null ? this.#table.find(sid) : undefined;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
     // the header's features, as for an unknown id: the answer must not tell that the session exists
     const refused = session && refuseSession(session, auth, versionFeatures(version));
     if (refused) return refused;
+    if (session) this.#table!.touch(session);
     let body: Awaited<ReturnType<typeof readBody>>;
     try {
       body = await readBody(request, this.#maxBody);
@@ -315,10 +316,13 @@ export class StreamableHttp {
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
     if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
-    const session = table.get(sid);
+    const session = table.find(sid);
     const features = versionFeatures(version);
     if (!session) return sessionNotFound(features);
-    return refuseSession(session, auth, features) ?? session;
+    const refused = refuseSession(session, auth, features);
+    if (refused) return refused;
+    table.touch(session);
+    return session;
   }
 
   #sink(onGone: () => void): SseWriter {

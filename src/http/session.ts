@@ -230,16 +230,27 @@ export class SessionTable {
 
   /** A live session by id, marked as just used; an expired one is ended and not returned. */
   get(id: string): Session | undefined {
+    const s = this.find(id);
+    if (s) this.touch(s);
+    return s;
+  }
+
+  /** A live session by id, not marked as used (its caller may yet be refused); an expired one is ended. */
+  find(id: string): Session | undefined {
     const s = this.#sessions.get(id);
     if (!s) return undefined;
     if (this.#expired(s, Date.now())) {
       this.#end(s);
       return undefined;
     }
-    this.#sessions.delete(id);
-    this.#sessions.set(id, s);
-    s.lastActive = Date.now();
     return s;
+  }
+
+  /** Marks a session as just used: the most recently used, and not idle. */
+  touch(s: Session): void {
+    this.#sessions.delete(s.id);
+    this.#sessions.set(s.id, s);
+    s.lastActive = Date.now();
   }
 
   add(session: Session): void {
