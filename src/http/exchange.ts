@@ -19,7 +19,7 @@ export interface ExchangeOptions {
   message: unknown;
   /** This POST's credentials, frozen. */
   auth: AuthInfo | undefined;
-  /** Bytes of JSON a batch's answers may take; the answers past it become errors. */
+  /** Bytes of JSON a batch's answers may take; an answer that would pass it becomes an error. */
   maxBatchAnswerBytes: number;
   /** Stateless mode: the client went away (nobody can resume, so the request is cancelled). */
   signal: AbortSignal | undefined;
@@ -71,21 +71,25 @@ function utf8Length(s: string): number {
 }
 
 /**
- * Encodes a batch's answers, each at most once: once they pass `max` bytes in all, the rest become
- * errors that ask for the request on its own, so a small POST cannot make a huge answer.
+ * Encodes a batch's answers: an answer that would take them past `max` bytes in all becomes a short
+ * error that asks for the request on its own, so a small POST cannot make a huge answer, and every
+ * request still gets exactly one answer.
  */
 function encodeBatch(answers: JsonRpcResponse[], max: number, connection: Connection): string[] {
   let total = 2;
   return answers.map((a) => {
     const text = encodeMessage(a);
-    total += utf8Length(text) + 1;
-    if (total <= max) return text;
+    const size = utf8Length(text) + 1;
+    if (total + size <= max) {
+      total += size;
+      return text;
+    }
     const error = {
       code: SERVER_ERROR,
       message: `Server error: the batch's answer passed ${max} bytes; send this request on its own`,
     };
     const short = encodeMessage(errorResponse(a.id ?? undefined, error, connection.features));
-    total += short.length - text.length;
+    total += utf8Length(short) + 1;
     return short;
   });
 }

@@ -17,7 +17,7 @@ export interface HttpHandlerOptions {
   anonymousSessionsPerMinute?: number;
   /** Most messages in one JSON-RPC batch (2025-03-26 only); a larger one gets 400; 0 turns batches off. Default: 100, or 0 without sessions. */
   maxBatchSize?: number;
-  /** Bytes of JSON the answers of one batch may take; the answers past it become -32000 errors. Default: 8388608 (8 MiB). */
+  /** Bytes of JSON the answers of one batch may take; an answer that would pass it becomes a short -32000 error. Default: 8388608 (8 MiB). */
   maxBatchAnswerBytes?: number;
   /** `Host` values served: a name (any port) or `name:port`; `"*"` turns the check off. Default: localhost, 127.0.0.1, [::1]. */
   allowedHosts?: readonly string[] | "*";
