@@ -12,17 +12,27 @@ import type {
   ServerCapabilities,
 } from "./types.js";
 
-/** Verified credentials of the caller, as a transport with authorization gives them. */
+/**
+ * Verified credentials of the caller, as a transport with authorization gives them. picomcp freezes
+ * it before a handler sees it. Its principal ({@link principalOf}) is what a session is bound to.
+ */
 export interface AuthInfo {
   /** The access token (never logged by picomcp). */
   token?: string;
-  /** The client the token was issued to. */
+  /** The user the token stands for (a JWT's `sub`); the principal when present. */
+  subject?: string;
+  /** The client the token was issued to; the principal when there is no `subject`. */
   clientId?: string;
   /** Granted scopes. */
   scopes?: string[];
   /** The token's claims or any extra data the verifier attaches. */
   extra?: { [key: string]: unknown };
   [key: string]: unknown;
+}
+
+/** The principal of verified credentials: `subject`, else `clientId`; undefined when unauthenticated or anonymous. */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  return auth?.subject ?? auth?.clientId;
 }
 
 /** The client behind a request, whichever revision it speaks. */
@@ -99,8 +109,8 @@ type State = "new" | "ready" | "closed";
 export class Connection {
   /** The connection's identifier (the HTTP session id, say). */
   readonly id: string;
-  /** Credentials of the caller, if the transport verified any. */
-  auth: AuthInfo | undefined;
+  /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
+  readonly auth: AuthInfo | undefined;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
@@ -114,7 +124,6 @@ export class Connection {
   readonly #options: ConnectionOptions;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #onClosed: (c: Connection) => void;
-  #nextId = 0;
 
   /** @internal — use `server.connect(...)`. */
   constructor(options: ConnectionOptions, onClosed: (c: Connection) => void) {
@@ -152,7 +161,8 @@ export class Connection {
     options: OutboundOptions,
   ): Promise<{ [key: string]: unknown }> {
     if (this.state === "closed") return Promise.reject(new Error("The connection is closed"));
-    const id = `picomcp-${++this.#nextId}`;
+    // unguessable: only the peer that received the request can answer it
+    const id = crypto.randomUUID();
     const send = options.send ?? ((m: JsonRpcMessage) => this.send(m));
     return new Promise((resolve, reject) => {
       const signal = options.signal;

@@ -79,7 +79,7 @@ export interface Context {
   readonly client: ClientView;
   /** The request's `_meta`. */
   readonly meta: Meta | undefined;
-  /** Verified credentials, over a transport with authorization. */
+  /** This request's verified credentials (frozen), over a transport with authorization. */
   readonly auth: AuthInfo | undefined;
   /** The connection's id (the HTTP session id, say). */
   readonly sessionId: string;
@@ -127,6 +127,8 @@ export class RequestContext implements Context {
   readonly client: ClientView;
   readonly meta: Meta | undefined;
   readonly features: Features;
+  /** This request's credentials: the transport's snapshot for it, else the connection's. */
+  auth: AuthInfo | undefined;
   uri!: string;
   /** Set once the answer is out: later progress and log messages are dropped. */
   done = false;
@@ -163,6 +165,7 @@ export class RequestContext implements Context {
     this.#timeoutMs = timeoutMs;
     this.features = features;
     this.client = client;
+    this.auth = conn.auth;
   }
 
   get signal(): AbortSignal {
@@ -179,10 +182,6 @@ export class RequestContext implements Context {
     this.aborted = true;
     this.#abortReason = reason;
     this.#controller?.abort(reason);
-  }
-
-  get auth(): AuthInfo | undefined {
-    return this.#conn.auth;
   }
 
   get sessionId(): string {

@@ -2,7 +2,7 @@
  * JSON-RPC envelope checks, the method table, and the mapping from "what happened" to "what the
  * client gets" — in one place.
  */
-import type { Connection } from "./connection.js";
+import type { AuthInfo, Connection } from "./connection.js";
 import { LOG_LEVELS, RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
 import { shapeImplementation } from "./eras/serialize.js";
@@ -26,6 +26,8 @@ export interface HandleOptions {
   send?: (message: JsonRpcMessage) => void;
   /** Aborting it cancels the request (an HTTP stream the client closed, say). */
   signal?: AbortSignal;
+  /** This message's verified credentials, frozen (`ctx.auth`); default: the connection's. */
+  auth?: AuthInfo;
 }
 
 type Params = { [key: string]: unknown };
@@ -99,13 +101,28 @@ export async function dispatch(
         conn,
       );
     }
-    const answers = await Promise.all(
-      message.map((m) =>
-        isObject(m) && m.method === "initialize"
-          ? invalid(validId(m.id), "Invalid Request: initialize cannot be part of a batch", conn)
-          : dispatchOne(core, m, conn, options),
-      ),
-    );
+    // one listener for the whole batch: one per request on the same signal costs O(n²) to remove
+    const { signal: outer, ...unsignalled } = options;
+    const each = outer && !outer.aborted ? unsignalled : options;
+    const onAbort = () => {
+      for (const m of message) {
+        const id = isObject(m) ? validId(m.id) : undefined;
+        if (id !== undefined) conn.inflight.get(id)?.abort(outer?.reason);
+      }
+    };
+    if (each !== options) outer!.addEventListener("abort", onAbort, { once: true });
+    let answers: (JsonRpcResponse | undefined)[];
+    try {
+      answers = await Promise.all(
+        message.map((m) =>
+          isObject(m) && m.method === "initialize"
+            ? invalid(validId(m.id), "Invalid Request: initialize cannot be part of a batch", conn)
+            : dispatchOne(core, m, conn, each),
+        ),
+      );
+    } finally {
+      outer?.removeEventListener("abort", onAbort);
+    }
     const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
     return out.length ? out : undefined;
   }
@@ -188,6 +205,7 @@ async function request(
   if (outer?.aborted) return undefined;
   const meta = isObject(params._meta) ? params._meta : undefined;
   const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs, conn.client, f);
+  if (options.auth !== undefined) ctx.auth = options.auth;
   const onOuterAbort = () => ctx.abort(outer?.reason);
   outer?.addEventListener("abort", onOuterAbort, { once: true });
   conn.inflight.set(id, ctx);

@@ -1,7 +1,7 @@
 export type { ChangeBus, ChangeEvent } from "./bus.js";
 export { LocalBus } from "./bus.js";
 export type { AuthInfo, ConnectionOptions } from "./connection.js";
-export { ClientRequestError, Connection, RequestTimeoutError } from "./connection.js";
+export { ClientRequestError, Connection, principalOf, RequestTimeoutError } from "./connection.js";
 export { type LinkOptions, link } from "./content.js";
 export type {
   ClientRequestOptions,

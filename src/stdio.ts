@@ -31,6 +31,8 @@ export interface StdioOptions {
   stdout?: StdioWritable;
   /** Longest accepted line in bytes; a longer one gets an error answer and is skipped. Default: 16 MiB. */
   maxLineBytes?: number;
+  /** Most messages in one JSON-RPC batch (2025-03-26 only); a larger one gets -32600; 0 turns batches off. Default: 100. */
+  maxBatchSize?: number;
   /** Sends `console.log`/`info`/`debug` to stderr while serving on `process.stdout`. Default: true. */
   guardConsole?: boolean;
   /** Called once stdin ended and every answer is written. Default with `process.stdin`: exit the process. */
@@ -46,6 +48,11 @@ export interface StdioServer {
 }
 
 const NEWLINE = 0x0a;
+/** Requests started before reading yields, so that their answers are written and a full stdout seen. */
+const YIELD_EVERY = 64;
+
+const later: (f: () => void) => void =
+  (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
 
 /**
  * Serves `server` over newline-delimited JSON-RPC on stdin/stdout. Requests run concurrently; a bad
@@ -59,6 +66,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const stdin = options.stdin ?? (proc?.stdin as StdioReadable);
   const stdout = options.stdout ?? (proc?.stdout as StdioWritable);
   const maxLine = options.maxLineBytes ?? 16 * 1024 * 1024;
+  const maxBatch = options.maxBatchSize ?? 100;
+  if (!Number.isInteger(maxBatch) || maxBatch < 0)
+    throw new RangeError("maxBatchSize must be a non-negative integer");
   const usesProcessStdout = stdout === proc?.stdout;
   const restoreConsole = options.guardConsole !== false && usesProcessStdout ? guardConsole() : () => {};
   const onEnd = options.onEnd ?? (stdin === proc?.stdin ? () => proc?.exit(0) : () => {});
@@ -100,7 +110,19 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       answer(parseErrorResponse(connection.features));
       return;
     }
+    if (Array.isArray(message) && message.length > maxBatch) {
+      const why = maxBatch ? `a batch may hold at most ${maxBatch} messages` : "batches are off";
+      answer(
+        errorResponse(
+          undefined,
+          { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${why}` },
+          connection.features,
+        ),
+      );
+      return;
+    }
     inflight++;
+    started++;
     server
       .handle(message, connection)
       .then(answer, () => {})
@@ -122,9 +144,36 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       ),
     );
 
-  const onData = (chunk: Uint8Array | string) => {
-    let buf = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-    while (buf.length > 0) {
+  // Bytes read but not yet framed. Reading holds (stdin paused) while stdout has not drained, so a
+  // client that does not read its answers cannot make the server queue them without bound.
+  const queue: Uint8Array[] = [];
+  let held = false;
+  let paused = false;
+  let started = 0;
+  let inputEnded = false;
+
+  const hold = () => {
+    held = true;
+    if (paused) return;
+    paused = true;
+    stdin.pause?.();
+  };
+
+  const frame = () => {
+    held = false;
+    started = 0;
+    while (queue.length > 0) {
+      if (writer.congested) {
+        hold();
+        writer.whenDrained(frame);
+        return;
+      }
+      if (started >= YIELD_EVERY) {
+        hold();
+        later(frame);
+        return;
+      }
+      const buf = queue[0]!;
       const nl = buf.indexOf(NEWLINE);
       const part = nl === -1 ? buf : buf.subarray(0, nl);
       if (!skipping) {
@@ -134,12 +183,15 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
           lineBytes = 0;
           tooLong();
         } else if (part.length > 0) {
-          // copy: the stream may reuse its buffer
+          // copied: the stream may reuse its buffer
           pieces.push(nl === -1 ? part.slice() : part);
           lineBytes += part.length;
         }
       }
-      if (nl === -1) break;
+      if (nl === -1) {
+        queue.shift();
+        continue;
+      }
       if (!skipping) {
         const line = pieces.length === 1 ? pieces[0]! : concatBytes(pieces, lineBytes);
         pieces = [];
@@ -147,8 +199,27 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
         serveLine(line);
       }
       skipping = false;
-      buf = buf.subarray(nl + 1);
+      if (nl + 1 < buf.length) queue[0] = buf.subarray(nl + 1);
+      else queue.shift();
     }
+    if (paused) {
+      paused = false;
+      stdin.resume?.();
+    }
+    if (inputEnded) endOfInput();
+  };
+
+  const onData = (chunk: Uint8Array | string) => {
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    if (bytes.length === 0) return;
+    // copied when kept past this call: the stream may reuse its buffer
+    if (held) {
+      queue.push(bytes.slice());
+      return;
+    }
+    queue.push(bytes);
+    frame();
+    if (queue.length > 0) queue[0] = queue[0]!.slice();
   };
 
   const maybeFinish = () => {
@@ -163,6 +234,11 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   const onEndOfInput = () => {
+    inputEnded = true;
+    if (!held && queue.length === 0) endOfInput();
+  };
+
+  const endOfInput = () => {
     if (ended) return;
     if (!skipping && lineBytes > 0) {
       const line = concatBytes(pieces, lineBytes);
@@ -190,6 +266,7 @@ class LineWriter {
   #waiting = false;
   #closed = false;
   #idle: (() => void)[] = [];
+  #drained: (() => void)[] = [];
 
   constructor(out: StdioWritable) {
     this.#out = out;
@@ -217,11 +294,23 @@ class LineWriter {
         this.#out.once("drain", () => {
           this.#waiting = false;
           this.#pump();
+          if (!this.#waiting) for (const f of this.#drained.splice(0)) f();
         });
         return;
       }
     }
     for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  /** Whether the stream said its buffer is full and has not drained since. */
+  get congested(): boolean {
+    return this.#waiting && !this.#closed;
+  }
+
+  /** Calls `f` once the stream has drained (or the writer closed). */
+  whenDrained(f: () => void): void {
+    if (this.congested) this.#drained.push(f);
+    else f();
   }
 
   /** Resolves once everything queued has been handed to the stream and the stream has taken it. */
@@ -245,6 +334,7 @@ class LineWriter {
     this.#closed = true;
     this.#queue = [];
     for (const resolve of this.#idle.splice(0)) resolve();
+    for (const f of this.#drained.splice(0)) f();
   }
 }
 

@@ -406,8 +406,8 @@ describe("stateless mode (sessions: false)", () => {
     expect(handler.sessionCount).toBe(0);
   });
 
-  it("assumes 2025-03-26 without a header: batches work", async () => {
-    const { handler } = setup({ sessions: false });
+  it("assumes 2025-03-26 without a header: batches work once maxBatchSize allows them", async () => {
+    const { handler } = setup({ sessions: false, maxBatchSize: 10 });
     const res = await post(handler, [call(1, "echo", { text: "a" }), call(2, "echo", { text: "b" })]);
     expect(await res.json()).toHaveLength(2);
   });

@@ -12,8 +12,8 @@ export interface StoredEvent {
  * store only keeps events and returns them in order. Methods may return promises (a shared store).
  */
 export interface EventStore {
-  /** Keeps event `seq` of a stream. */
-  append(streamId: string, seq: number, data: string): void | Promise<void>;
+  /** Keeps event `seq` of a stream of session `sessionId` (for per-session quotas). */
+  append(streamId: string, seq: number, data: string, sessionId?: string): void | Promise<void>;
   /** The stream's kept events numbered above `seq`, in order (empty when none or forgotten). */
   after(streamId: string, seq: number): readonly StoredEvent[] | Promise<readonly StoredEvent[]>;
   /** Forgets a stream: it was delivered, or its session ended. */
@@ -24,24 +24,45 @@ export interface EventStore {
 export interface MemoryEventStoreOptions {
   /** Events kept per stream; the oldest go first. Default: 1000. */
   maxEventsPerStream?: number;
-  /** Characters of event data kept in all; the least recently written streams go first. Default: 32 Mi. */
+  /** Characters kept per stream; the oldest events go first, and a larger event is not kept. Default: 4 Mi. */
+  maxCharsPerStream?: number;
+  /** Characters kept per session; its least recently written streams go first. Default: 8 Mi. */
+  maxCharsPerSession?: number;
+  /** Characters kept in all; when full, a new event is not kept (no session loses what it has). Default: 32 Mi. */
   maxChars?: number;
 }
 
 interface Entry {
-  events: StoredEvent[];
+  readonly events: StoredEvent[];
+  chars: number;
+  readonly owner: Owner;
+}
+
+interface Owner {
+  readonly key: string | undefined;
+  /** Its streams, least recently written first. */
+  readonly streams: Map<string, Entry>;
   chars: number;
 }
 
-/** The default event store: in memory, bounded per stream and in total. */
+/**
+ * The default event store: in memory, bounded per stream, per session and in total. Quotas only
+ * ever take from the session that writes, so one session can never evict another's pending answer;
+ * an event that fits nowhere is delivered live but not kept (a client resuming misses it).
+ */
 export class MemoryEventStore implements EventStore {
   readonly #streams = new Map<string, Entry>();
+  readonly #owners = new Map<string | undefined, Owner>();
   readonly #maxEvents: number;
+  readonly #maxStream: number;
+  readonly #maxSession: number;
   readonly #maxChars: number;
   #chars = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
     this.#maxEvents = positive(options.maxEventsPerStream ?? 1000, "maxEventsPerStream");
+    this.#maxStream = positive(options.maxCharsPerStream ?? 4 * 1024 * 1024, "maxCharsPerStream");
+    this.#maxSession = positive(options.maxCharsPerSession ?? 8 * 1024 * 1024, "maxCharsPerSession");
     this.#maxChars = positive(options.maxChars ?? 32 * 1024 * 1024, "maxChars");
   }
 
@@ -50,24 +71,38 @@ export class MemoryEventStore implements EventStore {
     return this.#streams.size;
   }
 
-  append(streamId: string, seq: number, data: string): void {
+  /** Characters currently kept. */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  append(streamId: string, seq: number, data: string, sessionId?: string): void {
+    const size = data.length;
+    if (size > this.#maxStream || size > this.#maxSession) return;
     let entry = this.#streams.get(streamId);
-    if (entry) this.#streams.delete(streamId);
-    else entry = { events: [], chars: 0 };
-    // re-inserted: the map's order is least recently written first
-    this.#streams.set(streamId, entry);
+    if (!entry) {
+      let owner = this.#owners.get(sessionId);
+      if (!owner) {
+        owner = { key: sessionId, streams: new Map(), chars: 0 };
+        this.#owners.set(sessionId, owner);
+      }
+      entry = { events: [], chars: 0, owner };
+      this.#streams.set(streamId, entry);
+    }
+    const owner = entry.owner;
+    // re-inserted: the owner's map is least recently written first
+    owner.streams.delete(streamId);
+    owner.streams.set(streamId, entry);
     entry.events.push({ seq, data });
-    entry.chars += data.length;
-    this.#chars += data.length;
-    if (entry.events.length > this.#maxEvents) {
-      const gone = entry.events.shift()!;
-      entry.chars -= gone.data.length;
-      this.#chars -= gone.data.length;
+    this.#count(entry, size);
+    while (entry.events.length > this.#maxEvents || entry.chars > this.#maxStream) this.#shift(entry);
+    for (const [id, other] of owner.streams) {
+      if (owner.chars <= this.#maxSession) break;
+      if (other !== entry) this.drop(id);
     }
-    for (const [id] of this.#streams) {
-      if (this.#chars <= this.#maxChars || id === streamId) break;
-      this.drop(id);
-    }
+    while (owner.chars > this.#maxSession) this.#shift(entry);
+    // the newest event is last and fits its quotas; only the total can still be over
+    if (this.#chars > this.#maxChars) this.#count(entry, -entry.events.pop()!.data.length);
   }
 
   after(streamId: string, seq: number): readonly StoredEvent[] {
@@ -78,8 +113,21 @@ export class MemoryEventStore implements EventStore {
   drop(streamId: string): void {
     const entry = this.#streams.get(streamId);
     if (!entry) return;
-    this.#chars -= entry.chars;
+    this.#count(entry, -entry.chars);
     this.#streams.delete(streamId);
+    const owner = entry.owner;
+    owner.streams.delete(streamId);
+    if (owner.streams.size === 0) this.#owners.delete(owner.key);
+  }
+
+  #shift(entry: Entry): void {
+    this.#count(entry, -entry.events.shift()!.data.length);
+  }
+
+  #count(entry: Entry, chars: number): void {
+    entry.chars += chars;
+    entry.owner.chars += chars;
+    this.#chars += chars;
   }
 }
 

@@ -1,11 +1,12 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
-import type { Connection } from "../connection.js";
+import type { AuthInfo, Connection } from "../connection.js";
+import type { HandleOptions } from "../dispatch.js";
 import { DEFAULT_FEATURES } from "../eras/versions.js";
-import { encodeMessage, expectsAnswer } from "../jsonrpc.js";
+import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
-import { answerResponse, randomId } from "./guard.js";
+import { answerResponse, randomId, SERVER_ERROR } from "./guard.js";
 import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
@@ -16,6 +17,10 @@ export interface ExchangeOptions {
   /** The session, or undefined in stateless mode. */
   session: Session | undefined;
   message: unknown;
+  /** This POST's credentials, frozen. */
+  auth: AuthInfo | undefined;
+  /** Bytes of JSON a batch's answers may take; an answer that would pass it becomes an error. */
+  maxBatchAnswerBytes: number;
   /** Stateless mode: the client went away (nobody can resume, so the request is cancelled). */
   signal: AbortSignal | undefined;
   /** Where the stream's events are kept, when it is resumable. */
@@ -54,6 +59,41 @@ export function encode(message: JsonRpcMessage): string | undefined {
   }
 }
 
+/** UTF-8 length of a string, without encoding it. */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x800) n += c >= 0xd800 && c <= 0xdbff ? 1 : 2;
+    else if (c >= 0x80) n += 1;
+  }
+  return n;
+}
+
+/**
+ * Encodes a batch's answers: an answer that would take them past `max` bytes in all becomes a short
+ * error that asks for the request on its own, so a small POST cannot make a huge answer, and every
+ * request still gets exactly one answer.
+ */
+function encodeBatch(answers: JsonRpcResponse[], max: number, connection: Connection): string[] {
+  let total = 2;
+  return answers.map((a) => {
+    const text = encodeMessage(a);
+    const size = utf8Length(text) + 1;
+    if (total + size <= max) {
+      total += size;
+      return text;
+    }
+    const error = {
+      code: SERVER_ERROR,
+      message: `Server error: the batch's answer passed ${max} bytes; send this request on its own`,
+    };
+    const short = encodeMessage(errorResponse(a.id ?? undefined, error, connection.features));
+    total += utf8Length(short) + 1;
+    return short;
+  });
+}
+
 /**
  * Serves one POST: 202 when it holds no request; otherwise it waits for the first of the answer
  * (→ a JSON response) or a related message (→ an SSE response that carries it, later messages,
@@ -68,13 +108,14 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
     o.done();
     return new Response(null, { status: 202, headers });
   }
-  const abort = new AbortController();
+  // over a session nothing cancels a POST's requests but notifications/cancelled (no signal to share)
+  const abort = session ? undefined : new AbortController();
   const signal = o.signal;
-  if (signal?.aborted) abort.abort();
-  else signal?.addEventListener("abort", () => abort.abort(), { once: true });
+  if (signal?.aborted) abort?.abort();
+  else signal?.addEventListener("abort", () => abort?.abort(), { once: true });
   const version = connection.protocolVersion ?? DEFAULT_FEATURES.version;
   const prime = session !== undefined && o.store !== undefined && version >= "2025-11-25";
-  const stream = new EventStream(randomId(12), o.store);
+  const stream = new EventStream(randomId(12), o.store, session?.id);
   const ids = requestIds(message);
   if (session) session.inflight++;
   return new Promise<Response>((resolve) => {
@@ -84,7 +125,7 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
       const s = o.sink(() => {
         if (stream.sink === s) stream.sink = undefined;
         if (session) session.lastActive = Date.now();
-        else abort.abort();
+        else abort?.abort();
       });
       sink = s;
       session?.streams.set(stream.id, stream);
@@ -112,18 +153,31 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
         session.lastActive = Date.now();
         for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
       }
+      const batch = Array.isArray(answer)
+        ? encodeBatch(answer, o.maxBatchAnswerBytes, connection)
+        : undefined;
       if (!sink) {
         stream.done = true;
-        resolve(answerResponse(answer, headers, connection));
+        resolve(
+          batch
+            ? new Response(`[${batch.join(",")}]`, {
+                status: 200,
+                headers: { "content-type": "application/json", ...headers },
+              })
+            : answerResponse(answer, headers, connection),
+        );
       } else {
-        for (const a of Array.isArray(answer) ? answer : answer ? [answer] : [])
-          stream.write(encodeMessage(a));
+        for (const text of batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []))
+          stream.write(text);
         const delivered = stream.sink?.open === true;
         stream.finish();
         session?.finished(stream, delivered);
       }
       o.done();
     };
-    server.handle(message, connection, { send, signal: abort.signal }).then(finish, () => finish(undefined));
+    const options: HandleOptions = { send };
+    if (abort) options.signal = abort.signal;
+    if (o.auth) options.auth = o.auth;
+    server.handle(message, connection, options).then(finish, () => finish(undefined));
   });
 }

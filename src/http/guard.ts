@@ -3,7 +3,7 @@
  * types, size), and the plain answers: errors with JSON-RPC bodies, JSON answers, CORS.
  */
 import { concatBytes } from "../bytes.js";
-import type { Connection } from "../connection.js";
+import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import {
   DEFAULT_FEATURES,
   type Features,
@@ -14,6 +14,7 @@ import {
 import { ErrorCode } from "../errors.js";
 import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { JsonRpcResponse } from "../types.js";
+import type { Session } from "./session.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;
@@ -49,6 +50,75 @@ export function tooManySessions(): Response {
   return httpError(503, SERVER_ERROR, "Service Unavailable: too many sessions", undefined, {
     "retry-after": "5",
   });
+}
+
+/** 401 for a request without credentials on a session that was opened with them. */
+export function unauthorized(features?: Features): Response {
+  return httpError(
+    401,
+    SERVER_ERROR,
+    "Unauthorized: this session was opened with credentials; send them with every request",
+    features,
+    { "www-authenticate": "Bearer" },
+  );
+}
+
+/**
+ * Whether a request may use a session: only the principal that opened it, with credentials when
+ * it was opened with them. Another principal gets the same 404 as an unknown id, so that a session
+ * id tells nobody else that it exists; missing credentials get 401. A session is never rebound.
+ */
+export function refuseSession(
+  session: Session,
+  auth: AuthInfo | undefined,
+  features: Features,
+): Response | undefined {
+  if (auth === undefined) return session.authenticated ? unauthorized(features) : undefined;
+  if (!session.authenticated || principalOf(auth) !== session.principal) return sessionNotFound(features);
+  return undefined;
+}
+
+/** 429 when anonymous sessions are created faster than allowed, or a principal is at its cap. */
+export function tooManyRequests(message: string, retryAfterMs: number): Response {
+  return httpError(429, SERVER_ERROR, `Too Many Requests: ${message}`, undefined, {
+    "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+  });
+}
+
+/** A `Response` of the `authenticate` hook, with a JSON-RPC error body if it is an error without one. */
+export function withErrorBody(response: Response): Response {
+  if (response.status < 400 || response.body !== null) return response;
+  const headers = new Headers(response.headers);
+  headers.set("content-type", "application/json");
+  const message =
+    response.statusText ||
+    (response.status === 401 ? "Unauthorized" : response.status === 403 ? "Forbidden" : "Refused");
+  const body = encodeMessage(errorResponse(undefined, { code: SERVER_ERROR, message }));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** Freezes verified credentials in place, nested objects too, so no request can change another's. */
+export function freezeAuth(auth: AuthInfo): AuthInfo {
+  deepFreeze(auth, 8);
+  return auth;
+}
+
+function deepFreeze(value: object, depth: number): void {
+  if (Object.isFrozen(value)) return;
+  Object.freeze(value);
+  if (depth === 0) return;
+  for (const key in value) {
+    const v = (value as { [key: string]: unknown })[key];
+    if (typeof v === "object" && v !== null) deepFreeze(v, depth - 1);
+  }
+}
+
+/** An RFC 3986 authority without user info: a reg-name or IPv4, or an IPv6 literal, and a port. */
+const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::\d{1,5})?$/;
+
+/** Whether a `Host` header is well formed (`localhost:3000@evil.com` is not). */
+export function validHost(host: string): boolean {
+  return HOST_SYNTAX.test(host);
 }
 
 /** Splits `host[:port]` (IPv6 in brackets) into a lower-case host name and the port text. */

@@ -1,5 +1,5 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
-import type { AuthInfo, Connection } from "../connection.js";
+import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
@@ -9,6 +9,7 @@ import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { encode, serveExchange } from "./exchange.js";
 import {
   accepts,
+  freezeAuth,
   hostAllowed,
   httpError,
   isJsonContentType,
@@ -18,14 +19,18 @@ import {
   preflight,
   randomId,
   readBody,
+  refuseSession,
   SERVER_ERROR,
   sessionNotFound,
+  tooManyRequests,
   tooManySessions,
   unsupportedVersion,
+  validHost,
   versionFeatures,
   withCors,
+  withErrorBody,
 } from "./guard.js";
-import type { HttpHandlerOptions } from "./options.js";
+import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { SSE_HEADERS, SseWriter } from "./sse.js";
 
@@ -33,11 +38,6 @@ const BATCH_VERSION = "2025-03-26";
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function positive(n: number, name: string): number {
-  if (!(n > 0) || !Number.isFinite(n)) throw new RangeError(`${name} must be a positive number`);
-  return n;
 }
 
 /** @internal */
@@ -48,6 +48,8 @@ export class StreamableHttp {
   readonly #store: EventStore | undefined;
   readonly #hosts: readonly string[] | "*";
   readonly #maxBody: number;
+  readonly #maxBatch: number;
+  readonly #maxAnswer: number;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #idleMs: number;
@@ -62,9 +64,16 @@ export class StreamableHttp {
     this.#retryMs = positive(o.retryMs ?? 1000, "retryMs");
     this.#keepAliveMs = positive(o.keepAliveMs ?? 15_000, "keepAliveMs");
     this.#idleMs = positive(o.sessionIdleMs ?? 30 * 60_000, "sessionIdleMs");
-    const max = positive(o.maxSessions ?? 10_000, "maxSessions");
+    this.#maxBatch = count(o.maxBatchSize ?? (o.sessions === false ? 0 : 100), "maxBatchSize");
+    this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
+    const limits = {
+      idleMs: this.#idleMs,
+      max: positive(o.maxSessions ?? 10_000, "maxSessions"),
+      perPrincipal: positive(o.maxSessionsPerPrincipal ?? 100, "maxSessionsPerPrincipal"),
+      anonymousPerMinute: positive(o.anonymousSessionsPerMinute ?? 1200, "anonymousSessionsPerMinute"),
+    };
     if (o.sessions !== false) {
-      this.#table = new SessionTable(this.#idleMs, max, (s) => this.#end(s));
+      this.#table = new SessionTable(limits, (s) => this.#end(s));
       this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
     }
   }
@@ -76,6 +85,7 @@ export class StreamableHttp {
   async handle(request: Request): Promise<Response> {
     const origin = request.headers.get("origin");
     const host = request.headers.get("host") ?? new URL(request.url).host;
+    if (!validHost(host)) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
     if (!hostAllowed(host, this.#hosts))
       return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
@@ -96,12 +106,12 @@ export class StreamableHttp {
     let auth: AuthInfo | undefined;
     if (this.#o.authenticate) {
       const verdict = await this.#o.authenticate(request);
-      if (verdict instanceof Response) return verdict;
-      auth = verdict;
+      if (verdict instanceof Response) return withErrorBody(verdict);
+      if (verdict) auth = freezeAuth(verdict);
     }
     if (request.method === "POST") return this.#post(request, auth);
-    if (this.#table && request.method === "GET") return this.#get(request, this.#table);
-    if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table);
+    if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
+    if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
   }
 
@@ -119,9 +129,13 @@ export class StreamableHttp {
     }
     const version = request.headers.get("mcp-protocol-version");
     const sid = request.headers.get("mcp-session-id");
-    const session = this.#table && sid !== null ? this.#table.get(sid) : undefined;
+    const session = this.#table && sid !== null ? this.#table.find(sid) : undefined;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
+    // the header's features, as for an unknown id: the answer must not tell that the session exists
+    const refused = session && refuseSession(session, auth, versionFeatures(version));
+    if (refused) return refused;
+    if (session) this.#table!.touch(session);
     let body: Awaited<ReturnType<typeof readBody>>;
     try {
       body = await readBody(request, this.#maxBody);
@@ -153,12 +167,13 @@ export class StreamableHttp {
         features,
       );
     }
+    if (Array.isArray(message) && message.length > this.#maxBatch) {
+      const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
+      return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
+    }
     if (!this.#table) return this.#stateless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) {
-      if (auth) session.connection.auth = auth;
-      return this.#exchange(session.connection, session, message, undefined, () => {});
-    }
+    if (session) return this.#exchange(session.connection, session, message, auth, undefined, () => {});
     if (!init) {
       return httpError(
         400,
@@ -171,11 +186,13 @@ export class StreamableHttp {
   }
 
   async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Response> {
-    if (!table.makeRoom()) {
-      return tooManySessions();
-    }
+    const principal = principalOf(auth);
+    const wait = principal === undefined ? table.admitAnonymous() : 0;
+    if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
+    const full = this.#noRoom(table, principal);
+    if (full) return full;
     const id = randomId(16);
-    const standalone = new EventStream(randomId(12), this.#store);
+    const standalone = new EventStream(randomId(12), this.#store, id);
     let session: Session | undefined;
     const connection = this.#server.connect({
       id,
@@ -191,15 +208,21 @@ export class StreamableHttp {
       connection.close();
       return answer === undefined ? new Response(null, { status: 202 }) : json(answer, {});
     }
-    if (!table.makeRoom()) {
-      // others initialized meanwhile
+    const late = this.#noRoom(table, principal); // others initialized meanwhile
+    if (late) {
       connection.close();
-      return tooManySessions();
+      return late;
     }
     session = new Session(id, connection, standalone);
     table.add(session);
     this.#startTimer();
     return json(answer, { "mcp-session-id": id });
+  }
+
+  #noRoom(table: SessionTable, principal: string | undefined): Response | undefined {
+    const why = table.makeRoom(principal);
+    if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
+    return why === "full" ? tooManySessions() : undefined;
   }
 
   async #stateless(
@@ -215,13 +238,14 @@ export class StreamableHttp {
       ...(auth ? { auth } : {}),
       ...(init ? {} : { initialized: { protocolVersion: version ?? BATCH_VERSION } }),
     });
-    return this.#exchange(connection, undefined, message, request.signal, () => connection.close());
+    return this.#exchange(connection, undefined, message, auth, request.signal, () => connection.close());
   }
 
   #exchange(
     connection: Connection,
     session: Session | undefined,
     message: unknown,
+    auth: AuthInfo | undefined,
     signal: AbortSignal | undefined,
     done: () => void,
   ): Promise<Response> {
@@ -230,6 +254,8 @@ export class StreamableHttp {
       connection,
       session,
       message,
+      auth,
+      maxBatchAnswerBytes: this.#maxAnswer,
       signal,
       done,
       store: session ? this.#store : undefined,
@@ -238,11 +264,11 @@ export class StreamableHttp {
     });
   }
 
-  #get(request: Request, table: SessionTable): Response | Promise<Response> {
+  #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Response | Promise<Response> {
     if (!accepts(request.headers.get("accept"), "text/event-stream")) {
       return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
-    const found = this.#session(request, table);
+    const found = this.#session(request, table, auth);
     if (found instanceof Response) return found;
     const session = found;
     const features = featuresOf(session.connection.protocolVersion!);
@@ -277,20 +303,26 @@ export class StreamableHttp {
     return new Response(sink.readable, { status: 200, headers });
   }
 
-  #delete(request: Request, table: SessionTable): Response {
-    const found = this.#session(request, table);
+  #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Response {
+    const found = this.#session(request, table, auth);
     if (found instanceof Response) return found;
     this.#end(found);
     return new Response(null, { status: 204 });
   }
 
-  /** The session a GET or DELETE names, or the error answer (400 without one, 404 unknown, 400 bad version). */
-  #session(request: Request, table: SessionTable): Session | Response {
+  /** The session a GET or DELETE names, or the error answer (400 without one, 404 unknown or another's, 400 bad version). */
+  #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Response {
     const sid = request.headers.get("mcp-session-id");
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
     if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
-    return table.get(sid) ?? sessionNotFound(versionFeatures(version));
+    const session = table.find(sid);
+    const features = versionFeatures(version);
+    if (!session) return sessionNotFound(features);
+    const refused = refuseSession(session, auth, features);
+    if (refused) return refused;
+    table.touch(session);
+    return session;
   }
 
   #sink(onGone: () => void): SseWriter {

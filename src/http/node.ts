@@ -7,8 +7,9 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
-import { LOOPBACK_HOSTS } from "./guard.js";
+import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
@@ -100,16 +101,28 @@ async function bridge(
   res: ServerResponse,
   path: string | undefined,
 ): Promise<void> {
+  const host = req.headers.host;
+  // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
+  if (host !== undefined && !validHost(host)) {
+    return writeResponse(
+      res,
+      httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed"),
+      true,
+    );
+  }
   let url: URL;
   try {
-    url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+    url = new URL(req.url ?? "/", `http://${host ?? "localhost"}`);
+    if (url.username || url.password) throw new TypeError("credentials in the URL");
   } catch {
-    res.writeHead(400, { "content-type": "text/plain" }).end("Bad Request");
-    return;
+    return writeResponse(
+      res,
+      httpError(400, SERVER_ERROR, "Bad Request: the request target is malformed"),
+      true,
+    );
   }
   if (path !== undefined && url.pathname !== path) {
-    res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
-    return;
+    return writeResponse(res, httpError(404, SERVER_ERROR, `Not Found: the MCP endpoint is ${path}`), false);
   }
   const aborter = new AbortController();
   res.on("close", () => {
@@ -129,7 +142,7 @@ async function bridge(
   try {
     response = await handler(new Request(url, init));
   } catch {
-    response = new Response(null, { status: 500 });
+    response = httpError(500, ErrorCode.InternalError, "Internal error");
   }
   await writeResponse(res, response, body?.abandoned() ?? false);
 }

@@ -9,8 +9,16 @@ export interface HttpHandlerOptions {
   sessions?: boolean;
   /** Milliseconds a session may sit idle (no request in flight, no stream open) before it ends. Default: 1800000 (30 min). */
   sessionIdleMs?: number;
-  /** Most live sessions; at the cap the least recently used idle one ends, and if all are busy a new client gets 503. Default: 10000. */
+  /** Most live sessions; at the cap a new one replaces the least recently used idle anonymous one (or one of its own principal's), else 503. Default: 10000. */
   maxSessions?: number;
+  /** Most live sessions of one principal; at the cap its least recently used idle one ends, and if all are busy it gets 429. Default: 100. */
+  maxSessionsPerPrincipal?: number;
+  /** Sessions without a principal created per minute, in bursts of as many (a token bucket); past it, 429 with Retry-After. Default: 1200. */
+  anonymousSessionsPerMinute?: number;
+  /** Most messages in one JSON-RPC batch (2025-03-26 only); a larger one gets 400; 0 turns batches off. Default: 100, or 0 without sessions. */
+  maxBatchSize?: number;
+  /** Bytes of JSON the answers of one batch may take; an answer that would pass it becomes a short -32000 error. Default: 8388608 (8 MiB). */
+  maxBatchAnswerBytes?: number;
   /** `Host` values served: a name (any port) or `name:port`; `"*"` turns the check off. Default: localhost, 127.0.0.1, [::1]. */
   allowedHosts?: readonly string[] | "*";
   /** Browser origins allowed (`scheme://host[:port]`), or `"*"`. Default: origins whose host passes `allowedHosts`. */
@@ -25,7 +33,11 @@ export interface HttpHandlerOptions {
   keepAliveMs?: number;
   /** Bytes queued for an SSE client that is not reading before it is dropped as gone. Default: 8388608 (8 MiB). */
   maxBufferedBytes?: number;
-  /** Verifies credentials: return the caller's `AuthInfo` (it becomes `ctx.auth`), nothing, or a `Response` to answer with (a 401). Default: none. */
+  /**
+   * Verifies the credentials of every request: return the caller's `AuthInfo` (frozen, it becomes that
+   * request's `ctx.auth`; its principal binds the session it opens), nothing (anonymous), or a `Response`
+   * to answer with (a 401; a JSON-RPC error body is added when it has none). Default: none.
+   */
   authenticate?: (
     request: Request,
   ) => AuthInfo | Response | undefined | Promise<AuthInfo | Response | undefined>;
@@ -46,4 +58,16 @@ export interface HttpHandler {
   readonly sessionCount: number;
   /** Ends every session and stream, and stops the timer. */
   close(): void;
+}
+
+/** A positive number option, or a RangeError naming it. */
+export function positive(n: number, name: string): number {
+  if (!(n > 0) || !Number.isFinite(n)) throw new RangeError(`${name} must be a positive number`);
+  return n;
+}
+
+/** A non-negative integer option, or a RangeError naming it. */
+export function count(n: number, name: string): number {
+  if (!Number.isInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer`);
+  return n;
 }

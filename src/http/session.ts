@@ -1,5 +1,5 @@
 /** Streamable HTTP sessions: their resumable SSE streams, and the table that expires and caps them. */
-import type { Connection } from "../connection.js";
+import { type Connection, principalOf } from "../connection.js";
 import type { RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 import type { SseWriter } from "./sse.js";
@@ -23,12 +23,14 @@ export class EventStream {
   /** The final answer has been written. */
   done = false;
   readonly #store: EventStore | undefined;
+  readonly #sessionId: string | undefined;
   #pending: { seq: number; data: string }[] | undefined;
   #sent = 0;
 
-  constructor(id: string, store: EventStore | undefined) {
+  constructor(id: string, store: EventStore | undefined, sessionId?: string) {
     this.id = id;
     this.#store = store;
+    this.#sessionId = sessionId;
   }
 
   /** Whether events carry ids and are kept. */
@@ -44,7 +46,7 @@ export class EventStream {
   /** Writes one encoded message: kept (when resumable) and sent on the live connection, if any. */
   write(data: string): void {
     const seq = ++this.seq;
-    if (this.#store) quietly(this.#store.append(this.id, seq, data));
+    if (this.#store) quietly(this.#store.append(this.id, seq, data, this.#sessionId));
     if (this.#pending) this.#pending.push({ seq, data });
     else this.#send(seq, data);
   }
@@ -132,6 +134,10 @@ export class Session {
   readonly connection: Connection;
   /** The GET stream: messages not tied to a request. */
   readonly standalone: EventStream;
+  /** The principal that opened it (undefined: anonymous); every later request must be the same one. */
+  readonly principal: string | undefined;
+  /** Whether it was opened with credentials: later requests without them get 401. */
+  readonly authenticated: boolean;
   /** Resumable streams by id (POST streams and the GET stream). */
   readonly streams = new Map<string, EventStream>();
   /** In-flight POSTs by request id. */
@@ -146,6 +152,8 @@ export class Session {
     this.connection = connection;
     this.standalone = standalone;
     this.streams.set(standalone.id, standalone);
+    this.principal = principalOf(connection.auth);
+    this.authenticated = connection.auth !== undefined;
   }
 
   /** Whether a POST is in flight or a connection is open. */
@@ -185,20 +193,35 @@ export class Session {
   }
 }
 
+/** Limits of a {@link SessionTable}. */
+export interface SessionLimits {
+  idleMs: number;
+  max: number;
+  perPrincipal: number;
+  /** Sessions without a principal created per minute (a token bucket that holds as many). */
+  anonymousPerMinute: number;
+}
+
+/** Why {@link SessionTable.makeRoom} found no room. */
+export type NoRoom = "principal" | "full";
+
 /**
  * The live sessions, least recently used first. Idle ones expire on lookup and on a sweep that
- * the handler runs on its one timer; a cap makes room by evicting the least recently used idle one.
+ * the handler runs on its one timer. At the cap, a new session only ever takes the place of an idle
+ * anonymous one, or of an idle one of its own principal: never of a busy one, nor another principal's.
  */
 export class SessionTable {
   readonly #sessions = new Map<string, Session>();
-  readonly #idleMs: number;
-  readonly #max: number;
+  readonly #byPrincipal = new Map<string, number>();
+  readonly #limits: SessionLimits;
   readonly #end: (session: Session) => void;
+  #tokens: number;
+  #refilled = Date.now();
 
-  constructor(idleMs: number, max: number, end: (session: Session) => void) {
-    this.#idleMs = idleMs;
-    this.#max = max;
+  constructor(limits: SessionLimits, end: (session: Session) => void) {
+    this.#limits = limits;
     this.#end = end;
+    this.#tokens = limits.anonymousPerMinute;
   }
 
   get size(): number {
@@ -207,33 +230,76 @@ export class SessionTable {
 
   /** A live session by id, marked as just used; an expired one is ended and not returned. */
   get(id: string): Session | undefined {
+    const s = this.find(id);
+    if (s) this.touch(s);
+    return s;
+  }
+
+  /** A live session by id, not marked as used (its caller may yet be refused); an expired one is ended. */
+  find(id: string): Session | undefined {
     const s = this.#sessions.get(id);
     if (!s) return undefined;
     if (this.#expired(s, Date.now())) {
       this.#end(s);
       return undefined;
     }
-    this.#sessions.delete(id);
-    this.#sessions.set(id, s);
-    s.lastActive = Date.now();
     return s;
+  }
+
+  /** Marks a session as just used: the most recently used, and not idle. */
+  touch(s: Session): void {
+    this.#sessions.delete(s.id);
+    this.#sessions.set(s.id, s);
+    s.lastActive = Date.now();
   }
 
   add(session: Session): void {
     this.#sessions.set(session.id, session);
+    const p = session.principal;
+    if (p !== undefined) this.#byPrincipal.set(p, (this.#byPrincipal.get(p) ?? 0) + 1);
   }
 
   remove(session: Session): void {
-    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    if (this.#sessions.get(session.id) !== session) return;
+    this.#sessions.delete(session.id);
+    const p = session.principal;
+    if (p === undefined) return;
+    const n = (this.#byPrincipal.get(p) ?? 1) - 1;
+    if (n > 0) this.#byPrincipal.set(p, n);
+    else this.#byPrincipal.delete(p);
   }
 
-  /** Makes room for one more session: false when the table is full of busy sessions. */
-  makeRoom(): boolean {
-    if (this.#sessions.size < this.#max) return true;
+  /**
+   * Takes one anonymous creation from the bucket: 0 when it had one, else the milliseconds until
+   * it will have one.
+   */
+  admitAnonymous(now = Date.now()): number {
+    const rate = this.#limits.anonymousPerMinute / 60_000;
+    this.#tokens = Math.min(this.#limits.anonymousPerMinute, this.#tokens + (now - this.#refilled) * rate);
+    this.#refilled = now;
+    if (this.#tokens >= 1) {
+      this.#tokens--;
+      return 0;
+    }
+    return Math.ceil((1 - this.#tokens) / rate);
+  }
+
+  /** Makes room for one more session of `principal`, or says why there is none. */
+  makeRoom(principal: string | undefined): NoRoom | undefined {
+    if (principal !== undefined && (this.#byPrincipal.get(principal) ?? 0) >= this.#limits.perPrincipal) {
+      if (!this.#evict(principal)) return "principal";
+    }
+    if (this.#sessions.size < this.#limits.max) return undefined;
     this.sweep();
-    if (this.#sessions.size < this.#max) return true;
+    if (this.#sessions.size < this.#limits.max) return undefined;
+    if (this.#evict(undefined) || (principal !== undefined && this.#evict(principal))) return undefined;
+    return "full";
+  }
+
+  /** Ends the least recently used idle session of `principal` (undefined: an anonymous one). */
+  #evict(principal: string | undefined): boolean {
     for (const s of this.#sessions.values()) {
-      if (!s.busy) {
+      if (!s.busy && s.principal === principal) {
         this.#end(s);
         return true;
       }
@@ -251,6 +317,6 @@ export class SessionTable {
   }
 
   #expired(s: Session, now: number): boolean {
-    return now - s.lastActive >= this.#idleMs && !s.busy;
+    return now - s.lastActive >= this.#limits.idleMs && !s.busy;
   }
 }
