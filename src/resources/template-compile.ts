@@ -3,18 +3,8 @@
  * splits a template into a {@link Scanner}, rejecting what could not be matched back unambiguously. Also home
  * to {@link UriTemplateError}, which both halves of parsing throw.
  */
-import { charTable, keepTable } from "./percent.js";
-import {
-  LIST,
-  LIT,
-  type OpInfo,
-  type QueryVar,
-  type Scanner,
-  type Section,
-  SLOT,
-  type Step,
-  type Tok,
-} from "./template-scan.js";
+import { charTable, encodeUriText } from "./percent.js";
+import { LIST, LIT, type OpInfo, type QueryVar, type Scanner, type Section, SLOT, type Tok } from "./template-scan.js";
 
 /** An RFC 6570 operator; `""` is simple string expansion. */
 export type UriOperator = "" | "+" | "#" | "." | "/" | ";" | "?" | "&";
@@ -44,7 +34,7 @@ export function fail(template: string, index: number, reason: string, hint: stri
 /** One `{…}` expression of a template: its operator, its variables, where it starts and ends. */
 export interface Expr {
   op: UriOperator;
-  vars: { name: string; explode: boolean; at: number }[];
+  vars: { name: string; explode: boolean; prefix: number; at: number }[];
   at: number;
   end: number;
 }
@@ -60,12 +50,12 @@ const OPS: Record<UriOperator, OpInfo> = {
   "&": { first: "&", sep: "&", named: true, reserved: false },
 };
 
-/** Raw characters a value may not contain, by operator; `+` and `#` take anything. */
+/** Raw characters a value may not contain, by operator; `+` and `#` take anything. A `,` is allowed: a list without explode writes one. */
 const FORBID: Record<string, Uint8Array | null> = {
-  "": charTable("/?#,"),
-  ".": charTable("/?#,"),
-  "/": charTable("/?#,"),
-  ";": charTable("/?#,;"),
+  "": charTable("/?#"),
+  ".": charTable("/?#"),
+  "/": charTable("/?#"),
+  ";": charTable("/?#;"),
   "+": null,
   "#": null,
 };
@@ -86,7 +76,6 @@ function tok(kind: number, text: string, op: OpInfo, at: number): Tok {
     kind,
     text,
     named: false,
-    nonEmpty: false,
     wide: kind === LIST,
     forbid: null,
     next: "",
@@ -95,12 +84,9 @@ function tok(kind: number, text: string, op: OpInfo, at: number): Tok {
     prefix: -1,
     sep: 0,
     op,
-    keep: NO_KEEP,
     at,
   };
 }
-const NO_KEEP = new Uint8Array(128);
-const QUERY_KEEP = keepTable(false, "");
 
 /** Builds the scanner of a template split into literals and expressions; throws {@link UriTemplateError}. */
 export function compileScanner(
@@ -117,12 +103,49 @@ export function compileScanner(
     fragment: { toks: [], pivot: -1 },
     queryVars: [],
     queryPairs: [],
-    steps: [],
+    pairKeys: [],
+    record: null,
+    prefixed: [],
+    literalPrefix: template,
     hasQuery: false,
     hasFragment: false,
+    ampQuery: false,
+    iri: false,
   };
-  if (isTemplate) compile(sc, parts);
+  if (isTemplate) {
+    unique(template, parts);
+    compile(sc, parts);
+    const first = sc.path.toks[0];
+    sc.literalPrefix = first?.kind === LIT ? first.text : "";
+  }
   return sc;
+}
+
+/** A name may repeat in RFC 6570 (`{/x:1,x}`), but `match` reads one value per name. */
+function unique(template: string, parts: (string | Expr)[]): void {
+  const seen = new Set<string>();
+  for (const p of parts) {
+    if (typeof p === "string") continue;
+    for (const v of p.vars) {
+      if (seen.has(v.name))
+        fail(template, v.at, `the variable '${v.name}' appears twice`, "Give each variable its own name.");
+      seen.add(v.name);
+    }
+  }
+}
+
+/** Whether the literal `?` at `q` of `parts[index]` starts a query: no path expression follows it before the fragment. */
+function opensQuery(parts: (string | Expr)[], index: number, q: number): boolean {
+  const here = parts[index] as string;
+  if (here.indexOf("#", q) >= 0) return true;
+  for (let i = index + 1; i < parts.length; i++) {
+    const p = parts[i]!;
+    if (typeof p === "string") {
+      if (p.includes("#")) return true;
+    } else if (p.op === "#") return true;
+    else if (p.op !== "?" && p.op !== "&") return false;
+  }
+  return true;
 }
 
 function compile(sc: Scanner, parts: (string | Expr)[]): void {
@@ -130,7 +153,10 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
   // where the query and fragment parts start decides which delimiters end a {+x}
   let where: 0 | 1 | 2 = 0; // path, query, fragment
   let at = 0;
-  for (const p of parts) {
+  let pathQuestion = -1; // a literal '?' that stays in the path, as in `search://q?term={term}`
+  let openedBy: "" | "?" | "{?" = "";
+  for (let index = 0; index < parts.length; index++) {
+    const p = parts[index]!;
     if (typeof p === "string") {
       if (where === 1 && p[0] !== "&" && p[0] !== "#") {
         fail(
@@ -140,13 +166,17 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
           "Move this text before the query.",
         );
       }
-      at += p.length;
+      if (where === 1 && openedBy === "{?" && p[0] === "&") sc.ampQuery = true;
       const q = p.indexOf("?");
       const h = p.indexOf("#");
       if (where === 0 && q >= 0 && (h < 0 || q < h)) {
-        sc.hasQuery = true;
-        where = 1;
+        if (opensQuery(parts, index, q)) {
+          sc.hasQuery = true;
+          where = 1;
+          openedBy = "?";
+        } else pathQuestion = at + q;
       }
+      at += p.length;
       if (h >= 0) {
         sc.hasFragment = true;
         where = 2;
@@ -156,6 +186,18 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
     at = p.end;
     if (p.op === "?" || p.op === "&") {
       if (where === 2) fail(t, p.at, "a query expression after the fragment", "Move it before the '#'.");
+      if (p.op === "?" && where === 1)
+        fail(t, p.at, "a second '?' in the query", "Continue the query with {&…}, which writes '&'.");
+      if (p.op === "&" && where === 0) {
+        fail(
+          t,
+          p.at,
+          "a {&…} before the query starts writes '&' where no query is",
+          "Start the query with {?…} or a literal '?'.",
+        );
+      }
+      if (p.op === "&" && openedBy === "{?") sc.ampQuery = true;
+      if (p.op === "?") openedBy = "{?";
       sc.hasQuery = true;
       where = 1;
     } else if (p.op === "#" || where === 2) {
@@ -170,7 +212,14 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
       );
     }
   }
-  const sectionStop = sc.hasQuery ? "?#" : sc.hasFragment ? "#" : "";
+  if (pathQuestion >= 0 && sc.hasQuery) {
+    fail(
+      t,
+      pathQuestion,
+      "a literal '?' before a path expression, and a query after it",
+      "Keep every expression before the '?' in the path, or write the query with {?…} and {&…} only.",
+    );
+  }
   where = 0;
   let sec = sc.path;
   for (const p of parts) {
@@ -202,12 +251,24 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
     } else if (p.op === "?" || p.op === "&") {
       where = 1;
       for (const v of p.vars) {
-        if (sc.queryPairs.some((pair) => pair.split("=")[0] === v.name)) {
+        if (sc.pairKeys.includes(v.name)) {
           fail(t, v.at, `'${v.name}' is also a literal query parameter`, "Remove one of the two.");
         }
-        const qv: QueryVar = { name: v.name, explode: v.explode, keep: QUERY_KEEP };
+        if (v.explode) {
+          if (sc.record !== null) {
+            fail(
+              t,
+              v.at,
+              "a second exploded query variable",
+              "The exploded one collects every other query key, so there can be only one.",
+            );
+          }
+          sc.record = v.name;
+          continue;
+        }
+        const qv: QueryVar = { name: v.name, max: v.prefix };
         sc.queryVars.push(qv);
-        sc.steps.push({ kind: "qvar", v: qv });
+        if (v.prefix > 0) sc.prefixed.push({ name: v.name, max: v.prefix });
       }
     } else {
       if (p.op === "#" && where !== 2) {
@@ -226,16 +287,20 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
       "An empty list writes no '#', so what follows could not be found; move it before.",
     );
   }
-  finish(sc.template, sc.path, sectionStop);
-  finish(sc.template, sc.fragment, "");
+  finish(sc.template, sc.path);
+  finish(sc.template, sc.fragment);
 }
 
 function literal(sc: Scanner, sec: Section, text: string): void {
   if (text === "") return;
-  literalTok(sec, text);
-  const step = sc.steps[sc.steps.length - 1];
-  if (step?.kind === "lit") step.text += text;
-  else sc.steps.push({ kind: "lit", text });
+  literalTok(sec, encoded(sc, text));
+}
+
+/** Literals are matched as `expand` writes them: encoded (RFC 6570 §3.1). */
+function encoded(sc: Scanner, text: string): string {
+  const e = encodeUriText(text)!;
+  if (e !== text) sc.iri = true;
+  return e;
 }
 
 /** Adjacent literals merge: between two variables there is always exactly one literal token. */
@@ -246,10 +311,11 @@ function literalTok(sec: Section, text: string): void {
 }
 
 function queryLiteral(sc: Scanner, text: string): void {
-  for (const pair of text.split("&")) {
-    if (pair === "") continue;
-    const key = pair.split("=")[0];
-    if (sc.queryVars.some((v) => v.name === key)) {
+  for (const raw of text.split("&")) {
+    if (raw === "") continue;
+    const pair = encoded(sc, raw);
+    const key = pair.split("=")[0]!;
+    if (sc.queryVars.some((v) => v.name === key) || sc.record === key) {
       fail(
         sc.template,
         sc.template.indexOf(pair),
@@ -260,14 +326,12 @@ function queryLiteral(sc: Scanner, text: string): void {
     if (sc.queryPairs.length === 30)
       fail(sc.template, sc.template.indexOf(pair), "more than 30 literal query pairs", "Use fewer.");
     sc.queryPairs.push(pair);
-    sc.steps.push({ kind: "qpair", text: pair });
+    sc.pairKeys.push(key);
   }
 }
 
 function expression(sc: Scanner, sec: Section, p: Expr): void {
   const op = OPS[p.op];
-  const step: Step = { kind: "expr", op, toks: [] };
-  sc.steps.push(step);
   const exploded = p.vars.find((v) => v.explode);
   if (exploded && p.vars.length > 1) {
     fail(
@@ -289,7 +353,6 @@ function expression(sc: Scanner, sec: Section, p: Expr): void {
       list.sep = op.sep.charCodeAt(0);
       list.forbid = LIST_FORBID[p.op] ?? null;
       sec.toks.push(list);
-      step.toks.push(list);
       continue;
     }
     const lead = (i === 0 ? op.first : op.sep) + (op.named ? v.name : "");
@@ -297,12 +360,11 @@ function expression(sc: Scanner, sec: Section, p: Expr): void {
     else if (last && last.kind !== LIT) adjacent(sc.template, p.at);
     const slot = tok(SLOT, v.name, op, p.at);
     slot.named = op.named;
-    slot.nonEmpty = p.op === "" || p.op === "+";
+    if (v.prefix > 0) sc.prefixed.push({ name: v.name, max: v.prefix });
     // earlier variables of {+a,b} end at the first ',', like {a,b}
     slot.wide = op.reserved && i === p.vars.length - 1;
     slot.forbid = FORBID[p.op] ?? null;
     sec.toks.push(slot);
-    step.toks.push(slot);
   }
 }
 
@@ -315,8 +377,8 @@ function adjacent(template: string, at: number): never {
   );
 }
 
-/** Picks the pivot and what ends each value, and from that what `expand` must encode. */
-function finish(template: string, sec: Section, sectionStop: string): void {
+/** Picks the pivot and the literal that ends (before it) or starts (after it) each value. */
+function finish(template: string, sec: Section): void {
   const toks = sec.toks;
   for (let i = 0; i < toks.length; i++) {
     const k = toks[i]!;
@@ -338,18 +400,12 @@ function finish(template: string, sec: Section, sectionStop: string): void {
   for (let i = 0; i < toks.length; i++) {
     const k = toks[i]!;
     if (k.kind === LIT) continue;
-    let extra = k.op.reserved ? sectionStop : "";
-    if (k.kind === LIST && k.op.reserved) extra += ",";
-    if (k.kind === LIST && k.op.first === ".") extra += ".";
     if (i < sec.pivot) {
       const after = toks[i + 1]!;
       k.next = after.kind === LIT ? after.text : String.fromCharCode(after.prefix);
       k.soft = after.kind !== LIT;
-      extra += k.next[0];
     } else if (i > sec.pivot) {
       k.prev = toks[i - 1]!.text;
-      extra += k.prev[k.prev.length - 1];
     }
-    k.keep = keepTable(k.op.reserved, extra);
   }
 }

@@ -35,13 +35,15 @@
  * `uri-template-compile.ts` turns those into a scanner, `uri-template-scan.ts` runs it (`match`, `expand`),
  * `percent.ts` encodes and decodes.
  */
-import { charTable } from "./percent.js";
-import { compileScanner, type Expr, fail, type UriOperator } from "./template-compile.js";
-import { expandUri, matchUri, type Scanner, type UriExpandValues, type UriValues } from "./template-scan.js";
+import { charTable, encodeUriText, isTriplet } from "./percent.js";
+import { compileScanner, type Expr, fail, type UriOperator, UriTemplateError } from "./template-compile.js";
+import { expandParts, type UriExpandValues } from "./template-expand.js";
+import { matchUri, type Scanner, type UriValues } from "./template-scan.js";
 
 export type { UriOperator } from "./template-compile.js";
 export { UriTemplateError } from "./template-compile.js";
-export type { UriExpandValues, UriValues } from "./template-scan.js";
+export type { UriExpandValue, UriExpandValues, UriScalar } from "./template-expand.js";
+export type { UriValues } from "./template-scan.js";
 
 /** Limits applied by {@link parseUriTemplate}; every field is optional. */
 export interface UriTemplateLimits {
@@ -51,6 +53,15 @@ export interface UriTemplateLimits {
   readonly maxUriLength?: number;
   /** Most variables in one template; more throws at registration. Default 32. */
   readonly maxVariables?: number;
+}
+
+/** Options of {@link parseUriTemplate}: the limits, and whether a template only has to expand. */
+export interface UriTemplateOptions extends UriTemplateLimits {
+  /**
+   * Accept any RFC 6570 template, also one that `match` cannot read back (`{a}{b}`, a repeated name,
+   * `{/list*,x}`); `match` of such a template throws its {@link UriTemplateError}. Default false.
+   */
+  readonly expandOnly?: boolean;
 }
 
 /** The limits used when an option is not given. */
@@ -66,8 +77,10 @@ export interface UriVariable {
   readonly name: string;
   /** The operator of its expression. */
   readonly operator: UriOperator;
-  /** Written with `*`: its value is a `string[]`. */
+  /** Written with `*`. */
   readonly explode: boolean;
+  /** The `n` of a prefix modifier `{name:n}`; 0 without one. */
+  readonly prefix: number;
   /** In `{?…}` or `{&…}`: optional, matched in any order. */
   readonly query: boolean;
 }
@@ -78,13 +91,13 @@ export interface UriTemplate {
   readonly template: string;
   /** Its variables in order of appearance. */
   readonly variables: readonly UriVariable[];
-  /** Text every matching URI starts with: the literal before the first expression, cut at a literal `?`. */
+  /** Text every matching URI starts with: the literal before the first expression (encoded), cut where the query starts. */
   readonly literalPrefix: string;
   /** Has at least one expression; without one, `match` is exact string equality. */
   readonly isTemplate: boolean;
   /** The decoded variables of `uri`, or null; throws `McpError(InvalidParams)` on a malformed `%` escape. */
   match(uri: string): UriValues | null;
-  /** The URI for `values`; throws `TypeError` for a missing path variable or ill-formed Unicode. */
+  /** The URI for `values`, by RFC 6570; throws `TypeError` for a value of no RFC 6570 type or ill-formed Unicode. */
   expand(values: UriExpandValues): string;
 }
 
@@ -95,9 +108,9 @@ export interface UriTemplate {
  * t.match("github://octo/hello/readme?ref=main"); // { owner: "octo", repo: "hello", ref: "main" }
  * t.expand({ owner: "octo", repo: "hello" }); // "github://octo/hello/readme"
  */
-export function parseUriTemplate(template: string, limits: UriTemplateLimits = {}): UriTemplate {
+export function parseUriTemplate(template: string, options: UriTemplateOptions = {}): UriTemplate {
   if (typeof template !== "string") throw new TypeError("parseUriTemplate: the template must be a string");
-  const max = { ...defaultUriTemplateLimits, ...limits };
+  const max = { ...defaultUriTemplateLimits, ...options };
   if (template.length > max.maxTemplateLength) {
     fail(
       template,
@@ -106,21 +119,23 @@ export function parseUriTemplate(template: string, limits: UriTemplateLimits = {
       "Shorten it, or raise maxTemplateLength.",
     );
   }
-  return new CompiledUriTemplate(template, lex(template, max.maxVariables), max.maxUriLength);
+  const parts = lex(template, max.maxVariables);
+  return new CompiledUriTemplate(template, parts, max.maxUriLength, options.expandOnly === true);
 }
 
 const NAME_CHARS = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.");
 
-/** Splits the template into literals and expressions, validating names, operators and braces. */
+/** Splits the template into literals and expressions, validating names, operators, modifiers and braces. */
 function lex(t: string, maxVariables: number): (string | Expr)[] {
   const parts: (string | Expr)[] = [];
-  const seen = new Set<string>();
+  let count = 0;
   let i = 0;
   let litStart = 0;
   while (i < t.length) {
     const c = t[i];
     if (c === "}") fail(t, i, "a '}' without an opening '{'", "Remove it, or add the missing '{'.");
     if (c !== "{") {
+      checkLiteral(t, i);
       i++;
       continue;
     }
@@ -149,13 +164,9 @@ function lex(t: string, maxVariables: number): (string | Expr)[] {
     for (;;) {
       let e = t.indexOf(",", s);
       if (e < 0 || e > close) e = close;
-      const v = varSpec(t, s, e);
-      if (seen.has(v.name))
-        fail(t, s, `the variable '${v.name}' appears twice`, "Give each variable its own name.");
-      seen.add(v.name);
-      if (seen.size > maxVariables)
+      expr.vars.push(varSpec(t, s, e));
+      if (++count > maxVariables)
         fail(t, s, `more than ${maxVariables} variables`, "Use fewer, or raise maxVariables.");
-      expr.vars.push(v);
       if (e === close) break;
       s = e + 1;
     }
@@ -167,23 +178,46 @@ function lex(t: string, maxVariables: number): (string | Expr)[] {
   return parts;
 }
 
-function varSpec(t: string, s: number, e: number): { name: string; explode: boolean; at: number } {
+/** A literal may hold any character but a stray `%` or a lone surrogate; the rest is encoded (RFC 6570 §3.1). */
+function checkLiteral(t: string, i: number): void {
+  const c = t.charCodeAt(i);
+  if (c === 37 && !isTriplet(t, i))
+    fail(t, i, "a '%' that does not start a %XX escape", "Write a literal percent sign as %25.");
+  if (c >= 0xd800 && c <= 0xdfff && encodeUriText(t.slice(i, i + 2)) === null)
+    fail(t, i, "a lone surrogate", "Use well-formed Unicode.");
+}
+
+function varSpec(t: string, s: number, e: number): Expr["vars"][number] {
   if (s === e) fail(t, s, "an empty variable name", "Name the variable, or remove the extra ','.");
-  const explode = t.charCodeAt(e - 1) === 42; // *
-  const end = explode ? e - 1 : e;
+  let end = e;
+  let explode = false;
+  let prefix = 0;
+  const colon = t.indexOf(":", s);
+  if (t.charCodeAt(e - 1) === 42) {
+    explode = true;
+    end = e - 1;
+  } else if (colon >= 0 && colon < e) {
+    const digits = t.slice(colon + 1, e);
+    if (!/^[1-9][0-9]{0,3}$/.test(digits)) {
+      fail(
+        t,
+        colon + 1,
+        `'${digits}' is not a prefix length`,
+        "Write {name:n} with n from 1 to 9999, without leading zeros (and without '*').",
+      );
+    }
+    prefix = Number(digits);
+    end = colon;
+  }
   for (let i = s; i < end; i++) {
     const c = t.charCodeAt(i);
     if (c < 128 && NAME_CHARS[c]) continue;
-    if (c === 58)
-      fail(
-        t,
-        i,
-        "prefix modifiers like {name:3} are not supported",
-        "A cut value cannot be matched back; remove the ':…'.",
-      );
-    if (c === 37)
-      fail(t, i, "percent-encoded variable names are not supported", "Use letters, digits, '_' and '.'.");
-    fail(t, i, `'${t[i]}' is not allowed in a variable name`, "Use letters, digits, '_' and '.'.");
+    if (isTriplet(t, i)) {
+      i += 2;
+      continue;
+    }
+    if (c === 37) fail(t, i, "a '%' in a variable name that is not a %XX escape", "Write it as %XX.");
+    fail(t, i, `'${t[i]}' is not allowed in a variable name`, "Use letters, digits, '_', '.' and %XX escapes.");
   }
   const name = t.slice(s, end);
   if (name === "" || name.startsWith(".") || name.endsWith(".") || name.includes("..")) {
@@ -194,23 +228,22 @@ function varSpec(t: string, s: number, e: number): { name: string; explode: bool
       "Use letters, digits and '_', with single dots between them.",
     );
   }
-  return { name, explode, at: s };
+  return { name, explode, prefix, at: s };
 }
 
-/** The parsed template; `match` and `expand` run its scanner. */
+/** The parsed template; `match` runs its scanner, `expand` its parts. */
 class CompiledUriTemplate implements UriTemplate {
   readonly template: string;
   readonly variables: readonly UriVariable[];
   readonly literalPrefix: string;
   readonly isTemplate: boolean;
-  readonly #scanner: Scanner;
+  readonly #scanner: Scanner | UriTemplateError;
+  /** The parts with literals encoded, for `expand`. */
+  readonly #parts: readonly (string | Expr)[];
 
-  constructor(template: string, parts: (string | Expr)[], maxUriLength: number) {
+  constructor(template: string, parts: (string | Expr)[], maxUriLength: number, expandOnly: boolean) {
     this.template = template;
-    const first = parts[0];
     this.isTemplate = parts.some((p) => typeof p !== "string");
-    const lead = typeof first === "string" ? first : "";
-    this.literalPrefix = this.isTemplate && lead.includes("?") ? lead.slice(0, lead.indexOf("?")) : lead;
     const variables: UriVariable[] = [];
     for (const p of parts) {
       if (typeof p === "string") continue;
@@ -219,18 +252,37 @@ class CompiledUriTemplate implements UriTemplate {
           name: v.name,
           operator: p.op,
           explode: v.explode,
+          prefix: v.prefix,
           query: p.op === "?" || p.op === "&",
         });
     }
     this.variables = variables;
-    this.#scanner = compileScanner(template, parts, this.isTemplate, maxUriLength);
+    this.#parts = this.isTemplate ? parts.map((p) => (typeof p === "string" ? encodeUriText(p)! : p)) : parts;
+    let scanner: Scanner | UriTemplateError;
+    try {
+      scanner = compileScanner(template, parts, this.isTemplate, maxUriLength);
+    } catch (e) {
+      if (!expandOnly || !(e instanceof UriTemplateError)) throw e;
+      scanner = e;
+    }
+    this.#scanner = scanner;
+    const lead = this.#parts[0];
+    this.literalPrefix = !this.isTemplate
+      ? template
+      : scanner instanceof UriTemplateError
+        ? typeof lead === "string"
+          ? lead
+          : ""
+        : scanner.literalPrefix;
   }
 
   match(uri: string): UriValues | null {
-    return matchUri(this.#scanner, uri);
+    const s = this.#scanner;
+    if (s instanceof UriTemplateError) throw s;
+    return matchUri(s, uri);
   }
 
   expand(values: UriExpandValues): string {
-    return expandUri(this.#scanner, values);
+    return this.isTemplate ? expandParts(this.#parts, values) : this.template;
   }
 }
