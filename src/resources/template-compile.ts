@@ -287,6 +287,17 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
       "An empty list writes no '#', so what follows could not be found; move it before.",
     );
   }
+  if (sc.ampQuery) {
+    const amp = sc.path.toks.find((k) => k.kind === LIT && k.text.includes("&"));
+    if (amp) {
+      fail(
+        t,
+        t.indexOf("&"),
+        "a '&' in the path, and a query that starts with '&' when its {?…} variables are undefined",
+        "Remove the '&' from the path, or start the query with a literal '?'.",
+      );
+    }
+  }
   finish(sc.template, sc.path);
   finish(sc.template, sc.fragment);
 }
