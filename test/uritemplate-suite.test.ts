@@ -14,7 +14,12 @@ interface Group {
 }
 
 const dir = new URL("./suites/uritemplate-test/", import.meta.url);
-const files = ["spec-examples.json", "spec-examples-by-section.json", "extended-tests.json", "negative-tests.json"];
+const files = [
+  "spec-examples.json",
+  "spec-examples-by-section.json",
+  "extended-tests.json",
+  "negative-tests.json",
+];
 
 /** Every case of the four files, with its group's variables. */
 const suiteCases = files.flatMap((file) =>

@@ -99,3 +99,14 @@ export function percentDecode(raw: string, uri: string): string {
     });
   }
 }
+
+/** How many code points `s` has. */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || s.charCodeAt(i - 1) < 0xd800 || s.charCodeAt(i - 1) > 0xdbff)
+      n++;
+  }
+  return n;
+}

@@ -1,43 +1,21 @@
 /**
  * The registration-time half of a URI template: turns the literals and expressions that `parseUriTemplate`
- * splits a template into a {@link Scanner}, rejecting what could not be matched back unambiguously. Also home
- * to {@link UriTemplateError}, which both halves of parsing throw.
+ * splits a template into a {@link Scanner}, rejecting what could not be matched back unambiguously.
+ * `template-layout.ts` first decides where its query and fragment start.
  */
 import { charTable, encodeUriText } from "./percent.js";
-import { LIST, LIT, type OpInfo, type QueryVar, type Scanner, type Section, SLOT, type Tok } from "./template-scan.js";
-
-/** An RFC 6570 operator; `""` is simple string expansion. */
-export type UriOperator = "" | "+" | "#" | "." | "/" | ";" | "?" | "&";
-
-/** A template that cannot be used; thrown at registration, with a caret under the offending place. */
-export class UriTemplateError extends Error {
-  /** The template as given. */
-  readonly template: string;
-  /** Index in `template` of the offending place. */
-  readonly index: number;
-
-  constructor(template: string, index: number, reason: string, hint: string) {
-    const shown = template.replace(/[\u0000-\u001f\u007f]/g, "?");
-    const column = Array.from(template.slice(0, index)).length;
-    super(`Invalid URI template: ${reason}\n  ${shown}\n  ${" ".repeat(column)}^\n${hint}`);
-    this.name = "UriTemplateError";
-    this.template = template;
-    this.index = index;
-  }
-}
-
-/** Throws a {@link UriTemplateError} for `template`, pointing at `index`. */
-export function fail(template: string, index: number, reason: string, hint: string): never {
-  throw new UriTemplateError(template, index, reason, hint);
-}
-
-/** One `{…}` expression of a template: its operator, its variables, where it starts and ends. */
-export interface Expr {
-  op: UriOperator;
-  vars: { name: string; explode: boolean; prefix: number; at: number }[];
-  at: number;
-  end: number;
-}
+import { type Expr, fail, type UriOperator } from "./template-error.js";
+import { layout } from "./template-layout.js";
+import {
+  LIST,
+  LIT,
+  type OpInfo,
+  type QueryVar,
+  type Scanner,
+  type Section,
+  SLOT,
+  type Tok,
+} from "./template-scan.js";
 
 const OPS: Record<UriOperator, OpInfo> = {
   "": { first: "", sep: ",", named: false, reserved: false },
@@ -113,7 +91,6 @@ export function compileScanner(
     iri: false,
   };
   if (isTemplate) {
-    unique(template, parts);
     compile(sc, parts);
     const first = sc.path.toks[0];
     sc.literalPrefix = first?.kind === LIT ? first.text : "";
@@ -121,106 +98,10 @@ export function compileScanner(
   return sc;
 }
 
-/** A name may repeat in RFC 6570 (`{/x:1,x}`), but `match` reads one value per name. */
-function unique(template: string, parts: (string | Expr)[]): void {
-  const seen = new Set<string>();
-  for (const p of parts) {
-    if (typeof p === "string") continue;
-    for (const v of p.vars) {
-      if (seen.has(v.name))
-        fail(template, v.at, `the variable '${v.name}' appears twice`, "Give each variable its own name.");
-      seen.add(v.name);
-    }
-  }
-}
-
-/** Whether the literal `?` at `q` of `parts[index]` starts a query: no path expression follows it before the fragment. */
-function opensQuery(parts: (string | Expr)[], index: number, q: number): boolean {
-  const here = parts[index] as string;
-  if (here.indexOf("#", q) >= 0) return true;
-  for (let i = index + 1; i < parts.length; i++) {
-    const p = parts[i]!;
-    if (typeof p === "string") {
-      if (p.includes("#")) return true;
-    } else if (p.op === "#") return true;
-    else if (p.op !== "?" && p.op !== "&") return false;
-  }
-  return true;
-}
-
 function compile(sc: Scanner, parts: (string | Expr)[]): void {
   const t = sc.template;
-  // where the query and fragment parts start decides which delimiters end a {+x}
+  layout(sc, parts);
   let where: 0 | 1 | 2 = 0; // path, query, fragment
-  let at = 0;
-  let pathQuestion = -1; // a literal '?' that stays in the path, as in `search://q?term={term}`
-  let openedBy: "" | "?" | "{?" = "";
-  for (let index = 0; index < parts.length; index++) {
-    const p = parts[index]!;
-    if (typeof p === "string") {
-      if (where === 1 && p[0] !== "&" && p[0] !== "#") {
-        fail(
-          t,
-          at,
-          "only {&…}, '&key=value' or a fragment may follow a query expression",
-          "Move this text before the query.",
-        );
-      }
-      if (where === 1 && openedBy === "{?" && p[0] === "&") sc.ampQuery = true;
-      const q = p.indexOf("?");
-      const h = p.indexOf("#");
-      if (where === 0 && q >= 0 && (h < 0 || q < h)) {
-        if (opensQuery(parts, index, q)) {
-          sc.hasQuery = true;
-          where = 1;
-          openedBy = "?";
-        } else pathQuestion = at + q;
-      }
-      at += p.length;
-      if (h >= 0) {
-        sc.hasFragment = true;
-        where = 2;
-      }
-      continue;
-    }
-    at = p.end;
-    if (p.op === "?" || p.op === "&") {
-      if (where === 2) fail(t, p.at, "a query expression after the fragment", "Move it before the '#'.");
-      if (p.op === "?" && where === 1)
-        fail(t, p.at, "a second '?' in the query", "Continue the query with {&…}, which writes '&'.");
-      if (p.op === "&" && where === 0) {
-        fail(
-          t,
-          p.at,
-          "a {&…} before the query starts writes '&' where no query is",
-          "Start the query with {?…} or a literal '?'.",
-        );
-      }
-      if (p.op === "&" && openedBy === "{?") sc.ampQuery = true;
-      if (p.op === "?") openedBy = "{?";
-      sc.hasQuery = true;
-      where = 1;
-    } else if (p.op === "#" || where === 2) {
-      sc.hasFragment = true;
-      where = 2;
-    } else if (where === 1) {
-      fail(
-        t,
-        p.at,
-        "only {?…}, {&…} or a fragment may follow the query",
-        "Move this expression before the query.",
-      );
-    }
-  }
-  if (pathQuestion >= 0 && sc.hasQuery) {
-    fail(
-      t,
-      pathQuestion,
-      "a literal '?' before a path expression, and a query after it",
-      "Keep every expression before the '?' in the path, or write the query with {?…} and {&…} only.",
-    );
-  }
-  where = 0;
   let sec = sc.path;
   for (const p of parts) {
     if (typeof p === "string") {
@@ -286,17 +167,6 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
       "an exploded {#…*} must end the template",
       "An empty list writes no '#', so what follows could not be found; move it before.",
     );
-  }
-  if (sc.ampQuery) {
-    const amp = sc.path.toks.find((k) => k.kind === LIT && k.text.includes("&"));
-    if (amp) {
-      fail(
-        t,
-        t.indexOf("&"),
-        "a '&' in the path, and a query that starts with '&' when its {?…} variables are undefined",
-        "Remove the '&' from the path, or start the query with a literal '?'.",
-      );
-    }
   }
   finish(sc.template, sc.path);
   finish(sc.template, sc.fragment);
@@ -411,10 +281,18 @@ function finish(template: string, sec: Section): void {
   for (let i = 0; i < toks.length; i++) {
     const k = toks[i]!;
     if (k.kind === LIT) continue;
+    const after = toks[i + 1];
+    if (k.named && k.kind === SLOT && after?.kind === LIT && after.text[0] === "=") {
+      fail(
+        template,
+        k.at,
+        "a {;…} variable followed by '='",
+        "';x=' could be an empty x and the '=', or the start of x's value; put another literal between them.",
+      );
+    }
     if (i < sec.pivot) {
-      const after = toks[i + 1]!;
-      k.next = after.kind === LIT ? after.text : String.fromCharCode(after.prefix);
-      k.soft = after.kind !== LIT;
+      k.next = after!.kind === LIT ? after!.text : String.fromCharCode(after!.prefix);
+      k.soft = after!.kind !== LIT;
     } else if (i > sec.pivot) {
       k.prev = toks[i - 1]!.text;
     }

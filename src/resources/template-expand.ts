@@ -4,7 +4,7 @@
  * it writes what the RFC says even for templates that `match` could not read back.
  */
 import { KEEP_RESERVED, KEEP_UNRESERVED, percentEncode } from "./percent.js";
-import type { Expr, UriOperator } from "./template-compile.js";
+import type { Expr, UriOperator } from "./template-error.js";
 
 /** One scalar: a string, or a number or boolean written as `String(value)`. */
 export type UriScalar = string | number | boolean;
@@ -125,15 +125,4 @@ function codePoints(s: string, n: number): string {
     i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1;
   }
   return s.slice(0, i);
-}
-
-/** How many code points `s` has. */
-export function codePointLength(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff || i === 0 || s.charCodeAt(i - 1) < 0xd800 || s.charCodeAt(i - 1) > 0xdbff)
-      n++;
-  }
-  return n;
 }

@@ -3,8 +3,7 @@
  * read. The matching contract is documented in `template.ts`; `template-compile.ts` builds the scanner
  * once, at registration.
  */
-import { encodeUriText, percentDecode } from "./percent.js";
-import { codePointLength } from "./template-expand.js";
+import { codePointLength, encodeUriText, percentDecode } from "./percent.js";
 
 /**
  * What `match` returns: exploded path variables as arrays, an exploded query variable as a record, absent
@@ -213,10 +212,7 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
       if (p + k.text.length > q || !uri.startsWith(k.text, p)) return false;
       p += k.text.length;
     } else {
-      // a `;` value starts with its own '=', which must not end it; unless that '=' was the literal's
-      const own = k.named && uri.charCodeAt(p) === 61;
-      let e = uri.indexOf(k.next, own ? p + 1 : p);
-      if (own && (e < 0 || e + k.next.length > q)) e = uri.indexOf(k.next, p);
+      let e = uri.indexOf(k.next, p);
       if (e < 0 || e + k.next.length > q) {
         if (!k.soft) return false;
         e = q;

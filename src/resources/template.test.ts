@@ -115,8 +115,35 @@ describe("match", () => {
     expect(parseUriTemplate("f://{+p}{?b}").match("f://a?b=1#c")).toBeNull();
   });
 
-  it("collects every occurrence of an exploded query variable, in order", () => {
-    expect(parseUriTemplate("t://{?tag*}").match("t://?tag=b&x=1&tag=a&tag=")?.tag).toEqual(["b", "a", ""]);
+  it("collects the query keys no other variable or literal pair claims into an exploded query variable", () => {
+    const t = parseUriTemplate("t://x?kind=a{&q,rest*}");
+    expect(plain(t.match("t://x?kind=a&q=1&b=2&kind=z&b=3&c"))).toStrictEqual({
+      q: "1",
+      rest: { b: "2", c: "" },
+    });
+  });
+
+  it("checks a prefix against the decoded value, in code points", () => {
+    const t = parseUriTemplate("p://{v:2}");
+    expect(t.match("p://%F0%9D%84%9E%F0%9D%84%9E")?.v).toBe("𝄞𝄞");
+    expect(t.match("p://abc")).toBeNull();
+  });
+
+  it("matches a URI that writes an encoded literal's characters as they are, or encoded", () => {
+    const t = parseUriTemplate("notes://my notes/{id}");
+    expect(t.literalPrefix).toBe("notes://my%20notes/");
+    expect(t.match("notes://my notes/1")?.id).toBe("1");
+    expect(t.match("notes://my%20notes/1")?.id).toBe("1");
+    expect(t.match("notes://my notes/\ud800")).toBeNull();
+  });
+
+  it("reads a map without explode as one string, and a list given to {?x*} as a record", () => {
+    const keys = { semi: ";", dot: "." };
+    expect(parseUriTemplate("m://{keys}").match(parseUriTemplate("m://{keys}").expand({ keys }))?.keys).toBe(
+      "semi,;,dot,.",
+    );
+    const t = parseUriTemplate("t://{?list*}");
+    expect(plain(t.match(t.expand({ list: ["a", "b"] })))).toStrictEqual({ list: { list: "a" } });
   });
 });
 
@@ -149,27 +176,53 @@ describe("expand", () => {
     }
   });
 
-  it("always encodes %, so that match gives the value back", () => {
+  it("passes %XX through in {+x} and {#x}, as RFC 6570 says, and match decodes it once", () => {
     const t = parseUriTemplate("f://{+path}");
-    expect(t.expand({ path: "a%20b" })).toBe("f://a%2520b");
-    expect(t.match(t.expand({ path: "a%20b" }))?.path).toBe("a%20b");
+    expect(t.expand({ path: "a%20b%zz" })).toBe("f://a%20b%25zz");
+    expect(t.match(t.expand({ path: "a%20b" }))?.path).toBe("a b");
+    expect(parseUriTemplate("f://{path}").expand({ path: "a%20b" })).toBe("f://a%2520b");
   });
 
-  it("encodes the delimiter that would end a value early", () => {
-    expect(parseUriTemplate("x://{a}.{b}").expand({ a: "1.2", b: "3.4" })).toBe("x://1%2E2.3.4");
-    expect(parseUriTemplate("f://{+p}{?q}").expand({ p: "a?b#c" })).toBe("f://a%3Fb%23c");
+  it("writes a value as it is where the RFC says so, even when the URI then cannot tell where it ends", () => {
+    const t = parseUriTemplate("x://{a}.{b}");
+    expect(t.expand({ a: "1.2", b: "3" })).toBe("x://1.2.3");
+    expect(plain(t.match("x://1.2.3"))).toStrictEqual({ a: "1", b: "2.3" });
   });
 
-  it("writes a well-formed query whichever of ? and & the template uses", () => {
-    expect(parseUriTemplate("s://{&a}{?b}").expand({ a: "1", b: "2" })).toBe("s://?a=1&b=2");
-    expect(parseUriTemplate("s://x?{&a}").expand({})).toBe("s://x");
+  it("writes {&x} with '&', also at the start of the query, and drops undefined variables", () => {
+    expect(parseUriTemplate("s://x{?a}{&b}").expand({ a: "1", b: "2" })).toBe("s://x?a=1&b=2");
+    expect(parseUriTemplate("s://x{?a}{&b}").expand({ b: "2" })).toBe("s://x&b=2");
+    expect(parseUriTemplate("s://x?{&a}").expand({ a: "1" })).toBe("s://x?&a=1");
+    expect(parseUriTemplate("s://x?{&a}").expand({})).toBe("s://x?");
+    expect(parseUriTemplate("u://{id}/{+rest}").expand({})).toBe("u:///");
   });
 
-  it("throws a TypeError for a missing path variable or a value of the wrong shape", () => {
-    expect(() => parseUriTemplate("u://{id}").expand({})).toThrow(/'id' is missing/);
-    expect(() => parseUriTemplate("u://{id}").expand({ id: ["a"] })).toThrow(TypeError);
-    expect(() => parseUriTemplate("u://{/id*}").expand({ id: "a" })).toThrow(TypeError);
+  it("expands lists, maps, prefixes, numbers and booleans", () => {
+    const t = parseUriTemplate("x://{a:2}{/list*}{;m*}{?n,b,keys*}", { expandOnly: true });
+    const uri = t.expand({
+      a: "héllo",
+      list: ["x", "y z"],
+      m: ["1"],
+      n: 6,
+      b: true,
+      keys: { k: "v", e: "" },
+    });
+    expect(uri).toBe("x://h%C3%A9/x/y%20z;m=1?n=6&b=true&k=v&e=");
+    expect(parseUriTemplate("x://{keys}").expand({ keys: { a: "1", skip: null } })).toBe("x://a,1");
+  });
+
+  it("throws a TypeError for a value of no RFC 6570 type, a prefix on a list, or ill-formed Unicode", () => {
+    expect(() => parseUriTemplate("u://{id}").expand({ id: Symbol() as never })).toThrow(TypeError);
+    expect(() => parseUriTemplate("u://{id:2}").expand({ id: ["a"] })).toThrow(/prefix modifier/);
     expect(() => parseUriTemplate("u://{id}").expand({ id: "\ud800" })).toThrow(/not well-formed Unicode/);
+  });
+
+  it("expands, with expandOnly, a template that match cannot read back, and match then throws", () => {
+    const t = parseUriTemplate("up{+path}{var}/here", { expandOnly: true });
+    expect(t.expand({ path: "/foo/bar", var: "value" })).toBe("up/foo/barvalue/here");
+    expect(() => t.match("up/x/here")).toThrow(/two variables must be separated by a literal/);
+    expect(() => parseUriTemplate("up{+path}{var}/here")).toThrow(UriTemplateError);
+    expect(() => parseUriTemplate("{x:0}", { expandOnly: true })).toThrow(/not a prefix length/);
   });
 
   it("returns a template without expressions as it is", () => {
@@ -184,15 +237,17 @@ describe("parseUriTemplate", () => {
     expect(t.isTemplate).toBe(true);
     expect(t.literalPrefix).toBe("github://");
     expect(t.variables).toEqual([
-      { name: "owner", operator: "", explode: false, query: false },
-      { name: "repo", operator: "", explode: false, query: false },
-      { name: "path", operator: "+", explode: false, query: false },
-      { name: "ref", operator: "?", explode: false, query: true },
-      { name: "tags", operator: "?", explode: true, query: true },
+      { name: "owner", operator: "", explode: false, prefix: 0, query: false },
+      { name: "repo", operator: "", explode: false, prefix: 0, query: false },
+      { name: "path", operator: "+", explode: false, prefix: 0, query: false },
+      { name: "ref", operator: "?", explode: false, prefix: 0, query: true },
+      { name: "tags", operator: "?", explode: true, prefix: 0, query: true },
     ]);
     const s = parseUriTemplate("config://app");
     expect([s.isTemplate, s.literalPrefix, s.variables]).toEqual([false, "config://app", []]);
     expect(parseUriTemplate("api://items?sort=asc{&page}").literalPrefix).toBe("api://items");
+    expect(parseUriTemplate("search://q?term={term}").literalPrefix).toBe("search://q?term=");
+    expect(parseUriTemplate("café/{x:3}").variables[0]?.prefix).toBe(3);
   });
 
   const invalid: [template: string, reason: string, caret: number][] = [
@@ -212,9 +267,19 @@ describe("parseUriTemplate", () => {
     ["files://{|x}", "the operator '|' is reserved", 9],
     ["files://{a-b}", "'-' is not allowed in a variable name", 10],
     ["files://{a,}", "an empty variable name", 11],
-    ["files://{a%20b}", "percent-encoded variable names are not supported", 10],
+    ["files://{a%2xb}", "a '%' in a variable name that is not a %XX escape", 10],
+    ["files://100%/{x}", "a '%' that does not start a %XX escape", 11],
+    ["files://{a:0}", "'0' is not a prefix length", 11],
+    ["files://{a:10000}", "'10000' is not a prefix length", 11],
+    ["files://{a:2*}", "':' is not allowed in a variable name", 10],
+    ["files://{a:1}/{a}", "the variable 'a' appears twice", 15],
+    ["files://{?a*}{&b*}", "a second exploded query variable", 15],
+    ["files://{?a}{?b}", "a second '?' in the query", 12],
+    ["files://x?{?b}", "a second '?' in the query", 10],
+    ["files://{&a}", "a {&…} before the query starts", 8],
+    ["files://q?t={t}{?a}", "a literal '?' before a path expression, and a query after it", 9],
+    ["f://a&b{?q}{&p}", "a '&' in the path, and a query that starts with '&'", 5],
     ["files://{a..b}", "'a..b' is not a variable name", 9],
-    ["files://{a:3}", "prefix modifiers like {name:3} are not supported", 10],
     ["files://{+a}/{+b}", "only one {+…}, {#…} or exploded variable", 13],
     ["files://{/a*}/{+b}", "only one {+…}, {#…} or exploded variable", 14],
     ["files://{/a*,b}", "an exploded variable must be alone", 10],
@@ -283,7 +348,28 @@ describe("parseUriTemplate", () => {
  * are the letters that the generated templates use as literals.
  */
 function valuesOf(t: UriTemplate): fc.Arbitrary<UriExpandValues> {
-  const shared = ["Q", "Z", "0", "9", " ", "é", "日", "😀", "/", ":", "@", "!", "$", "'", "(", ")", "*", "+", ";", "="];
+  const shared = [
+    "Q",
+    "Z",
+    "0",
+    "9",
+    " ",
+    "é",
+    "日",
+    "😀",
+    "/",
+    ":",
+    "@",
+    "!",
+    "$",
+    "'",
+    "(",
+    ")",
+    "*",
+    "+",
+    ";",
+    "=",
+  ];
   const simple = fc.constantFrom(...shared, "%", "%2F", "?", "#", ",", "&", "[");
   const reserved = fc.constantFrom(...shared, "%zz");
   const record: Record<string, fc.Arbitrary<unknown>> = {};
@@ -294,7 +380,13 @@ function valuesOf(t: UriTemplate): fc.Arbitrary<UriExpandValues> {
       .map((a) => a.join(""))
       .map((s) => (v.prefix > 0 ? Array.from(s).slice(0, v.prefix).join("") : s));
     if (v.query && v.explode) {
-      const entries = fc.array(fc.tuple(text.map((k) => `q_${k}`), text), { minLength: 1, maxLength: 3 });
+      const entries = fc.array(
+        fc.tuple(
+          text.map((k) => `q_${k}`),
+          text,
+        ),
+        { minLength: 1, maxLength: 3 },
+      );
       const map = entries.map((kv) => Object.fromEntries(kv));
       record[v.name] = fc.option(map, { nil: undefined });
     } else if (v.query) record[v.name] = fc.option(text, { nil: undefined });
@@ -423,7 +515,11 @@ describe("match on hostile input", () => {
           const m = t.match(t.literalPrefix + u);
           if (m !== null)
             for (const v of Object.values(m))
-              expect(typeof v === "string" || Array.isArray(v) || Object.values(v).every((x) => typeof x === "string")).toBe(true);
+              expect(
+                typeof v === "string" ||
+                  Array.isArray(v) ||
+                  Object.values(v).every((x) => typeof x === "string"),
+              ).toBe(true);
         } catch (e) {
           expect(e).toBeInstanceOf(McpError);
           expect((e as McpError).code).toBe(ErrorCode.InvalidParams);

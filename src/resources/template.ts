@@ -36,12 +36,13 @@
  * `percent.ts` encodes and decodes.
  */
 import { charTable, encodeUriText, isTriplet } from "./percent.js";
-import { compileScanner, type Expr, fail, type UriOperator, UriTemplateError } from "./template-compile.js";
+import { compileScanner } from "./template-compile.js";
+import { type Expr, fail, type UriOperator, UriTemplateError } from "./template-error.js";
 import { expandParts, type UriExpandValues } from "./template-expand.js";
 import { matchUri, type Scanner, type UriValues } from "./template-scan.js";
 
-export type { UriOperator } from "./template-compile.js";
-export { UriTemplateError } from "./template-compile.js";
+export type { UriOperator } from "./template-error.js";
+export { UriTemplateError } from "./template-error.js";
 export type { UriExpandValue, UriExpandValues, UriScalar } from "./template-expand.js";
 export type { UriValues } from "./template-scan.js";
 
@@ -217,7 +218,12 @@ function varSpec(t: string, s: number, e: number): Expr["vars"][number] {
       continue;
     }
     if (c === 37) fail(t, i, "a '%' in a variable name that is not a %XX escape", "Write it as %XX.");
-    fail(t, i, `'${t[i]}' is not allowed in a variable name`, "Use letters, digits, '_', '.' and %XX escapes.");
+    fail(
+      t,
+      i,
+      `'${t[i]}' is not allowed in a variable name`,
+      "Use letters, digits, '_', '.' and %XX escapes.",
+    );
   }
   const name = t.slice(s, end);
   if (name === "" || name.startsWith(".") || name.endsWith(".") || name.includes("..")) {
