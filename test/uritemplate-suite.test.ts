@@ -6,7 +6,12 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseUriTemplate, type UriExpandValues, UriTemplateError } from "../src/resources/template.js";
+import {
+  parseUriTemplate,
+  type UriExpandValues,
+  type UriTemplate,
+  UriTemplateError,
+} from "../src/resources/template.js";
 
 interface Group {
   readonly variables: UriExpandValues;
@@ -52,5 +57,48 @@ describe("the RFC 6570 test suite", () => {
         expect(accepted).toContain(parseUriTemplate(c.template, { expandOnly: true }).expand(c.variables));
       });
     }
+  }
+});
+
+/**
+ * Whether the URI `t` writes for `values` determines them, as docs/resources.md says: every variable
+ * defined, scalars (in `{+x}`/`{#x}` without a `%XX`, which is passed through and then decoded), lists
+ * only exploded in the path, maps only exploded in the query.
+ */
+function determined(t: UriTemplate, values: UriExpandValues): boolean {
+  return t.variables.every((v) => {
+    const x = values[v.name];
+    if (x === null || x === undefined) return false;
+    if (typeof x !== "object") {
+      const reserved = v.operator === "+" || v.operator === "#";
+      return !(reserved && /%[0-9A-Fa-f]{2}/.test(String(x)));
+    }
+    if (Array.isArray(x)) return v.explode && !v.query && x.length > 0;
+    return v.explode && v.query && Object.keys(x).length > 0;
+  });
+}
+
+describe("matching what the RFC 6570 test suite expands", () => {
+  const cases = suiteCases.filter((c) => {
+    if (c.expected === false) return false;
+    try {
+      return determined(parseUriTemplate(c.template), c.variables);
+    } catch {
+      return false; // a template that match cannot read back: {a}{b}, a repeated name, a leading {&…}
+    }
+  });
+
+  it("covers most of the expansion cases", () => {
+    expect(cases.length).toBe(133);
+  });
+
+  for (const c of cases) {
+    it(`matches back ${c.file} · ${c.template}`, () => {
+      const t = parseUriTemplate(c.template);
+      const uri = t.expand(c.variables);
+      const values = t.match(uri);
+      expect(values).not.toBeNull();
+      expect(t.expand(values!)).toBe(uri);
+    });
   }
 });
