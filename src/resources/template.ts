@@ -1,14 +1,16 @@
 /**
- * RFC 6570 URI templates (levels 1–3 and explode), parsed once and compiled to a scanner that
- * matches in time linear in the URI and never backtracks.
+ * RFC 6570 URI templates, all four levels: `expand` writes exactly what the RFC says (`template-expand.ts`);
+ * `match` runs a scanner compiled once, linear in the URI, that never backtracks.
  *
  * How a URI is cut (the whole matching contract):
- * - A template is split into a path part, a query part (from the first `{?…}`, `{&…}` or literal `?`)
- *   and a fragment part (from the first `{#…}` or literal `#`). The URI is split the same way, but only
- *   at the delimiters the template declares: with a query part the URI's query starts at its first `?`;
- *   with a query or fragment part its fragment starts at its first `#` (and a fragment the template
- *   does not declare means no match). A template with neither takes `?` and `#` as ordinary text, so
- *   `files://{+path}` matches `files://a?b#c` with `path = "a?b#c"`.
+ * - A template is split into a path part, a query part (from the first `{?…}`/`{&…}`, or a literal `?`
+ *   that no path expression follows) and a fragment part (from the first `{#…}` or literal `#`). The URI
+ *   is split the same way, but only at the delimiters the template declares: with a query part the URI's
+ *   query starts at its first `?` (or, when the query starts with `{?…}` and goes on, at its first `&`
+ *   if it has no `?`: the RFC writes `&` when the `{?…}` variables are undefined); with a query or
+ *   fragment part its fragment starts at its first `#` (and a fragment the template does not declare
+ *   means no match). A template with neither takes `?` and `#` as ordinary text, so `files://{+path}`
+ *   matches `files://a?b#c` with `path = "a?b#c"`, and `search://q?term={term}` has `?` in its path.
  * - In the path, and in the fragment, at most one variable may have a variable structure: `{+x}`,
  *   `{#x}` (in `{+a,b}` only the last; the others end at the first `,`) or an exploded `{x*}`. It is
  *   the pivot (without one, the last variable is). Literals and variables before the pivot are matched
@@ -16,24 +18,27 @@
  *   it from the right, each starting after the LAST occurrence of the literal before it; the pivot
  *   takes what is left. So `{+dir}/{name}` splits at the last `/`, `notes://{name}.txt` matches
  *   `notes://my.notes.txt`, and `{a}.{b}` reads `x.y.z` as `x` and `y.z`.
- * - Two variables need a literal between them, or a prefix operator (`{a}{/b}`, `{a}{.b}`).
- * - `{x}` (and `{.x}`, `{/x}`, `{;x}`) never match a raw `/`, `?`, `#` or `,` (`{;x}` not `;` either);
- *   `{x}` and `{+x}` never match an empty value. Exploded variables give `string[]` (`[]` when absent).
+ * - Two variables need a literal between them, or a prefix operator (`{a}{/b}`, `{a}{.b}`); a name is
+ *   used once. Path variables are required (one the RFC dropped as undefined means no match), and may
+ *   be empty (`O{x}X` matches `OX`).
+ * - `{x}` (and `{.x}`, `{/x}`, `{;x}`) never match a raw `/`, `?` or `#` (`{;x}` not `;` either); a raw
+ *   `,` is kept: a list without explode writes one, and `read` gets the joined string. Exploded path
+ *   variables give `string[]` (`[]` when absent). A prefix `{x:n}` matches at most n code points.
  * - Query variables are optional, matched in any order; unknown keys are ignored; keys are compared
- *   as written (not decoded); for a repeated key the first wins, except exploded `{?x*}`, which
- *   collects every occurrence. Literal pairs in the template (`?type=repo{&q}`) must be present.
- *   `+` is a plus, not a space (RFC 3986; `application/x-www-form-urlencoded` does not apply).
+ *   as written (not decoded); for a repeated key the first wins. One exploded query variable `{?x*}`
+ *   collects every pair no other variable or literal pair claims, as a record (keys decoded).
+ *   Literal pairs in the template (`?type=repo{&q}`) must be present. `+` is a plus, not a space
+ *   (RFC 3986; `application/x-www-form-urlencoded` does not apply).
+ * - Literals are matched encoded, as `expand` writes them; a URI with characters a URI cannot hold
+ *   (`é`, a space) is encoded the same way first, when the template has such a literal.
  * - Values are percent-decoded exactly once, after the structure has matched.
  *
- * `expand` is the exact inverse of `match`: it percent-encodes whatever would otherwise be read back
- * differently (always `%`; the first character of the literal that ends a value, e.g. `.` in `{a}.{b}`).
- * That is stricter than RFC 6570, whose reserved expansion passes `%XX` through, and it always writes a
- * well-formed query (`?` then `&`). Exploded query variables are lists (`?x=a&x=b`), not key/value maps.
- * Prefix modifiers (`{x:3}`, level 4) are rejected: a truncated value cannot be matched back.
+ * `match(expand(v))` is `v` wherever the URI determines it; docs/resources.md lists where it does not
+ * (lists and maps without explode, prefixes, `%XX` in `{+x}`, a value holding the literal that ends it).
  *
  * This file: the public types, limits, and splitting a template into literals and expressions.
- * `uri-template-compile.ts` turns those into a scanner, `uri-template-scan.ts` runs it (`match`, `expand`),
- * `percent.ts` encodes and decodes.
+ * `template-layout.ts` and `template-compile.ts` turn those into a scanner, `template-scan.ts` runs it,
+ * `template-expand.ts` expands, `percent.ts` encodes and decodes.
  */
 import { charTable, encodeUriText, isTriplet } from "./percent.js";
 import { compileScanner } from "./template-compile.js";
