@@ -87,6 +87,10 @@ describe("TemplateRouter", () => {
     expect({ ...router.match("café://menu/crêpe")?.params }).toEqual({ dish: "crêpe" });
     expect(router.match("cafe://menu/x")?.value).toBe("cafe://menu/{dish}");
     expect(router.match("café://menu/\ud800")).toBeNull();
+    const users = routerOf("café://{x}", "users://{id}");
+    expect(() => users.match("users://é%zz")).toThrow(
+      expect.objectContaining({ data: { uri: "users://é%zz" } }),
+    );
   });
 
   it("indexes a template with a literal '?' in its path by the whole literal before its first expression", () => {

@@ -99,16 +99,17 @@ export class TemplateRouter<V> {
   }
 
   /** The first template by precedence that matches `uri`, or null. */
-  match(given: string): TemplateMatch<V> | null {
-    const uri = this.#escaped > 0 ? encodeUriText(given) : given;
-    if (uri === null) return null;
+  match(uri: string): TemplateMatch<V> | null {
+    // the walk needs the encoded form; each template's match encodes for itself, and reports `uri` as given
+    const walk = this.#escaped > 0 ? encodeUriText(uri) : uri;
+    if (walk === null) return null;
     const path = this.#path;
     let depth = 0;
     let node = this.#root;
     if (node.entries.length > 0) path[depth++] = node;
-    for (let i = 0; i < uri.length; ) {
-      const child = node.children?.get(uri.charCodeAt(i));
-      if (child === undefined || !uri.startsWith(child.label, i)) break;
+    for (let i = 0; i < walk.length; ) {
+      const child = node.children?.get(walk.charCodeAt(i));
+      if (child === undefined || !walk.startsWith(child.label, i)) break;
       i += child.label.length;
       node = child;
       if (node.entries.length > 0) path[depth++] = node;

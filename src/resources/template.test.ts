@@ -135,6 +135,11 @@ describe("match", () => {
     expect(t.match("notes://my notes/1")?.id).toBe("1");
     expect(t.match("notes://my%20notes/1")?.id).toBe("1");
     expect(t.match("notes://my notes/\ud800")).toBeNull();
+    const emoji = parseUriTemplate("😀/{x}");
+    expect(emoji.expand({ x: "1" })).toBe("%F0%9F%98%80/1");
+    expect(emoji.match("😀/1")?.x).toBe("1");
+    expect(() => parseUriTemplate("a\ud800/{x}")).toThrow(/a lone surrogate/);
+    expect(() => parseUriTemplate("a\udc00/{x}")).toThrow(/a lone surrogate/);
   });
 
   it("reads a map without explode as one string, and a list given to {?x*} as a record", () => {

@@ -189,8 +189,9 @@ function checkLiteral(t: string, i: number): void {
   const c = t.charCodeAt(i);
   if (c === 37 && !isTriplet(t, i))
     fail(t, i, "a '%' that does not start a %XX escape", "Write a literal percent sign as %25.");
-  if (c >= 0xd800 && c <= 0xdfff && encodeUriText(t.slice(i, i + 2)) === null)
-    fail(t, i, "a lone surrogate", "Use well-formed Unicode.");
+  const pair = c <= 0xdbff ? t.charCodeAt(i + 1) : t.charCodeAt(i - 1);
+  const lone = c <= 0xdbff ? pair < 0xdc00 || pair > 0xdfff : pair < 0xd800 || pair > 0xdbff;
+  if (c >= 0xd800 && c <= 0xdfff && lone) fail(t, i, "a lone surrogate", "Use well-formed Unicode.");
 }
 
 function varSpec(t: string, s: number, e: number): Expr["vars"][number] {
