@@ -557,6 +557,10 @@ describe("match on hostile input", () => {
     ["s://{?q,lang}{&x*}", (n) => `s://?${"x=1&q&lang=&".repeat(n / 12)}`],
     ["s://x?k=1{&q}", (n) => `s://x?${"k=2&".repeat(n / 4)}k=1`],
     ["x://{a},{b}{.c*}", (n) => `x://a,${"b".repeat(n / 2)}${".c".repeat(n / 4)}`],
+    ["s://{?a,rest*}", (n) => `s://?${"k=1&".repeat(n / 4)}`],
+    ["s://x?k=1{&rest*}", (n) => `s://x?${"j=2&".repeat(n / 4)}k=1`],
+    ["café/{+x}", (n) => `café/${"é".repeat(n / 2)}`],
+    ["cal://{y:4}/{+rest}", (n) => `cal://${"1".repeat(n / 2)}/${"a".repeat(n / 2)}`],
   ];
   for (const [template, uri] of pathological) {
     it(`matches a pathological 8 KB URI like ${uri(16)} against ${template} in linear time`, () => {
