@@ -145,6 +145,8 @@ export const templateCases = [
   { template: "café/{var}", uri: "caf%C3%A9/value", expected: { var: "value" } },
   { template: "café/{var}", uri: "café/value", expected: { var: "value" } },
   { template: "café/{var}", uri: "cafe/value", expected: null },
+  { template: "x%20y/{var}", uri: "x y/value", expected: { var: "value" } },
+  { template: "x%20y/{var}", uri: "x%20y/value", expected: { var: "value" } },
   // a percent-encoded variable name is the name as written
   {
     template: "/lookup{?Stra%C3%9Fe}",

@@ -180,7 +180,8 @@ function literal(sc: Scanner, sec: Section, text: string): void {
 /** Literals are matched as `expand` writes them: encoded (RFC 6570 §3.1). */
 function encoded(sc: Scanner, text: string): string {
   const e = encodeUriText(text)!;
-  if (e !== text) sc.iri = true;
+  // with an escape in the literal, a URI may write its character raw (`é` for `%C3%A9`)
+  if (e.includes("%")) sc.iri = true;
   return e;
 }
 
