@@ -34,9 +34,13 @@ export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-s
 export type { ListedResource, ResourceOptions } from "./resources/resources.js";
 export {
   parseUriTemplate,
+  type UriExpandValue,
+  type UriExpandValues,
+  type UriScalar,
   type UriTemplate,
   UriTemplateError,
   type UriTemplateLimits,
+  type UriTemplateOptions,
   type UriValues,
 } from "./resources/template.js";
 export type { FromJsonSchema } from "./schema/infer.js";

@@ -9,6 +9,7 @@ import { server as prompts } from "../examples/docs/prompts-review.js";
 import { server as resConfig } from "../examples/docs/resources-config.js";
 import { server as resContext } from "../examples/docs/resources-context.js";
 import { server as resGithub } from "../examples/docs/resources-github.js";
+import { red, server as resLevel4 } from "../examples/docs/resources-level4.js";
 import { server as resLink } from "../examples/docs/resources-link.js";
 import { server as resReturns } from "../examples/docs/resources-returns.js";
 import { server as resTemplates } from "../examples/docs/resources-templates.js";
@@ -233,6 +234,21 @@ describe("docs/resources.md examples", () => {
     expect(await text(client, "search://books?lang=fr&q=dune")).toBe('{"q":"dune","lang":"fr"}');
     expect(await text(client, "search://books")).toBe('{"q":null,"lang":"en"}');
     expect(await text(client, "tree://root/a/b/c")).toBe("a > b > c");
+  });
+
+  it("the level 4 examples: prefixes, a query record, a list without explode, a literal '?'", async () => {
+    expectTypeOf<UriParams<"shop://items{?sort,filters*}">>().toEqualTypeOf<{
+      sort?: string;
+      filters?: Record<string, string>;
+    }>();
+    const client = await connect(resLevel4);
+    expect(await text(client, "archive://2026/12/01.md")).toBe("2026: 12/01.md");
+    await expect(client.readResource("archive://20261/x")).rejects.toMatchObject({ code: -32002 });
+    expect(red).toBe("shop://items?color=red&size=L");
+    expect(await text(client, red)).toBe('{"sort":"name","filters":{"color":"red","size":"L"}}');
+    expect(await text(client, "shop://items?sort=price")).toBe('{"sort":"price","filters":{}}');
+    expect(await text(client, "posts://all?tags=a,b")).toBe('["a","b"]');
+    expect(await text(client, "search://q?term=mcp")).toBe("results for mcp");
   });
 
   it("link() from a tool", async () => {

@@ -506,6 +506,90 @@ describe("through the official SDK client", () => {
   });
 });
 
+describe("RFC 6570 level 4 templates", () => {
+  function server() {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.resource("café://{year:4}/{+rest}", { read: ({ year, rest }) => `${year}|${rest}` });
+    s.resource("shop://items{?sort,filters*}", { read: (params) => params });
+    return s;
+  }
+  const read = (id: number, uri: string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "resources/read",
+    params: { uri },
+  });
+
+  it("reads a prefix and an encoded literal, written either way, with the URI as the client sent it", async () => {
+    const p = rawPeer(server());
+    await p.initialize();
+    expect(await p.send(read(1, "café://2026/a/b"))).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { contents: [{ uri: "café://2026/a/b", mimeType: "text/plain", text: "2026|a/b" }] },
+    });
+    expect(await p.send(read(2, "caf%C3%A9://2026/x"))).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      result: { contents: [{ uri: "caf%C3%A9://2026/x", mimeType: "text/plain", text: "2026|x" }] },
+    });
+    expect(await p.send(read(3, "café://20261/x"))).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32002, message: "Resource not found: café://20261/x", data: { uri: "café://20261/x" } },
+    });
+  });
+
+  it("gives an exploded query variable the other keys as a record, each value checked for path safety", async () => {
+    const p = rawPeer(server());
+    await p.initialize();
+    expect(await p.send(read(1, "shop://items?size=L&sort=asc&color=red"))).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        contents: [
+          {
+            uri: "shop://items?size=L&sort=asc&color=red",
+            mimeType: "application/json",
+            text: '{"filters":{"size":"L","color":"red"},"sort":"asc"}',
+          },
+        ],
+      },
+    });
+    expect(await p.send(read(2, "shop://items?f=..%2F..%2Fetc"))).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: {
+        code: -32002,
+        message: "Resource not found: shop://items?f=..%2F..%2Fetc",
+        data: { uri: "shop://items?f=..%2F..%2Fetc" },
+      },
+    });
+  });
+});
+
+describe("URIs the official SDK's UriTemplate writes", () => {
+  it("match the same template here, and read back the values", async () => {
+    const { UriTemplate } = await import("@modelcontextprotocol/sdk/shared/uriTemplate.js");
+    const cases: [string, Record<string, string | string[]>][] = [
+      ["github://{owner}/{repo}/readme{?ref}", { owner: "octo", repo: "hé llo", ref: "main" }],
+      ["files://{+path}", { path: "src/a b.ts" }],
+      ["tree://root{/segs*}", { segs: ["a", "b"] }],
+      ["search://{?q,lang}", { q: "a&b", lang: "en" }],
+      ["café/{var}", { var: "x" }],
+      ["s://x{?a}{&b}", { b: "2" }],
+    ];
+    const s = new McpServer({ name: "t", version: "1" });
+    for (const [template] of cases) s.resource(template, { read: (params) => params });
+    const client = await sdkClient(s);
+    for (const [template, values] of cases) {
+      const uri = new UriTemplate(template).expand(values);
+      const [content] = (await client.readResource({ uri })).contents;
+      expect([template, JSON.parse((content as { text: string }).text)]).toEqual([template, values]);
+    }
+  });
+});
+
 describe("template limits", () => {
   it("applies the server's limits at registration and to URIs", async () => {
     const s = new McpServer({

@@ -5,11 +5,13 @@
  * `expected: null` means the URI does not match.
  */
 export const templateCases = [
-  // simple string {var}: one segment, never empty, no raw / ? # ,
+  // simple string {var}: one segment, no raw / ? #; empty (RFC 6570 writes "" as nothing); a raw "," is
+  // what a list without explode writes, read as one string
   { template: "users://{id}", uri: "users://42", expected: { id: "42" } },
   { template: "users://{id}", uri: "users://42/", expected: null },
-  { template: "users://{id}", uri: "users://", expected: null },
-  { template: "users://{id}", uri: "users://a,b", expected: null },
+  { template: "users://{id}", uri: "users://", expected: { id: "" } },
+  { template: "users://{id}", uri: "users://a,b", expected: { id: "a,b" } },
+  { template: "O{empty}X", uri: "OX", expected: { empty: "" } },
   { template: "users://{id}", uri: "users://42?tab=1", expected: null },
   { template: "users://{id}", uri: "users://42#top", expected: null },
   { template: "users://{id}", uri: "admins://42", expected: null },
@@ -33,12 +35,12 @@ export const templateCases = [
   { template: "x://{a}-x-{b}", uri: "x://foo-bar-x-baz", expected: { a: "foo-bar", b: "baz" } },
   // comma lists are several variables, not one list
   { template: "map://{x,y}", uri: "map://1,2", expected: { x: "1", y: "2" } },
-  { template: "map://{x,y}", uri: "map://1,2,3", expected: null },
+  { template: "map://{x,y}", uri: "map://1,2,3", expected: { x: "1", y: "2,3" } },
   { template: "map://{x,y}", uri: "map://1", expected: null },
   // reserved {+var}: anything, / included; stops before ? and # only when the template has a query or fragment
   { template: "files://{+path}", uri: "files://src/index.ts", expected: { path: "src/index.ts" } },
   { template: "files://{+path}", uri: "files://a?b#c", expected: { path: "a?b#c" } },
-  { template: "files://{+path}", uri: "files://", expected: null },
+  { template: "files://{+path}", uri: "files://", expected: { path: "" } },
   { template: "files://{+path}", uri: "files://a%2Fb%3Fc", expected: { path: "a/b?c" } },
   { template: "files://{+path}{?rev}", uri: "files://a/b?rev=2", expected: { path: "a/b", rev: "2" } },
   { template: "files://{+path}{?rev}", uri: "files://a/b/", expected: { path: "a/b/" } },
@@ -96,8 +98,22 @@ export const templateCases = [
   { template: "search://{?q,lang}", uri: "search://?q=1#frag", expected: null },
   { template: "search://{?q,lang}", uri: "search:/?q=1", expected: null },
   { template: "search://{?q}{&page}", uri: "search://?page=2&q=x", expected: { q: "x", page: "2" } },
-  { template: "tags://{?tags*}", uri: "tags://?tags=a&tags=b", expected: { tags: ["a", "b"] } },
+  // an exploded query variable: a record of every key no other variable or literal pair claims
+  {
+    template: "shop://items{?sort,filters*}",
+    uri: "shop://items?color=red&sort=asc&size=L",
+    expected: { sort: "asc", filters: { color: "red", size: "L" } },
+  },
+  { template: "shop://items{?sort,filters*}", uri: "shop://items?sort=asc", expected: { sort: "asc" } },
+  {
+    template: "shop://items{?sort,filters*}",
+    uri: "shop://items?a%20b=%C3%A9&a%20b=2&=x&flag",
+    expected: { filters: { "a b": "é", "": "x", flag: "" } },
+  },
+  { template: "tags://{?tags*}", uri: "tags://?tags=a&tags=b", expected: { tags: { tags: "a" } } },
   { template: "tags://{?tags*}", uri: "tags://", expected: {} },
+  // a query that RFC 6570 starts with "&", its {?…} variables being undefined
+  { template: "search://{?q}{&page}", uri: "search://&page=2", expected: { page: "2" } },
   { template: "api://items?sort=asc{&page}", uri: "api://items?page=2&sort=asc", expected: { page: "2" } },
   { template: "api://items?sort=asc{&page}", uri: "api://items?page=2", expected: null },
   {
@@ -114,6 +130,28 @@ export const templateCases = [
     template: "github://{owner}/{repo}/readme{?ref}",
     uri: "github://octo/hello/readme/?ref=1",
     expected: null,
+  },
+  // prefix modifiers {var:n}: at most n characters (code points)
+  { template: "cal://{year:4}/{+rest}", uri: "cal://2026/12/01", expected: { year: "2026", rest: "12/01" } },
+  { template: "cal://{year:4}/{+rest}", uri: "cal://20261/12", expected: null },
+  { template: "cal://{year:4}/{+rest}", uri: "cal://%F0%9D%84%9E/x", expected: { year: "𝄞", rest: "x" } },
+  { template: "s://x{?q:3}", uri: "s://x?q=abc", expected: { q: "abc" } },
+  { template: "s://x{?q:3}", uri: "s://x?q=abcd", expected: null },
+  // a literal '?' before a path expression is text of the path, matched where it stands
+  { template: "search://q?term={term}", uri: "search://q?term=mcp", expected: { term: "mcp" } },
+  { template: "search://q?term={term}", uri: "search://q?lang=en&term=mcp", expected: null },
+  { template: "here?ref={+path}", uri: "here?ref=/foo/bar", expected: { path: "/foo/bar" } },
+  // literals are encoded as RFC 6570 says; a URI may write them either way
+  { template: "café/{var}", uri: "caf%C3%A9/value", expected: { var: "value" } },
+  { template: "café/{var}", uri: "café/value", expected: { var: "value" } },
+  { template: "café/{var}", uri: "cafe/value", expected: null },
+  { template: "x%20y/{var}", uri: "x y/value", expected: { var: "value" } },
+  { template: "x%20y/{var}", uri: "x%20y/value", expected: { var: "value" } },
+  // a percent-encoded variable name is the name as written
+  {
+    template: "/lookup{?Stra%C3%9Fe}",
+    uri: "/lookup?Stra%C3%9Fe=Gr%C3%BCner",
+    expected: { "Stra%C3%9Fe": "Grüner" },
   },
   // no expressions: exact string equality
   { template: "config://app", uri: "config://app", expected: {} },

@@ -9,8 +9,14 @@ import type { templateCases } from "./template-cases.js";
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
-/** A row's `expected` as `match` types it: readonly literals widened to `string` / `string[]`. */
-type Widen<E> = { -readonly [K in keyof E]: E[K] extends readonly unknown[] ? string[] : string };
+/** A row's `expected` as `match` types it: readonly literals widened to `string` / `string[]` / a record. */
+type Widen<E> = {
+  -readonly [K in keyof E]: E[K] extends string
+    ? string
+    : E[K] extends readonly unknown[]
+      ? string[]
+      : Record<string, string>;
+};
 /** `expected` fits `UriParams<T>`: same names, right types, every required name present, not the loose fallback. */
 type Fits<T extends string, E> = E extends null
   ? true
@@ -61,10 +67,11 @@ describe("UriParams", () => {
     }>();
   });
 
-  it("infers exploded variables as string[], optional in the query", () => {
-    expectTypeOf<UriParams<"files://root{/segs*}{?tags*}">>().toEqualTypeOf<{
+  it("infers exploded path variables as string[], an exploded query variable as an optional record", () => {
+    expectTypeOf<UriParams<"files://root{/segs*}{?sort,filters*}">>().toEqualTypeOf<{
       segs: string[];
-      tags?: string[];
+      sort?: string;
+      filters?: Record<string, string>;
     }>();
     expectTypeOf<UriParams<"m://x{;list*}{.ext*}">>().toEqualTypeOf<{ list: string[]; ext: string[] }>();
   });
@@ -82,6 +89,19 @@ describe("UriParams", () => {
     }>();
   });
 
+  it("infers a prefix modifier as a string, optional in the query", () => {
+    expectTypeOf<UriParams<"cal://{year:4}/{+rest:100}{?q:3}">>().toEqualTypeOf<{
+      year: string;
+      rest: string;
+      q?: string;
+    }>();
+  });
+
+  it("keeps a percent-encoded name as written, and a literal '?' does not make a path variable optional", () => {
+    expectTypeOf<UriParams<"/lookup{?Stra%C3%9Fe}">>().toEqualTypeOf<{ "Stra%C3%9Fe"?: string }>();
+    expectTypeOf<UriParams<"search://q?term={term}">>().toEqualTypeOf<{ term: string }>();
+  });
+
   it("gives {} for a template without variables", () => {
     expectTypeOf<UriParams<"config://app">>().toEqualTypeOf<{}>();
     expectTypeOf<UriParams<"config://app">>().toEqualTypeOf<Record<never, never>>();
@@ -89,7 +109,9 @@ describe("UriParams", () => {
 
   it("falls back to a loose record for a non-literal string", () => {
     expectTypeOf<UriParams<string>>().toEqualTypeOf<LooseUriParams>();
-    expectTypeOf<UriParams<string>>().toEqualTypeOf<Record<string, string | string[] | undefined>>();
+    expectTypeOf<UriParams<string>>().toEqualTypeOf<
+      Record<string, string | string[] | Record<string, string> | undefined>
+    >();
   });
 
   it("flattens the result into one object type", () => {
@@ -132,6 +154,12 @@ describe("UriParams", () => {
     const extra: UriParams<"users://{id}"> = { id: "1", name: "x" };
     // @ts-expect-error: `complete` keys are variable names only
     const key: UriVariableName<"users://{id}"> = "name";
-    expectTypeOf([list, one, missing, undef, extra, key]).toBeArray();
+    // @ts-expect-error: a prefix is a string, not a list
+    const cut: UriParams<"cal://{year:4}"> = { year: ["2026"] };
+    // @ts-expect-error: an exploded query variable is a record, not a list
+    const rec: UriParams<"shop://{?filters*}"> = { filters: ["a"] };
+    // @ts-expect-error: a record's values are strings
+    const deep: UriParams<"shop://{?filters*}"> = { filters: { color: 1 } };
+    expectTypeOf([list, one, missing, undef, extra, key, cut, rec, deep]).toBeArray();
   });
 });

@@ -30,13 +30,22 @@ export class PathEscapeError extends Error {
  * (`../a`, `a/../../b`, `..`; `a/../b` is fine), an absolute path (`/etc/passwd`, `\\server\share`), a
  * drive letter (`C:`, `c:\`), an ambiguous dots-and-spaces segment, or a NUL byte. For an exploded
  * variable each element is checked (so a `..` element is flagged, since a handler may use elements one
- * by one), and so is the path they form together (`["", "etc"]` is `/etc`).
+ * by one), and so is the path they form together (`["", "etc"]` is `/etc`); for a record (an exploded
+ * query variable), each value.
  */
-export function isUnsafePathValue(value: string | readonly string[]): boolean {
+export function isUnsafePathValue(
+  value: string | readonly string[] | { readonly [key: string]: string },
+): boolean {
   if (typeof value === "string") return unsafe(value);
+  if (!isList(value)) {
+    for (const k in value) if (unsafe(value[k]!)) return true;
+    return false;
+  }
   for (const v of value) if (unsafe(v)) return true;
   return value.length > 1 && unsafe(value.join("/"));
 }
+
+const isList = Array.isArray as (v: unknown) => v is readonly string[];
 
 function unsafe(v: string): boolean {
   if (v.length === 0) return false;

@@ -13,30 +13,37 @@ export function charTable(chars: string): Uint8Array {
 const UNRESERVED = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~";
 const RESERVED = ":/?#[]@!$&'()*+,;=";
 
-/** Shared by every template: there are only a few distinct tables. */
-const keepTables = new Map<string, Uint8Array>();
-
-/** The characters written as they are: unreserved (and reserved for `{+…}`/`{#…}`), minus `extra`. */
-export function keepTable(reserved: boolean, extra: string): Uint8Array {
-  const key = (reserved ? "+" : "-") + extra;
-  let t = keepTables.get(key);
-  if (t === undefined) {
-    t = charTable(reserved ? UNRESERVED + RESERVED : UNRESERVED);
-    for (let i = 0; i < extra.length; i++) t[extra.charCodeAt(i)] = 0;
-    if (keepTables.size < 1000) keepTables.set(key, t);
-  }
-  return t;
-}
+/** What simple expansion writes as it is: the unreserved characters. */
+export const KEEP_UNRESERVED = charTable(UNRESERVED);
+/** What `{+…}` and `{#…}` write as they are: unreserved and reserved. */
+export const KEEP_RESERVED = charTable(UNRESERVED + RESERVED);
 
 const HEX = "0123456789ABCDEF";
 
-/** Percent-encodes every character `keep` does not list; `%` is never in `keep`. */
-export function percentEncode(s: string, keep: Uint8Array, name: string): string {
+function isHex(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/** True when `s[i]` starts a `%XX` escape. */
+export function isTriplet(s: string, i: number): boolean {
+  return s.charCodeAt(i) === 37 && isHex(s.charCodeAt(i + 1)) && isHex(s.charCodeAt(i + 2));
+}
+
+/**
+ * Percent-encodes every character `keep` does not list (as UTF-8); with `triplets`, a `%XX` already in
+ * `s` is passed through (RFC 6570 reserved expansion), otherwise `%` is always encoded. Throws
+ * `TypeError` naming `name` for a lone surrogate.
+ */
+export function percentEncode(s: string, keep: Uint8Array, name: string, triplets = false): string {
   let out = "";
   let from = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 128 && keep[c]) continue;
+    if (triplets && isTriplet(s, i)) {
+      i += 2;
+      continue;
+    }
     out += s.slice(from, i);
     if (c < 128) out += "%" + HEX[c >> 4] + HEX[c & 15];
     else {
@@ -51,6 +58,29 @@ export function percentEncode(s: string, keep: Uint8Array, name: string): string
     from = i + 1;
   }
   return from === 0 ? s : out + s.slice(from);
+}
+
+/** What a URI may hold as it is: unreserved, reserved and `%`. */
+const URI_TEXT = charTable(UNRESERVED + RESERVED + "%");
+
+/**
+ * `s` with every character a URI cannot hold (non-ASCII, space, controls, `"<>\^\`{|}`) percent-encoded as
+ * UTF-8, and `%` left as it is; `s` itself when there is none; null for a lone surrogate. Encoding an IRI
+ * this way changes no decoded value, so a URI written with `é` matches a literal written `%C3%A9`.
+ */
+export function encodeUriText(s: string): string | null {
+  let i = 0;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || !URI_TEXT[c]) break;
+    i++;
+  }
+  if (i === s.length) return s;
+  try {
+    return percentEncode(s, URI_TEXT, "", true);
+  } catch {
+    return null;
+  }
 }
 
 /** Decodes once; a malformed escape is the client's error, reported as invalid params. */
@@ -68,4 +98,15 @@ export function percentDecode(raw: string, uri: string): string {
       uri,
     });
   }
+}
+
+/** How many code points `s` has. */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || s.charCodeAt(i - 1) < 0xd800 || s.charCodeAt(i - 1) > 0xdbff)
+      n++;
+  }
+  return n;
 }

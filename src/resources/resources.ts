@@ -9,7 +9,7 @@ import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
-import { parseUriTemplate, type UriTemplate, type UriTemplateLimits } from "./template.js";
+import { parseUriTemplate, type UriTemplate, type UriTemplateLimits, type UriValues } from "./template.js";
 
 /** A concrete resource a template's `list` enumerates. */
 export type ListedResource = Resource;
@@ -118,7 +118,7 @@ export class ResourceRegistry {
   }
 
   /** The entry serving `uri` and its decoded variables; an exact static URI wins over templates. */
-  resolve(uri: string): { entry: ResourceEntry; params: { [key: string]: string | string[] } } | undefined {
+  resolve(uri: string): { entry: ResourceEntry; params: UriValues } | undefined {
     const s = this.#statics.get(uri);
     if (s) return { entry: s, params: {} };
     const m = this.#router.match(uri);

@@ -22,7 +22,7 @@ describe("TemplateRouter", () => {
 
   it("returns null when nothing matches", () => {
     const router = routerOf("users://{id}", "files://{+path}");
-    expect(router.match("users://")).toBeNull();
+    expect(router.match("users://a/b")).toBeNull();
     expect(router.match("other://x")).toBeNull();
     expect(router.match("")).toBeNull();
   });
@@ -78,6 +78,25 @@ describe("TemplateRouter", () => {
     const router = routerOf("api://items?sort=asc{&page}", "api://items{?page}");
     expect(router.match("api://items?page=2&sort=asc")?.value).toBe("api://items?sort=asc{&page}");
     expect(router.match("api://items?page=2")?.value).toBe("api://items{?page}");
+  });
+
+  it("finds a template whose literal is encoded from a URI that writes it either way", () => {
+    const router = routerOf("café://menu/{dish}", "cafe://menu/{dish}");
+    expect(router.match("café://menu/cr%C3%AApe")?.value).toBe("café://menu/{dish}");
+    expect(router.match("caf%C3%A9://menu/x")?.value).toBe("café://menu/{dish}");
+    expect({ ...router.match("café://menu/crêpe")?.params }).toEqual({ dish: "crêpe" });
+    expect(router.match("cafe://menu/x")?.value).toBe("cafe://menu/{dish}");
+    expect(router.match("café://menu/\ud800")).toBeNull();
+    const users = routerOf("café://{x}", "users://{id}");
+    expect(() => users.match("users://é%zz")).toThrow(
+      expect.objectContaining({ data: { uri: "users://é%zz" } }),
+    );
+  });
+
+  it("indexes a template with a literal '?' in its path by the whole literal before its first expression", () => {
+    const router = routerOf("search://q?term={term}", "search://{+rest}");
+    expect(router.match("search://q?term=mcp")?.value).toBe("search://q?term={term}");
+    expect(router.match("search://q?other=1")?.value).toBe("search://{+rest}");
   });
 
   it("removes a template, once, with the function add returns", () => {

@@ -1,4 +1,5 @@
 /** An index of many URI templates that finds the one serving a URI without trying them all. */
+import { encodeUriText } from "./percent.js";
 import type { UriTemplate, UriValues } from "./template.js";
 
 /** A successful {@link TemplateRouter.match}. */
@@ -61,6 +62,8 @@ export class TemplateRouter<V> {
   readonly #path: Node<V>[] = [];
   #order = 0;
   #size = 0;
+  /** Templates whose literal prefix has an escape: a URI that writes it raw (`café`) is encoded before the walk. */
+  #escaped = 0;
 
   /** How many templates are registered. */
   get size(): number {
@@ -83,24 +86,30 @@ export class TemplateRouter<V> {
     while (i > 0 && before(entry, list[i - 1]!)) i--;
     list.splice(i, 0, entry);
     this.#size++;
+    const escaped = template.literalPrefix.includes("%") ? 1 : 0;
+    this.#escaped += escaped;
     return () => {
       const at = node.entries.indexOf(entry);
       if (at < 0) return;
       node.entries.splice(at, 1);
       this.#size--;
+      this.#escaped -= escaped;
       this.#prune(node);
     };
   }
 
   /** The first template by precedence that matches `uri`, or null. */
   match(uri: string): TemplateMatch<V> | null {
+    // the walk needs the encoded form; each template's match encodes for itself, and reports `uri` as given
+    const walk = this.#escaped > 0 ? encodeUriText(uri) : uri;
+    if (walk === null) return null;
     const path = this.#path;
     let depth = 0;
     let node = this.#root;
     if (node.entries.length > 0) path[depth++] = node;
-    for (let i = 0; i < uri.length; ) {
-      const child = node.children?.get(uri.charCodeAt(i));
-      if (child === undefined || !uri.startsWith(child.label, i)) break;
+    for (let i = 0; i < walk.length; ) {
+      const child = node.children?.get(walk.charCodeAt(i));
+      if (child === undefined || !walk.startsWith(child.label, i)) break;
       i += child.label.length;
       node = child;
       if (node.entries.length > 0) path[depth++] = node;

@@ -1,9 +1,11 @@
 /**
  * The registration-time half of a URI template: turns the literals and expressions that `parseUriTemplate`
- * splits a template into a {@link Scanner}, rejecting what could not be matched back unambiguously. Also home
- * to {@link UriTemplateError}, which both halves of parsing throw.
+ * splits a template into a {@link Scanner}, rejecting what could not be matched back unambiguously.
+ * `template-layout.ts` first decides where its query and fragment start.
  */
-import { charTable, keepTable } from "./percent.js";
+import { charTable, encodeUriText } from "./percent.js";
+import { type Expr, fail, type UriOperator } from "./template-error.js";
+import { layout } from "./template-layout.js";
 import {
   LIST,
   LIT,
@@ -12,42 +14,8 @@ import {
   type Scanner,
   type Section,
   SLOT,
-  type Step,
   type Tok,
 } from "./template-scan.js";
-
-/** An RFC 6570 operator; `""` is simple string expansion. */
-export type UriOperator = "" | "+" | "#" | "." | "/" | ";" | "?" | "&";
-
-/** A template that cannot be used; thrown at registration, with a caret under the offending place. */
-export class UriTemplateError extends Error {
-  /** The template as given. */
-  readonly template: string;
-  /** Index in `template` of the offending place. */
-  readonly index: number;
-
-  constructor(template: string, index: number, reason: string, hint: string) {
-    const shown = template.replace(/[\u0000-\u001f\u007f]/g, "?");
-    const column = Array.from(template.slice(0, index)).length;
-    super(`Invalid URI template: ${reason}\n  ${shown}\n  ${" ".repeat(column)}^\n${hint}`);
-    this.name = "UriTemplateError";
-    this.template = template;
-    this.index = index;
-  }
-}
-
-/** Throws a {@link UriTemplateError} for `template`, pointing at `index`. */
-export function fail(template: string, index: number, reason: string, hint: string): never {
-  throw new UriTemplateError(template, index, reason, hint);
-}
-
-/** One `{…}` expression of a template: its operator, its variables, where it starts and ends. */
-export interface Expr {
-  op: UriOperator;
-  vars: { name: string; explode: boolean; at: number }[];
-  at: number;
-  end: number;
-}
 
 const OPS: Record<UriOperator, OpInfo> = {
   "": { first: "", sep: ",", named: false, reserved: false },
@@ -60,12 +28,12 @@ const OPS: Record<UriOperator, OpInfo> = {
   "&": { first: "&", sep: "&", named: true, reserved: false },
 };
 
-/** Raw characters a value may not contain, by operator; `+` and `#` take anything. */
+/** Raw characters a value may not contain, by operator; `+` and `#` take anything. A `,` is allowed: a list without explode writes one. */
 const FORBID: Record<string, Uint8Array | null> = {
-  "": charTable("/?#,"),
-  ".": charTable("/?#,"),
-  "/": charTable("/?#,"),
-  ";": charTable("/?#,;"),
+  "": charTable("/?#"),
+  ".": charTable("/?#"),
+  "/": charTable("/?#"),
+  ";": charTable("/?#;"),
   "+": null,
   "#": null,
 };
@@ -86,7 +54,6 @@ function tok(kind: number, text: string, op: OpInfo, at: number): Tok {
     kind,
     text,
     named: false,
-    nonEmpty: false,
     wide: kind === LIST,
     forbid: null,
     next: "",
@@ -95,12 +62,9 @@ function tok(kind: number, text: string, op: OpInfo, at: number): Tok {
     prefix: -1,
     sep: 0,
     op,
-    keep: NO_KEEP,
     at,
   };
 }
-const NO_KEEP = new Uint8Array(128);
-const QUERY_KEEP = keepTable(false, "");
 
 /** Builds the scanner of a template split into literals and expressions; throws {@link UriTemplateError}. */
 export function compileScanner(
@@ -117,61 +81,27 @@ export function compileScanner(
     fragment: { toks: [], pivot: -1 },
     queryVars: [],
     queryPairs: [],
-    steps: [],
+    pairKeys: [],
+    record: null,
+    prefixed: [],
+    literalPrefix: template,
     hasQuery: false,
     hasFragment: false,
+    ampQuery: false,
+    iri: false,
   };
-  if (isTemplate) compile(sc, parts);
+  if (isTemplate) {
+    compile(sc, parts);
+    const first = sc.path.toks[0];
+    sc.literalPrefix = first?.kind === LIT ? first.text : "";
+  }
   return sc;
 }
 
 function compile(sc: Scanner, parts: (string | Expr)[]): void {
   const t = sc.template;
-  // where the query and fragment parts start decides which delimiters end a {+x}
+  layout(sc, parts);
   let where: 0 | 1 | 2 = 0; // path, query, fragment
-  let at = 0;
-  for (const p of parts) {
-    if (typeof p === "string") {
-      if (where === 1 && p[0] !== "&" && p[0] !== "#") {
-        fail(
-          t,
-          at,
-          "only {&…}, '&key=value' or a fragment may follow a query expression",
-          "Move this text before the query.",
-        );
-      }
-      at += p.length;
-      const q = p.indexOf("?");
-      const h = p.indexOf("#");
-      if (where === 0 && q >= 0 && (h < 0 || q < h)) {
-        sc.hasQuery = true;
-        where = 1;
-      }
-      if (h >= 0) {
-        sc.hasFragment = true;
-        where = 2;
-      }
-      continue;
-    }
-    at = p.end;
-    if (p.op === "?" || p.op === "&") {
-      if (where === 2) fail(t, p.at, "a query expression after the fragment", "Move it before the '#'.");
-      sc.hasQuery = true;
-      where = 1;
-    } else if (p.op === "#" || where === 2) {
-      sc.hasFragment = true;
-      where = 2;
-    } else if (where === 1) {
-      fail(
-        t,
-        p.at,
-        "only {?…}, {&…} or a fragment may follow the query",
-        "Move this expression before the query.",
-      );
-    }
-  }
-  const sectionStop = sc.hasQuery ? "?#" : sc.hasFragment ? "#" : "";
-  where = 0;
   let sec = sc.path;
   for (const p of parts) {
     if (typeof p === "string") {
@@ -202,12 +132,24 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
     } else if (p.op === "?" || p.op === "&") {
       where = 1;
       for (const v of p.vars) {
-        if (sc.queryPairs.some((pair) => pair.split("=")[0] === v.name)) {
+        if (sc.pairKeys.includes(v.name)) {
           fail(t, v.at, `'${v.name}' is also a literal query parameter`, "Remove one of the two.");
         }
-        const qv: QueryVar = { name: v.name, explode: v.explode, keep: QUERY_KEEP };
+        if (v.explode) {
+          if (sc.record !== null) {
+            fail(
+              t,
+              v.at,
+              "a second exploded query variable",
+              "The exploded one collects every other query key, so there can be only one.",
+            );
+          }
+          sc.record = v.name;
+          continue;
+        }
+        const qv: QueryVar = { name: v.name, max: v.prefix };
         sc.queryVars.push(qv);
-        sc.steps.push({ kind: "qvar", v: qv });
+        if (v.prefix > 0) sc.prefixed.push({ name: v.name, max: v.prefix });
       }
     } else {
       if (p.op === "#" && where !== 2) {
@@ -226,16 +168,21 @@ function compile(sc: Scanner, parts: (string | Expr)[]): void {
       "An empty list writes no '#', so what follows could not be found; move it before.",
     );
   }
-  finish(sc.template, sc.path, sectionStop);
-  finish(sc.template, sc.fragment, "");
+  finish(sc.template, sc.path);
+  finish(sc.template, sc.fragment);
 }
 
 function literal(sc: Scanner, sec: Section, text: string): void {
   if (text === "") return;
-  literalTok(sec, text);
-  const step = sc.steps[sc.steps.length - 1];
-  if (step?.kind === "lit") step.text += text;
-  else sc.steps.push({ kind: "lit", text });
+  literalTok(sec, encoded(sc, text));
+}
+
+/** Literals are matched as `expand` writes them: encoded (RFC 6570 §3.1). */
+function encoded(sc: Scanner, text: string): string {
+  const e = encodeUriText(text)!;
+  // with an escape in the literal, a URI may write its character raw (`é` for `%C3%A9`)
+  if (e.includes("%")) sc.iri = true;
+  return e;
 }
 
 /** Adjacent literals merge: between two variables there is always exactly one literal token. */
@@ -246,10 +193,11 @@ function literalTok(sec: Section, text: string): void {
 }
 
 function queryLiteral(sc: Scanner, text: string): void {
-  for (const pair of text.split("&")) {
-    if (pair === "") continue;
-    const key = pair.split("=")[0];
-    if (sc.queryVars.some((v) => v.name === key)) {
+  for (const raw of text.split("&")) {
+    if (raw === "") continue;
+    const pair = encoded(sc, raw);
+    const key = pair.split("=")[0]!;
+    if (sc.queryVars.some((v) => v.name === key) || sc.record === key) {
       fail(
         sc.template,
         sc.template.indexOf(pair),
@@ -260,14 +208,12 @@ function queryLiteral(sc: Scanner, text: string): void {
     if (sc.queryPairs.length === 30)
       fail(sc.template, sc.template.indexOf(pair), "more than 30 literal query pairs", "Use fewer.");
     sc.queryPairs.push(pair);
-    sc.steps.push({ kind: "qpair", text: pair });
+    sc.pairKeys.push(key);
   }
 }
 
 function expression(sc: Scanner, sec: Section, p: Expr): void {
   const op = OPS[p.op];
-  const step: Step = { kind: "expr", op, toks: [] };
-  sc.steps.push(step);
   const exploded = p.vars.find((v) => v.explode);
   if (exploded && p.vars.length > 1) {
     fail(
@@ -289,7 +235,6 @@ function expression(sc: Scanner, sec: Section, p: Expr): void {
       list.sep = op.sep.charCodeAt(0);
       list.forbid = LIST_FORBID[p.op] ?? null;
       sec.toks.push(list);
-      step.toks.push(list);
       continue;
     }
     const lead = (i === 0 ? op.first : op.sep) + (op.named ? v.name : "");
@@ -297,12 +242,11 @@ function expression(sc: Scanner, sec: Section, p: Expr): void {
     else if (last && last.kind !== LIT) adjacent(sc.template, p.at);
     const slot = tok(SLOT, v.name, op, p.at);
     slot.named = op.named;
-    slot.nonEmpty = p.op === "" || p.op === "+";
+    if (v.prefix > 0) sc.prefixed.push({ name: v.name, max: v.prefix });
     // earlier variables of {+a,b} end at the first ',', like {a,b}
     slot.wide = op.reserved && i === p.vars.length - 1;
     slot.forbid = FORBID[p.op] ?? null;
     sec.toks.push(slot);
-    step.toks.push(slot);
   }
 }
 
@@ -315,8 +259,8 @@ function adjacent(template: string, at: number): never {
   );
 }
 
-/** Picks the pivot and what ends each value, and from that what `expand` must encode. */
-function finish(template: string, sec: Section, sectionStop: string): void {
+/** Picks the pivot and the literal that ends (before it) or starts (after it) each value. */
+function finish(template: string, sec: Section): void {
   const toks = sec.toks;
   for (let i = 0; i < toks.length; i++) {
     const k = toks[i]!;
@@ -338,18 +282,20 @@ function finish(template: string, sec: Section, sectionStop: string): void {
   for (let i = 0; i < toks.length; i++) {
     const k = toks[i]!;
     if (k.kind === LIT) continue;
-    let extra = k.op.reserved ? sectionStop : "";
-    if (k.kind === LIST && k.op.reserved) extra += ",";
-    if (k.kind === LIST && k.op.first === ".") extra += ".";
+    const after = toks[i + 1];
+    if (k.named && k.kind === SLOT && after?.kind === LIT && after.text[0] === "=") {
+      fail(
+        template,
+        k.at,
+        "a {;…} variable followed by '='",
+        "';x=' could be an empty x and the '=', or the start of x's value; put another literal between them.",
+      );
+    }
     if (i < sec.pivot) {
-      const after = toks[i + 1]!;
-      k.next = after.kind === LIT ? after.text : String.fromCharCode(after.prefix);
-      k.soft = after.kind !== LIT;
-      extra += k.next[0];
+      k.next = after!.kind === LIT ? after!.text : String.fromCharCode(after!.prefix);
+      k.soft = after!.kind !== LIT;
     } else if (i > sec.pivot) {
       k.prev = toks[i - 1]!.text;
-      extra += k.prev[k.prev.length - 1];
     }
-    k.keep = keepTable(k.op.reserved, extra);
   }
 }

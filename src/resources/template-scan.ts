@@ -1,18 +1,16 @@
 /**
- * The run-time half of a URI template: the compiled form (a {@link Scanner}) and the two things done with
- * it on every call, `match` and `expand`. The matching contract is documented in `uri-template.ts`;
- * `uri-template-compile.ts` builds the scanner once, at registration.
+ * The run-time half of a URI template: the compiled form (a {@link Scanner}) and `match`, run on every
+ * read. The matching contract is documented in `template.ts`; `template-compile.ts` builds the scanner
+ * once, at registration.
  */
-import { percentDecode, percentEncode } from "./percent.js";
+import { codePointLength, encodeUriText, percentDecode } from "./percent.js";
 
 /**
- * What `match` returns: exploded variables as arrays, absent query keys omitted. Its prototype has no
- * properties, so variables named `constructor` or `__proto__` are safe, and an absent one reads undefined.
+ * What `match` returns: exploded path variables as arrays, an exploded query variable as a record, absent
+ * query keys omitted. Its prototype (and a record's) has no properties, so variables named `constructor`
+ * or `__proto__` are safe, and an absent one reads undefined.
  */
-export type UriValues = Record<string, string | string[]>;
-
-/** What `expand` takes: path variables are required, query variables may be missing. */
-export type UriExpandValues = Readonly<Record<string, string | readonly string[] | undefined>>;
+export type UriValues = Record<string, string | string[] | Record<string, string>>;
 
 /** How an operator writes its expression: the first prefix, the separator, `name=` pairs, reserved characters. */
 export interface OpInfo {
@@ -36,7 +34,6 @@ export interface Tok {
   text: string;
   /** SLOT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
   named: boolean;
-  nonEmpty: boolean;
   /** A list, or the last `{+…}`/`{#…}` variable of its expression: must be the pivot. */
   wide: boolean;
   forbid: Uint8Array | null;
@@ -48,9 +45,9 @@ export interface Tok {
   /** LIST: prefix and separator char codes (prefix -1 when none). */
   prefix: number;
   sep: number;
-  /** Expansion: operator info and the ASCII characters written as they are. */
+  /** The operator's expansion rules. */
   op: OpInfo;
-  keep: Uint8Array;
+  /** Where in the template, for errors. */
   at: number;
 }
 
@@ -60,19 +57,11 @@ export interface Section {
   pivot: number;
 }
 
-/** A `{?…}`/`{&…}` variable. */
+/** A `{?…}`/`{&…}` variable that is not exploded; `max` is its prefix length (0: none). */
 export interface QueryVar {
   name: string;
-  explode: boolean;
-  keep: Uint8Array;
+  max: number;
 }
-
-/** Expansion steps in template order: a literal, a path/fragment expression, a query pair or variable. */
-export type Step =
-  | { kind: "lit"; text: string }
-  | { kind: "expr"; op: OpInfo; toks: Tok[] }
-  | { kind: "qpair"; text: string }
-  | { kind: "qvar"; v: QueryVar };
 
 /** A compiled template: everything `match` and `expand` read, built once by `compileScanner`. */
 export interface Scanner {
@@ -82,20 +71,32 @@ export interface Scanner {
   readonly path: Section;
   readonly fragment: Section;
   readonly queryVars: QueryVar[];
+  /** Literal `key=value` pairs of the query, which must all be present, and their keys. */
   readonly queryPairs: string[];
-  readonly steps: Step[];
+  readonly pairKeys: string[];
+  /** The exploded query variable, which collects every query key no other variable or pair claims. */
+  record: string | null;
+  /** Variables with a prefix modifier: their decoded value has at most `max` code points. */
+  readonly prefixed: { name: string; max: number }[];
+  literalPrefix: string;
   hasQuery: boolean;
   hasFragment: boolean;
+  /** The query starts with `{?…}` and goes on: with all of `{?…}` undefined, it starts at `&` (RFC 6570). */
+  ampQuery: boolean;
+  /** A literal had to be encoded: a URI is encoded the same way (`é` as `%C3%A9`) before it is matched. */
+  iri: boolean;
 }
 
 /** The prototype of results: empty, so inherited names never show through; unlike a null prototype, keeps objects fast. */
 const NO_PROTO: object = Object.freeze(Object.create(null));
 
 /** The decoded variables of `uri`, or null; as `UriTemplate.match`. */
-export function matchUri(s: Scanner, uri: string): UriValues | null {
+export function matchUri(s: Scanner, given: string): UriValues | null {
+  if (given.length > s.maxUriLength) return null;
+  if (!s.isTemplate) return given === s.template ? (Object.create(NO_PROTO) as UriValues) : null;
+  const uri = s.iri ? encodeUriText(given) : given;
+  if (uri === null) return null;
   const len = uri.length;
-  if (len > s.maxUriLength) return null;
-  if (!s.isTemplate) return uri === s.template ? (Object.create(NO_PROTO) as UriValues) : null;
   let frag = len;
   let query = -1;
   if (s.hasQuery || s.hasFragment) {
@@ -108,6 +109,10 @@ export function matchUri(s: Scanner, uri: string): UriValues | null {
   if (s.hasQuery) {
     query = uri.indexOf("?");
     if (query > frag) query = -1;
+    if (query < 0 && s.ampQuery) {
+      query = uri.indexOf("&");
+      if (query > frag) query = -1;
+    }
   }
   const out = Object.create(NO_PROTO) as UriValues;
   if (!matchSection(s.path, uri, 0, query < 0 ? frag : query, out)) return null;
@@ -116,9 +121,22 @@ export function matchUri(s: Scanner, uri: string): UriValues | null {
   if (uri.includes("%")) {
     for (const name in out) {
       const v = out[name]!;
-      if (typeof v === "string") out[name] = percentDecode(v, uri);
-      else for (let i = 0; i < v.length; i++) v[i] = percentDecode(v[i]!, uri);
+      if (typeof v === "string") out[name] = percentDecode(v, given);
+      else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = percentDecode(v[i]!, given);
+      else {
+        const r = Object.create(NO_PROTO) as Record<string, string>;
+        for (const k in v) {
+          const key = percentDecode(k, given);
+          if (!Object.hasOwn(r, key)) r[key] = percentDecode(v[k]!, given);
+        }
+        out[name] = r;
+      }
     }
+  }
+  const prefixed = s.prefixed;
+  for (let i = 0; i < prefixed.length; i++) {
+    const v = out[prefixed[i]!.name];
+    if (typeof v === "string" && codePointLength(v) > prefixed[i]!.max) return null;
   }
   return out;
 }
@@ -126,91 +144,40 @@ export function matchUri(s: Scanner, uri: string): UriValues | null {
 function matchQuery(s: Scanner, uri: string, start: number, end: number, out: UriValues): boolean {
   const vars = s.queryVars;
   const pairs = s.queryPairs;
+  const record = s.record;
   let seen = 0;
   let i = start;
   while (i < end) {
     let amp = uri.indexOf("&", i);
     if (amp < 0 || amp > end) amp = end;
+    let claimed = false;
     for (let p = 0; p < pairs.length; p++) {
       const pair = pairs[p]!;
       if (pair.length === amp - i && uri.startsWith(pair, i)) seen |= 1 << p;
     }
     for (let v = 0; v < vars.length; v++) {
-      const { name, explode } = vars[v]!;
+      const name = vars[v]!.name;
       const n = i + name.length;
       if (n > amp || !uri.startsWith(name, i) || (n < amp && uri.charCodeAt(n) !== 61)) continue;
-      const value = n === amp ? "" : uri.slice(n + 1, amp);
-      const had = out[name];
-      if (explode) {
-        if (had === undefined) out[name] = [value];
-        else (had as string[]).push(value);
-      } else if (had === undefined) out[name] = value;
+      if (out[name] === undefined) out[name] = n === amp ? "" : uri.slice(n + 1, amp);
+      claimed = true;
       break;
     }
+    if (record !== null && !claimed && amp > i) collect(s, uri, i, amp, out, record);
     i = amp + 1;
   }
   return seen === (1 << pairs.length) - 1;
 }
 
-/** The URI for `values`; as `UriTemplate.expand`. */
-export function expandUri(s: Scanner, values: UriExpandValues): string {
-  if (!s.isTemplate) return s.template;
-  let out = "";
-  let query = false;
-  for (const step of s.steps) {
-    if (step.kind === "lit") out += step.text;
-    else if (step.kind === "qpair") {
-      out += (query ? "&" : "?") + step.text;
-      query = true;
-    } else if (step.kind === "qvar") {
-      const { name, explode, keep } = step.v;
-      const v = Object.hasOwn(values, name) ? values[name] : undefined;
-      if (v === undefined) continue;
-      for (const item of explode ? listValue(name, v) : [stringValue(name, v)]) {
-        out += (query ? "&" : "?") + name + "=" + percentEncode(item, keep, name);
-        query = true;
-      }
-    } else out += expandExpr(step.op, step.toks, values);
-  }
-  return out;
-}
-
-function expandExpr(op: OpInfo, toks: Tok[], values: UriExpandValues): string {
-  let out = "";
-  for (let i = 0; i < toks.length; i++) {
-    const k = toks[i]!;
-    const v = Object.hasOwn(values, k.text) ? values[k.text] : undefined;
-    if (v === undefined) throw new TypeError(`expand: the path variable '${k.text}' is missing`);
-    if (k.kind === LIST) {
-      const items = listValue(k.text, v);
-      for (let j = 0; j < items.length; j++) {
-        out += j === 0 ? op.first : op.sep;
-        if (k.named) out += k.text + (items[j] === "" ? "" : "=");
-        out += percentEncode(items[j]!, k.keep, k.text);
-      }
-      continue;
-    }
-    const s = stringValue(k.text, v);
-    // an empty `;` value is written `;x`, but `;x=` when a literal '=' follows, which match skips first
-    const eq = s !== "" || k.next.charCodeAt(0) === 61;
-    out +=
-      (i === 0 ? op.first : op.sep) +
-      (k.named ? k.text + (eq ? "=" : "") : "") +
-      percentEncode(s, k.keep, k.text);
-  }
-  return out;
-}
-
-function stringValue(name: string, v: string | readonly string[]): string {
-  if (typeof v !== "string")
-    throw new TypeError(`expand: '${name}' is not exploded, so its value must be a string`);
-  return v;
-}
-
-function listValue(name: string, v: string | readonly string[]): readonly string[] {
-  if (!Array.isArray(v))
-    throw new TypeError(`expand: '${name}' is exploded, so its value must be an array of strings`);
-  return v;
+/** Adds the pair `uri[i, amp)` to the record, unless a literal pair claims its key; the first of a key wins. */
+function collect(s: Scanner, uri: string, i: number, amp: number, out: UriValues, record: string): void {
+  let eq = uri.indexOf("=", i);
+  if (eq < 0 || eq > amp) eq = amp;
+  const key = uri.slice(i, eq);
+  if (s.pairKeys.includes(key)) return;
+  let r = out[record] as Record<string, string> | undefined;
+  if (r === undefined) out[record] = r = Object.create(NO_PROTO) as Record<string, string>;
+  if (!Object.hasOwn(r, key)) r[key] = eq === amp ? "" : uri.slice(eq + 1, amp);
 }
 
 /** Matches one part; forward up to the pivot, backward after it, the pivot takes the rest. */
@@ -245,8 +212,7 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
       if (p + k.text.length > q || !uri.startsWith(k.text, p)) return false;
       p += k.text.length;
     } else {
-      // a `;` value starts with its own '=', which must not end it
-      let e = uri.indexOf(k.next, k.named && uri.charCodeAt(p) === 61 ? p + 1 : p);
+      let e = uri.indexOf(k.next, p);
       if (e < 0 || e + k.next.length > q) {
         if (!k.soft) return false;
         e = q;
@@ -268,7 +234,7 @@ function takeSlot(k: Tok, uri: string, s: number, e: number, out: UriValues): bo
     }
     if (uri.charCodeAt(s) !== 61) return false;
     s++;
-  } else if (s === e && k.nonEmpty) return false;
+  }
   const forbid = k.forbid;
   if (forbid !== null) {
     for (let i = s; i < e; i++) {

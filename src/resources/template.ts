@@ -1,14 +1,16 @@
 /**
- * RFC 6570 URI templates (levels 1–3 and explode), parsed once and compiled to a scanner that
- * matches in time linear in the URI and never backtracks.
+ * RFC 6570 URI templates, all four levels: `expand` writes exactly what the RFC says (`template-expand.ts`);
+ * `match` runs a scanner compiled once, linear in the URI, that never backtracks.
  *
  * How a URI is cut (the whole matching contract):
- * - A template is split into a path part, a query part (from the first `{?…}`, `{&…}` or literal `?`)
- *   and a fragment part (from the first `{#…}` or literal `#`). The URI is split the same way, but only
- *   at the delimiters the template declares: with a query part the URI's query starts at its first `?`;
- *   with a query or fragment part its fragment starts at its first `#` (and a fragment the template
- *   does not declare means no match). A template with neither takes `?` and `#` as ordinary text, so
- *   `files://{+path}` matches `files://a?b#c` with `path = "a?b#c"`.
+ * - A template is split into a path part, a query part (from the first `{?…}`/`{&…}`, or a literal `?`
+ *   that no path expression follows) and a fragment part (from the first `{#…}` or literal `#`). The URI
+ *   is split the same way, but only at the delimiters the template declares: with a query part the URI's
+ *   query starts at its first `?` (or, when the query starts with `{?…}` and goes on, at its first `&`
+ *   if it has no `?`: the RFC writes `&` when the `{?…}` variables are undefined); with a query or
+ *   fragment part its fragment starts at its first `#` (and a fragment the template does not declare
+ *   means no match). A template with neither takes `?` and `#` as ordinary text, so `files://{+path}`
+ *   matches `files://a?b#c` with `path = "a?b#c"`, and `search://q?term={term}` has `?` in its path.
  * - In the path, and in the fragment, at most one variable may have a variable structure: `{+x}`,
  *   `{#x}` (in `{+a,b}` only the last; the others end at the first `,`) or an exploded `{x*}`. It is
  *   the pivot (without one, the last variable is). Literals and variables before the pivot are matched
@@ -16,32 +18,38 @@
  *   it from the right, each starting after the LAST occurrence of the literal before it; the pivot
  *   takes what is left. So `{+dir}/{name}` splits at the last `/`, `notes://{name}.txt` matches
  *   `notes://my.notes.txt`, and `{a}.{b}` reads `x.y.z` as `x` and `y.z`.
- * - Two variables need a literal between them, or a prefix operator (`{a}{/b}`, `{a}{.b}`).
- * - `{x}` (and `{.x}`, `{/x}`, `{;x}`) never match a raw `/`, `?`, `#` or `,` (`{;x}` not `;` either);
- *   `{x}` and `{+x}` never match an empty value. Exploded variables give `string[]` (`[]` when absent).
+ * - Two variables need a literal between them, or a prefix operator (`{a}{/b}`, `{a}{.b}`); a name is
+ *   used once. Path variables are required (one the RFC dropped as undefined means no match), and may
+ *   be empty (`O{x}X` matches `OX`).
+ * - `{x}` (and `{.x}`, `{/x}`, `{;x}`) never match a raw `/`, `?` or `#` (`{;x}` not `;` either); a raw
+ *   `,` is kept: a list without explode writes one, and `read` gets the joined string. Exploded path
+ *   variables give `string[]` (`[]` when absent). A prefix `{x:n}` matches at most n code points.
  * - Query variables are optional, matched in any order; unknown keys are ignored; keys are compared
- *   as written (not decoded); for a repeated key the first wins, except exploded `{?x*}`, which
- *   collects every occurrence. Literal pairs in the template (`?type=repo{&q}`) must be present.
- *   `+` is a plus, not a space (RFC 3986; `application/x-www-form-urlencoded` does not apply).
+ *   as written (not decoded); for a repeated key the first wins. One exploded query variable `{?x*}`
+ *   collects every pair no other variable or literal pair claims, as a record (keys decoded).
+ *   Literal pairs in the template (`?type=repo{&q}`) must be present. `+` is a plus, not a space
+ *   (RFC 3986; `application/x-www-form-urlencoded` does not apply).
+ * - Literals are matched encoded, as `expand` writes them; a URI with characters a URI cannot hold
+ *   (`é`, a space) is encoded the same way first, when the template has such a literal.
  * - Values are percent-decoded exactly once, after the structure has matched.
  *
- * `expand` is the exact inverse of `match`: it percent-encodes whatever would otherwise be read back
- * differently (always `%`; the first character of the literal that ends a value, e.g. `.` in `{a}.{b}`).
- * That is stricter than RFC 6570, whose reserved expansion passes `%XX` through, and it always writes a
- * well-formed query (`?` then `&`). Exploded query variables are lists (`?x=a&x=b`), not key/value maps.
- * Prefix modifiers (`{x:3}`, level 4) are rejected: a truncated value cannot be matched back.
+ * `match(expand(v))` is `v` wherever the URI determines it; docs/resources.md lists where it does not
+ * (lists and maps without explode, prefixes, `%XX` in `{+x}`, a value holding the literal that ends it).
  *
  * This file: the public types, limits, and splitting a template into literals and expressions.
- * `uri-template-compile.ts` turns those into a scanner, `uri-template-scan.ts` runs it (`match`, `expand`),
- * `percent.ts` encodes and decodes.
+ * `template-layout.ts` and `template-compile.ts` turn those into a scanner, `template-scan.ts` runs it,
+ * `template-expand.ts` expands, `percent.ts` encodes and decodes.
  */
-import { charTable } from "./percent.js";
-import { compileScanner, type Expr, fail, type UriOperator } from "./template-compile.js";
-import { expandUri, matchUri, type Scanner, type UriExpandValues, type UriValues } from "./template-scan.js";
+import { charTable, encodeUriText, isTriplet } from "./percent.js";
+import { compileScanner } from "./template-compile.js";
+import { type Expr, fail, type UriOperator, UriTemplateError } from "./template-error.js";
+import { expandParts, type UriExpandValues } from "./template-expand.js";
+import { matchUri, type Scanner, type UriValues } from "./template-scan.js";
 
-export type { UriOperator } from "./template-compile.js";
-export { UriTemplateError } from "./template-compile.js";
-export type { UriExpandValues, UriValues } from "./template-scan.js";
+export type { UriOperator } from "./template-error.js";
+export { UriTemplateError } from "./template-error.js";
+export type { UriExpandValue, UriExpandValues, UriScalar } from "./template-expand.js";
+export type { UriValues } from "./template-scan.js";
 
 /** Limits applied by {@link parseUriTemplate}; every field is optional. */
 export interface UriTemplateLimits {
@@ -51,6 +59,15 @@ export interface UriTemplateLimits {
   readonly maxUriLength?: number;
   /** Most variables in one template; more throws at registration. Default 32. */
   readonly maxVariables?: number;
+}
+
+/** Options of {@link parseUriTemplate}: the limits, and whether a template only has to expand. */
+export interface UriTemplateOptions extends UriTemplateLimits {
+  /**
+   * Accept any RFC 6570 template, also one that `match` cannot read back (`{a}{b}`, a repeated name,
+   * `{/list*,x}`); `match` of such a template throws its {@link UriTemplateError}. Default false.
+   */
+  readonly expandOnly?: boolean;
 }
 
 /** The limits used when an option is not given. */
@@ -66,8 +83,10 @@ export interface UriVariable {
   readonly name: string;
   /** The operator of its expression. */
   readonly operator: UriOperator;
-  /** Written with `*`: its value is a `string[]`. */
+  /** Written with `*`. */
   readonly explode: boolean;
+  /** The `n` of a prefix modifier `{name:n}`; 0 without one. */
+  readonly prefix: number;
   /** In `{?…}` or `{&…}`: optional, matched in any order. */
   readonly query: boolean;
 }
@@ -78,13 +97,13 @@ export interface UriTemplate {
   readonly template: string;
   /** Its variables in order of appearance. */
   readonly variables: readonly UriVariable[];
-  /** Text every matching URI starts with: the literal before the first expression, cut at a literal `?`. */
+  /** Text every matching URI starts with: the literal before the first expression (encoded), cut where the query starts. */
   readonly literalPrefix: string;
   /** Has at least one expression; without one, `match` is exact string equality. */
   readonly isTemplate: boolean;
   /** The decoded variables of `uri`, or null; throws `McpError(InvalidParams)` on a malformed `%` escape. */
   match(uri: string): UriValues | null;
-  /** The URI for `values`; throws `TypeError` for a missing path variable or ill-formed Unicode. */
+  /** The URI for `values`, by RFC 6570; throws `TypeError` for a value of no RFC 6570 type or ill-formed Unicode. */
   expand(values: UriExpandValues): string;
 }
 
@@ -95,9 +114,9 @@ export interface UriTemplate {
  * t.match("github://octo/hello/readme?ref=main"); // { owner: "octo", repo: "hello", ref: "main" }
  * t.expand({ owner: "octo", repo: "hello" }); // "github://octo/hello/readme"
  */
-export function parseUriTemplate(template: string, limits: UriTemplateLimits = {}): UriTemplate {
+export function parseUriTemplate(template: string, options: UriTemplateOptions = {}): UriTemplate {
   if (typeof template !== "string") throw new TypeError("parseUriTemplate: the template must be a string");
-  const max = { ...defaultUriTemplateLimits, ...limits };
+  const max = { ...defaultUriTemplateLimits, ...options };
   if (template.length > max.maxTemplateLength) {
     fail(
       template,
@@ -106,21 +125,23 @@ export function parseUriTemplate(template: string, limits: UriTemplateLimits = {
       "Shorten it, or raise maxTemplateLength.",
     );
   }
-  return new CompiledUriTemplate(template, lex(template, max.maxVariables), max.maxUriLength);
+  const parts = lex(template, max.maxVariables);
+  return new CompiledUriTemplate(template, parts, max.maxUriLength, options.expandOnly === true);
 }
 
 const NAME_CHARS = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.");
 
-/** Splits the template into literals and expressions, validating names, operators and braces. */
+/** Splits the template into literals and expressions, validating names, operators, modifiers and braces. */
 function lex(t: string, maxVariables: number): (string | Expr)[] {
   const parts: (string | Expr)[] = [];
-  const seen = new Set<string>();
+  let count = 0;
   let i = 0;
   let litStart = 0;
   while (i < t.length) {
     const c = t[i];
     if (c === "}") fail(t, i, "a '}' without an opening '{'", "Remove it, or add the missing '{'.");
     if (c !== "{") {
+      checkLiteral(t, i);
       i++;
       continue;
     }
@@ -149,13 +170,9 @@ function lex(t: string, maxVariables: number): (string | Expr)[] {
     for (;;) {
       let e = t.indexOf(",", s);
       if (e < 0 || e > close) e = close;
-      const v = varSpec(t, s, e);
-      if (seen.has(v.name))
-        fail(t, s, `the variable '${v.name}' appears twice`, "Give each variable its own name.");
-      seen.add(v.name);
-      if (seen.size > maxVariables)
+      expr.vars.push(varSpec(t, s, e));
+      if (++count > maxVariables)
         fail(t, s, `more than ${maxVariables} variables`, "Use fewer, or raise maxVariables.");
-      expr.vars.push(v);
       if (e === close) break;
       s = e + 1;
     }
@@ -167,23 +184,52 @@ function lex(t: string, maxVariables: number): (string | Expr)[] {
   return parts;
 }
 
-function varSpec(t: string, s: number, e: number): { name: string; explode: boolean; at: number } {
+/** A literal may hold any character but a stray `%` or a lone surrogate; the rest is encoded (RFC 6570 §3.1). */
+function checkLiteral(t: string, i: number): void {
+  const c = t.charCodeAt(i);
+  if (c === 37 && !isTriplet(t, i))
+    fail(t, i, "a '%' that does not start a %XX escape", "Write a literal percent sign as %25.");
+  const pair = c <= 0xdbff ? t.charCodeAt(i + 1) : t.charCodeAt(i - 1);
+  const lone = c <= 0xdbff ? pair < 0xdc00 || pair > 0xdfff : pair < 0xd800 || pair > 0xdbff;
+  if (c >= 0xd800 && c <= 0xdfff && lone) fail(t, i, "a lone surrogate", "Use well-formed Unicode.");
+}
+
+function varSpec(t: string, s: number, e: number): Expr["vars"][number] {
   if (s === e) fail(t, s, "an empty variable name", "Name the variable, or remove the extra ','.");
-  const explode = t.charCodeAt(e - 1) === 42; // *
-  const end = explode ? e - 1 : e;
+  let end = e;
+  let explode = false;
+  let prefix = 0;
+  const colon = t.indexOf(":", s);
+  if (t.charCodeAt(e - 1) === 42) {
+    explode = true;
+    end = e - 1;
+  } else if (colon >= 0 && colon < e) {
+    const digits = t.slice(colon + 1, e);
+    if (!/^[1-9][0-9]{0,3}$/.test(digits)) {
+      fail(
+        t,
+        colon + 1,
+        `'${digits}' is not a prefix length`,
+        "Write {name:n} with n from 1 to 9999, without leading zeros (and without '*').",
+      );
+    }
+    prefix = Number(digits);
+    end = colon;
+  }
   for (let i = s; i < end; i++) {
     const c = t.charCodeAt(i);
     if (c < 128 && NAME_CHARS[c]) continue;
-    if (c === 58)
-      fail(
-        t,
-        i,
-        "prefix modifiers like {name:3} are not supported",
-        "A cut value cannot be matched back; remove the ':…'.",
-      );
-    if (c === 37)
-      fail(t, i, "percent-encoded variable names are not supported", "Use letters, digits, '_' and '.'.");
-    fail(t, i, `'${t[i]}' is not allowed in a variable name`, "Use letters, digits, '_' and '.'.");
+    if (isTriplet(t, i)) {
+      i += 2;
+      continue;
+    }
+    if (c === 37) fail(t, i, "a '%' in a variable name that is not a %XX escape", "Write it as %XX.");
+    fail(
+      t,
+      i,
+      `'${t[i]}' is not allowed in a variable name`,
+      "Use letters, digits, '_', '.' and %XX escapes.",
+    );
   }
   const name = t.slice(s, end);
   if (name === "" || name.startsWith(".") || name.endsWith(".") || name.includes("..")) {
@@ -194,23 +240,22 @@ function varSpec(t: string, s: number, e: number): { name: string; explode: bool
       "Use letters, digits and '_', with single dots between them.",
     );
   }
-  return { name, explode, at: s };
+  return { name, explode, prefix, at: s };
 }
 
-/** The parsed template; `match` and `expand` run its scanner. */
+/** The parsed template; `match` runs its scanner, `expand` its parts. */
 class CompiledUriTemplate implements UriTemplate {
   readonly template: string;
   readonly variables: readonly UriVariable[];
   readonly literalPrefix: string;
   readonly isTemplate: boolean;
-  readonly #scanner: Scanner;
+  readonly #scanner: Scanner | UriTemplateError;
+  /** The parts with literals encoded, for `expand`. */
+  readonly #parts: readonly (string | Expr)[];
 
-  constructor(template: string, parts: (string | Expr)[], maxUriLength: number) {
+  constructor(template: string, parts: (string | Expr)[], maxUriLength: number, expandOnly: boolean) {
     this.template = template;
-    const first = parts[0];
     this.isTemplate = parts.some((p) => typeof p !== "string");
-    const lead = typeof first === "string" ? first : "";
-    this.literalPrefix = this.isTemplate && lead.includes("?") ? lead.slice(0, lead.indexOf("?")) : lead;
     const variables: UriVariable[] = [];
     for (const p of parts) {
       if (typeof p === "string") continue;
@@ -219,18 +264,37 @@ class CompiledUriTemplate implements UriTemplate {
           name: v.name,
           operator: p.op,
           explode: v.explode,
+          prefix: v.prefix,
           query: p.op === "?" || p.op === "&",
         });
     }
     this.variables = variables;
-    this.#scanner = compileScanner(template, parts, this.isTemplate, maxUriLength);
+    this.#parts = this.isTemplate ? parts.map((p) => (typeof p === "string" ? encodeUriText(p)! : p)) : parts;
+    let scanner: Scanner | UriTemplateError;
+    try {
+      scanner = compileScanner(template, parts, this.isTemplate, maxUriLength);
+    } catch (e) {
+      if (!expandOnly || !(e instanceof UriTemplateError)) throw e;
+      scanner = e;
+    }
+    this.#scanner = scanner;
+    const lead = this.#parts[0];
+    this.literalPrefix = !this.isTemplate
+      ? template
+      : scanner instanceof UriTemplateError
+        ? typeof lead === "string"
+          ? lead
+          : ""
+        : scanner.literalPrefix;
   }
 
   match(uri: string): UriValues | null {
-    return matchUri(this.#scanner, uri);
+    const s = this.#scanner;
+    if (s instanceof UriTemplateError) throw s;
+    return matchUri(s, uri);
   }
 
   expand(values: UriExpandValues): string {
-    return expandUri(this.#scanner, values);
+    return this.isTemplate ? expandParts(this.#parts, values) : this.template;
   }
 }
