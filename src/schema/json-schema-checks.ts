@@ -1,8 +1,9 @@
 /**
  * The floor under `json-schema.ts`: the validation context every check reports into, and the compilers of
- * the keywords that constrain one kind of value (number and string bounds, `multipleOf`, `pattern`,
- * `format`, arrays, objects). Subschemas are compiled through the {@link Subschemas} the caller passes in.
+ * the keywords that constrain one value by itself (bounds, `multipleOf`, `pattern`, `const`, `enum`,
+ * `uniqueItems`). A check answers whether the value is valid; it writes issues only while reporting.
  */
+import { catastrophicPart } from "./json-schema-regex.js";
 
 /** One validation failure: where (`"address.city"`, `"tags[2]"`, `""` for the root) and what. */
 export interface SchemaIssue {
@@ -14,26 +15,49 @@ export interface SchemaIssue {
   readonly cause?: unknown;
 }
 
-/** The state of one validation run. */
+/**
+ * What the schemas applied so far to the current value evaluated (JSON Schema's annotations), kept only
+ * while an `unevaluatedProperties` / `unevaluatedItems` needs it.
+ */
+export interface Evaluated {
+  keys: Set<string> | null;
+  allKeys: boolean;
+  /** Items before this index were evaluated (by `prefixItems`). */
+  upTo: number;
+  allItems: boolean;
+  indexes: Set<number> | null;
+}
+
+/**
+ * The state of one validation run. The first run decides (`report` false: no path, no issues, stop at the
+ * first failure); only an invalid value is run again, reporting, to say what is wrong and where.
+ */
 export interface Ctx {
+  report: boolean;
   issues: SchemaIssue[];
   readonly path: PropertyKey[];
   depth: number;
   readonly maxDepth: number;
+  /** The annotations of the current value, or null when no `unevaluated*` keyword asks for them. */
+  ev: Evaluated | null;
+  /** The dynamic scope: the indexes of the schema resources entered, outermost first (for `$dynamicRef`). */
+  readonly scope: number[];
 }
-/** A compiled (sub)schema: reports into `ctx.issues`, never throws on purpose. */
-export type Check = (value: unknown, ctx: Ctx) => void;
+/** A compiled (sub)schema: whether the value is valid; never throws on purpose. */
+export type Check = (value: unknown, ctx: Ctx) => boolean;
 /** A JSON object, as seen by the checks. */
 export type Obj = { readonly [key: string]: unknown };
 
 /** Issues past this many are dropped; checks over collections stop early. */
 export const MAX_ISSUES = 100;
 /** The check that accepts everything. */
-export const pass: Check = () => {};
+export const pass: Check = () => true;
 /** A non-null, non-array object. */
 export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 /** A value as JSON, for messages. */
 export const show = (v: unknown) => JSON.stringify(v) ?? String(v);
+/** Whether a reporting run has collected all the issues it may. */
+export const full = (c: Ctx) => c.report && c.issues.length >= MAX_ISSUES;
 
 /** Formats a path as `a.b[2]["odd key"]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -46,36 +70,80 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Records an issue at the current path (or at `key` under it); undefined once {@link MAX_ISSUES} are in. */
-export function issue(c: Ctx, message: string, key?: PropertyKey): SchemaIssue | undefined {
-  if (c.issues.length >= MAX_ISSUES) return undefined;
-  const it = { path: formatPath(key === undefined ? c.path : [...c.path, key]), message };
-  c.issues.push(it);
-  return it;
+/** Records an issue at the current path (or at `key` under it) when reporting; always false. */
+export function issue(c: Ctx, message: string, key?: PropertyKey): false {
+  if (c.report && c.issues.length < MAX_ISSUES) {
+    c.issues.push({ path: formatPath(key === undefined ? c.path : [...c.path, key]), message });
+  }
+  return false;
 }
 
-/** Runs `check` against its own issue list and returns that list. */
+/** Runs `check` on `v`, the value under `key`: its own annotations, and the key on the path when reporting. */
+export function child(c: Ctx, key: PropertyKey, check: Check, v: unknown): boolean {
+  const ev = c.ev;
+  c.ev = null;
+  let ok: boolean;
+  if (c.report) {
+    c.path.push(key);
+    ok = check(v, c);
+    c.path.pop();
+  } else ok = check(v, c);
+  c.ev = ev;
+  return ok;
+}
+
+/** Whether `v` passes `check`, without reporting and without annotations (for `not`, `contains`, …). */
+export function test(check: Check, v: unknown, c: Ctx): boolean {
+  const { report, ev } = c;
+  c.report = false;
+  c.ev = null;
+  const ok = check(v, c);
+  c.report = report;
+  c.ev = ev;
+  return ok;
+}
+
+/** Runs `check` reporting into a list of its own, and returns that list. */
 export function trial(check: Check, v: unknown, c: Ctx): SchemaIssue[] {
-  const saved = c.issues;
+  const { issues, report, ev } = c;
   c.issues = [];
+  c.report = true;
+  c.ev = null;
   check(v, c);
   const found = c.issues;
-  c.issues = saved;
+  c.issues = issues;
+  c.report = report;
+  c.ev = ev;
   return found;
 }
 
-/** Runs `check` on `v` with `key` appended to the path. */
-export function at(c: Ctx, key: PropertyKey, check: Check, v: unknown): void {
-  c.path.push(key);
-  check(v, c);
-  c.path.pop();
+/** A fresh record of annotations. */
+export const evaluated = (): Evaluated => ({ keys: null, allKeys: false, upTo: 0, allItems: false, indexes: null });
+
+/** Adds what `from` evaluated to `to`. */
+export function merge(to: Evaluated, from: Evaluated): void {
+  to.allKeys ||= from.allKeys;
+  to.allItems ||= from.allItems;
+  to.upTo = Math.max(to.upTo, from.upTo);
+  if (from.keys) for (const k of from.keys) (to.keys ??= new Set()).add(k);
+  if (from.indexes) for (const i of from.indexes) (to.indexes ??= new Set()).add(i);
 }
 
-/** One check running each of `checks` in turn (`pass` for none). */
+/** One check running each of `checks` in turn (`pass` for none); a reporting run goes on past a failure. */
 export function all(checks: readonly Check[]): Check {
   if (checks.length <= 1) return checks[0] ?? pass;
+  if (checks.length === 2) {
+    const [a, b] = checks as [Check, Check];
+    return (v, c) => (a(v, c) ? b(v, c) : c.report && (b(v, c), false));
+  }
   return (v, c) => {
-    for (const check of checks) check(v, c);
+    let ok = true;
+    for (const check of checks) {
+      if (check(v, c)) continue;
+      if (!c.report) return false;
+      ok = false;
+    }
+    return ok;
   };
 }
 
@@ -84,37 +152,160 @@ export const fail = (message: string) => new TypeError(`Invalid JSON Schema: ${m
 /** The error for a malformed keyword: `"key" at where must be what`. */
 export const bad = (where: string, key: string, what: string) => fail(`"${key}" at ${where} must be ${what}`);
 
-/** What a keyword compiler needs from the schema compiler: compiled subschemas (cached, `$ref`-aware). */
-export interface Subschemas {
-  /** The check of the schema `s`, found at `where`. */
-  node(s: unknown, where: string): Check;
-  /** The check of `s[key]`, or undefined when it is absent. */
-  sub(s: Obj, key: string, where: string): Check | undefined;
-  /** The checks of the non-empty array of schemas `s[key]`, or undefined when it is absent. */
-  list(s: Obj, key: string, where: string): Check[] | undefined;
-}
-
-function count(s: Obj, key: string, where: string): number | undefined {
+/** The non-negative integer `s[key]`, or undefined when it is absent. */
+export function count(s: Obj, key: string, where: string): number | undefined {
   const v = s[key];
   if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0))
     throw bad(where, key, "a non-negative integer");
   return v as number | undefined;
 }
 
-function keyed(s: Obj, key: string, where: string): Obj {
+/** The object `s[key]` (`{}` when absent). */
+export function keyed(s: Obj, key: string, where: string): Obj {
   const v = s[key] ?? {};
   if (!isObject(v)) throw bad(where, key, "an object");
   return v;
 }
 
-function regex(source: unknown, where: string): RegExp {
+/** Compiles a `pattern` (or a `patternProperties` key), refusing one that can backtrack catastrophically. */
+export function regex(source: unknown, where: string): RegExp {
   if (typeof source !== "string") throw bad(where, "pattern", "a string");
+  let re: RegExp | undefined;
   for (const flags of ["u", ""]) {
     try {
-      return new RegExp(source, flags); // then without "u", for patterns such as `[\w-.]`
+      re = new RegExp(source, flags); // then without "u", for patterns such as `[\w-.]`
+      break;
     } catch {}
   }
-  throw fail(`pattern ${show(source)} at ${where} is not a valid regular expression`);
+  if (!re) throw fail(`pattern ${show(source)} at ${where} is not a valid regular expression`);
+  const part = catastrophicPart(source);
+  if (part !== undefined) {
+    throw fail(
+      `pattern ${show(source)} at ${where} can take exponential time on some input: ${show(part)} repeats a part ` +
+        "that can match the same text in more than one way. Make each repetition end with a character the " +
+        'repeated part cannot match (e.g. "^(\\\\w+\\\\s)*\\\\w*$" instead of "^(\\\\w+\\\\s?)*$")',
+    );
+  }
+  return re;
+}
+
+/** The number of code points of `s` (what `minLength` / `maxLength` count). */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n--;
+  }
+  return n;
+}
+
+function keyCount(v: Obj): number {
+  let n = 0;
+  for (const k in v) if (Object.hasOwn(v, k)) n++;
+  return n;
+}
+
+type Measure = (v: unknown) => number | undefined;
+const num: Measure = (v) => (typeof v === "number" ? v : undefined);
+const chars: Measure = (v) => (typeof v === "string" ? codePoints(v) : undefined);
+const items: Measure = (v) => (Array.isArray(v) ? v.length : undefined);
+const props: Measure = (v) => (isObject(v) ? keyCount(v) : undefined);
+/** Keywords that bound one number measured on the value: `[measure, at least?, strict?, message]`. */
+const LIMITS: { readonly [keyword: string]: readonly [Measure, boolean, boolean, string] } = {
+  minimum: [num, true, false, "must be >= #"],
+  maximum: [num, false, false, "must be <= #"],
+  exclusiveMinimum: [num, true, true, "must be > #"],
+  exclusiveMaximum: [num, false, true, "must be < #"],
+  minLength: [chars, true, false, "must be at least # characters"],
+  maxLength: [chars, false, false, "must be at most # characters"],
+  minItems: [items, true, false, "must have at least # items"],
+  maxItems: [items, false, false, "must have at most # items"],
+  minProperties: [props, true, false, "must have at least # properties"],
+  maxProperties: [props, false, false, "must have at most # properties"],
+};
+
+/** The checks of the bounds in {@link LIMITS} that `s` sets, in table order. */
+export function limitChecks(s: Obj, where: string): Check[] {
+  const checks: Check[] = [];
+  for (const [key, [measure, least, strict, template]] of Object.entries(LIMITS)) {
+    const n = s[key];
+    if (n === undefined) continue;
+    if (typeof n === "boolean" && key.startsWith("exclusive")) {
+      throw bad(where, key, `a number (the boolean form is draft-04's; write "${key}": <limit> instead)`);
+    }
+    if (measure !== num) count(s, key, where);
+    else if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, key, "a number");
+    const limit = n as number;
+    const message = template.replace("#", String(n));
+    if (measure === num) {
+      const inside = least ? (strict ? (x: number) => x > limit : (x: number) => x >= limit) : undefined;
+      const ok = inside ?? (strict ? (x: number) => x < limit : (x: number) => x <= limit);
+      checks.push((v, c) => typeof v !== "number" || ok(v) || issue(c, message));
+    } else {
+      checks.push((v, c) => {
+        const x = measure(v);
+        return x === undefined || (least ? x >= limit : x <= limit) || issue(c, message);
+      });
+    }
+  }
+  return checks;
+}
+
+/** `x` as an exact decimal: `digits × 10^exponent`. */
+function decimal(x: number): readonly [bigint, number] {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/.exec(String(x))!;
+  const frac = m[3] ?? "";
+  return [BigInt(`${m[1]}${m[2]}${frac}`), Number(m[4] ?? 0) - frac.length];
+}
+
+/** Whether the decimal that `v` stands for is a multiple of the one `step` stands for, exactly. */
+function exactMultiple(v: number, step: number): boolean {
+  const [a, ea] = decimal(v);
+  const [b, eb] = decimal(step);
+  const e = Math.min(ea, eb);
+  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n;
+}
+
+/**
+ * The check of `multipleOf`, exact: numbers are taken as the decimals they were written as (`0.07` is a
+ * multiple of `0.01`), with no float tolerance (`1000000001` is not a multiple of 2).
+ */
+export function multipleCheck(step: unknown, where: string): Check {
+  if (typeof step !== "number" || !(step > 0) || !Number.isFinite(step)) throw bad(where, "multipleOf", "a number > 0");
+  const message = `must be a multiple of ${step}`;
+  if (Number.isInteger(step)) return (v, c) => typeof v !== "number" || v % step === 0 || issue(c, message);
+  const [digits, exponent] = decimal(step);
+  const pow = 10 ** -exponent;
+  const unit = Number(digits);
+  const fast = -exponent <= 22 && Number.isSafeInteger(unit);
+  return (v, c) => {
+    if (typeof v !== "number") return true;
+    const scaled = v * pow;
+    if (fast && Math.abs(scaled) < 2 ** 52) {
+      const r = Math.round(scaled);
+      // `v` is a decimal with at most -exponent places exactly when r / 10^places gives `v` back
+      return (r / pow === v && r % unit === 0) || issue(c, message);
+    }
+    return (Number.isFinite(v) && exactMultiple(v, step)) || issue(c, message);
+  };
+}
+
+/** Deep equality of JSON values (`1` equals `1.0`; key order does not count); allocates nothing. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  let n = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(a, k)) continue;
+    if (!Object.hasOwn(b, k) || !deepEqual((a as Obj)[k], (b as Obj)[k])) return false;
+    n++;
+  }
+  return n === keyCount(b as Obj);
 }
 
 const sortKeys = (_: string, v: unknown) =>
@@ -126,174 +317,47 @@ const sortKeys = (_: string, v: unknown) =>
       )
     : v;
 
-function codePoints(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n--;
-  }
-  return n;
-}
-
-type Limit = readonly [
-  measure: (v: unknown) => number | undefined,
-  ok: (x: number, n: number) => boolean,
-  message: string,
-];
-const num = (v: unknown) => (typeof v === "number" ? v : undefined);
-const chars = (v: unknown) => (typeof v === "string" ? codePoints(v) : undefined);
-const items = (v: unknown) => (Array.isArray(v) ? v.length : undefined);
-const props = (v: unknown) => (isObject(v) ? Object.keys(v).length : undefined);
-const atLeast = (x: number, n: number) => x >= n;
-const atMost = (x: number, n: number) => x <= n;
-/** Keywords that bound one number measured on the value: `[measure, ok, message]`, `#` is the limit. */
-const LIMITS: { readonly [keyword: string]: Limit } = {
-  minimum: [num, atLeast, "must be >= #"],
-  maximum: [num, atMost, "must be <= #"],
-  exclusiveMinimum: [num, (x, n) => x > n, "must be > #"],
-  exclusiveMaximum: [num, (x, n) => x < n, "must be < #"],
-  minLength: [chars, atLeast, "must be at least # characters"],
-  maxLength: [chars, atMost, "must be at most # characters"],
-  minItems: [items, atLeast, "must have at least # items"],
-  maxItems: [items, atMost, "must have at most # items"],
-  minProperties: [props, atLeast, "must have at least # properties"],
-  maxProperties: [props, atMost, "must have at most # properties"],
-};
-
-function validDate(y: string, m: string, d: string): boolean {
-  const leap = +y % 4 === 0 && (+y % 100 !== 0 || +y % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][+m - 1];
-  return days !== undefined && +d >= 1 && +d <= days;
-}
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2})))?$/;
-function dateTime(s: string, time: boolean): boolean {
-  const m = DATE_TIME.exec(s);
-  if (m === null || (m[4] !== undefined) !== time || !validDate(m[1]!, m[2]!, m[3]!)) return false;
-  return !time || (+m[4]! < 24 && +m[5]! < 60 && +m[6]! <= 60 && +(m[7] ?? 0) < 24 && +(m[8] ?? 0) < 60);
-}
-/** The formats that are checked, lightly; any other `format` is an annotation only. */
-const FORMATS: { readonly [name: string]: (s: string) => boolean } = {
-  email: (s) => /^[^\s@]+@[^\s@]+$/.test(s),
-  uri: (s) => /^[A-Za-z][A-Za-z\d+.-]*:\S*$/.test(s),
-  uuid: (s) => /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i.test(s),
-  date: (s) => dateTime(s, false),
-  "date-time": (s) => dateTime(s, true),
-};
-
-/** The checks of the bounds in {@link LIMITS} that `s` sets, in table order. */
-export function limitChecks(s: Obj, where: string): Check[] {
-  const checks: Check[] = [];
-  for (const [key, [measure, ok, template]] of Object.entries(LIMITS)) {
-    const n = s[key];
-    if (n === undefined || (typeof n === "boolean" && key.startsWith("exclusive"))) continue;
-    if (measure !== num) count(s, key, where);
-    else if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, key, "a number");
-    const message = template.replace("#", String(n));
-    checks.push((v, c) => {
-      const x = measure(v);
-      if (x !== undefined && !ok(x, n as number)) issue(c, message);
-    });
-  }
-  return checks;
-}
-
-/** The check of `multipleOf`, `pattern` and `format`, or undefined when `s` has none of them. */
-export function scalarCheck(s: Obj, where: string): Check | undefined {
-  const step = s.multipleOf;
-  if (step !== undefined && (typeof step !== "number" || !(step > 0)))
-    throw bad(where, "multipleOf", "a number > 0");
-  const re = s.pattern === undefined ? undefined : regex(s.pattern, `${where}/pattern`);
-  const format = typeof s.format === "string" ? FORMATS[s.format] : undefined;
-  if (step === undefined && !re && !format) return;
-  return (v, c) => {
-    if (typeof v === "number" && step !== undefined) {
-      const q = v / step; // with a relative tolerance, so that 0.3 counts as a multiple of 0.1
-      if (!Number.isFinite(q) || Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) {
-        issue(c, `must be a multiple of ${step}`);
+/** The check of `uniqueItems: true`: pairwise for short arrays (no allocation), by canonical JSON beyond. */
+export const uniqueCheck: Check = (v, c) => {
+  if (!Array.isArray(v)) return true;
+  let ok = true;
+  if (v.length <= 32) {
+    for (let i = 1; i < v.length; i++) {
+      for (let j = 0; j < i; j++) {
+        if (!deepEqual(v[j], v[i])) continue;
+        ok = issue(c, `must not contain duplicates (items ${j} and ${i} are equal)`);
+        if (!c.report) return false;
+        break;
       }
     }
-    if (typeof v !== "string") return;
-    if (re && !re.test(v)) issue(c, `must match pattern ${show(re.source)}`);
-    if (format && !format(v)) issue(c, `must be a valid ${s.format}`);
-  };
-}
-
-/** The check of the array keywords of `s`, or undefined when it has none. */
-export function arrayCheck(s: Obj, where: string, schemas: Subschemas): Check | undefined {
-  const tuple = Array.isArray(s.items); // draft-07 tuples
-  const prefix = schemas.list(s, tuple ? "items" : "prefixItems", where) ?? [];
-  const rest = schemas.sub(s, tuple ? "additionalItems" : "items", where);
-  const unique = s.uniqueItems === true;
-  const contains = schemas.sub(s, "contains", where);
-  const minContains = count(s, "minContains", where) ?? 1;
-  const maxContains = count(s, "maxContains", where) ?? Number.POSITIVE_INFINITY;
-  if (!prefix.length && !rest && !unique && !contains) return;
-  return (v, c) => {
-    if (!Array.isArray(v)) return;
-    for (let i = 0; i < v.length && c.issues.length < MAX_ISSUES; i++) {
-      const check = i < prefix.length ? prefix[i] : rest;
-      if (!check) break;
-      at(c, i, check, v[i]);
-    }
-    if (contains) {
-      const n = v.filter((x) => trial(contains, x, c).length === 0).length;
-      if (n < minContains) issue(c, `must contain at least ${minContains} matching item(s)`);
-      if (n > maxContains) issue(c, `must contain at most ${maxContains} matching item(s)`);
-    }
-    if (!unique) return;
-    const seen = new Map<string | undefined, number>();
-    for (let i = 0; i < v.length; i++) {
-      const key = JSON.stringify(v[i], sortKeys);
-      const first = seen.get(key);
-      if (first === undefined) seen.set(key, i);
-      else issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`);
-    }
-  };
-}
-
-/** The check of the object keywords of `s`, or undefined when it has none. */
-export function objectCheck(s: Obj, where: string, schemas: Subschemas): Check | undefined {
-  const shape = keyed(s, "properties", where);
-  const known = Object.keys(shape).map(
-    (k) => [k, schemas.node(shape[k], `${where}/properties/${k}`)] as const,
-  );
-  const required = s.required ?? [];
-  if (!Array.isArray(required) || !required.every((k) => typeof k === "string")) {
-    throw bad(where, "required", "an array of strings");
+    return ok;
   }
-  const pp = keyed(s, "patternProperties", where);
-  const patterns = Object.keys(pp).map(
-    (k) =>
-      [
-        regex(k, `${where}/patternProperties`),
-        schemas.node(pp[k], `${where}/patternProperties/${k}`),
-      ] as const,
-  );
-  const extra = s.additionalProperties === false ? false : schemas.sub(s, "additionalProperties", where);
-  const names = schemas.sub(s, "propertyNames", where);
-  const dependents = Object.entries(keyed(s, "dependentRequired", where));
-  const scan = patterns.length > 0 || extra !== undefined || names !== undefined;
-  if (!known.length && !required.length && !dependents.length && !scan) return;
+  const seen = new Map<string | undefined, number>();
+  for (let i = 0; i < v.length; i++) {
+    const key = JSON.stringify(v[i], sortKeys);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else if (!(ok = issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`)) && !c.report) return false;
+  }
+  return ok;
+};
+
+/** The check of `const`. */
+export function constCheck(value: unknown): Check {
+  const message = `must be ${show(value)}`;
+  if (typeof value !== "object" || value === null) return (v, c) => v === value || issue(c, message);
+  return (v, c) => deepEqual(value, v) || issue(c, message);
+}
+
+/** The check of `enum`. */
+export function enumCheck(values: unknown, where: string): Check {
+  if (!Array.isArray(values)) throw bad(where, "enum", "an array");
+  const flat = new Set(values.filter((x) => typeof x !== "object" || x === null));
+  const nested = values.filter((x) => typeof x === "object" && x !== null);
+  const message = `must be one of ${values.slice(0, 10).map(show).join(", ")}${values.length > 10 ? ", …" : ""}`;
   return (v, c) => {
-    if (!isObject(v)) return;
-    for (const [k, check] of known) if (Object.hasOwn(v, k)) at(c, k, check, v[k]);
-    for (const k of required) if (!Object.hasOwn(v, k)) issue(c, "is required", k);
-    for (const [k, needs] of dependents) {
-      if (!Object.hasOwn(v, k) || !Array.isArray(needs)) continue;
-      for (const n of needs) if (!Object.hasOwn(v, n)) issue(c, `is required when ${show(k)} is present`, n);
-    }
-    if (!scan) return;
-    for (const k of Object.keys(v)) {
-      if (c.issues.length >= MAX_ISSUES) return;
-      let matched = Object.hasOwn(shape, k);
-      for (const [re, check] of patterns) {
-        if (!re.test(k)) continue;
-        matched = true;
-        at(c, k, check, v[k]);
-      }
-      if (!matched && extra === false) issue(c, "unexpected property", k);
-      else if (!matched && extra) at(c, k, extra, v[k]);
-      if (names) at(c, k, names, k);
-    }
+    if (flat.has(v)) return true;
+    if (typeof v === "object" && v !== null) for (const x of nested) if (deepEqual(x, v)) return true;
+    return issue(c, message);
   };
 }
