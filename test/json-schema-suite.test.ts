@@ -15,10 +15,15 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), "suites", "json-schema
 interface Group {
   readonly description: string;
   readonly schema: JsonSchemaObject | boolean;
-  readonly tests: readonly { readonly description: string; readonly data: unknown; readonly valid: boolean }[];
+  readonly tests: readonly {
+    readonly description: string;
+    readonly data: unknown;
+    readonly valid: boolean;
+  }[];
 }
 
-const REMOTE = "a $ref to a document outside the schema (the suite's remotes/ or the meta-schema): never fetched";
+const REMOTE =
+  "a $ref to a document outside the schema (the suite's remotes/ or the meta-schema): never fetched";
 const METASCHEMA = "a custom meta-schema ($schema outside the document): only 2020-12 and draft-07 are known";
 /** `file | group` → why the group is refused at registration instead of run. */
 const SKIP: { readonly [group: string]: string } = {
@@ -43,7 +48,8 @@ const files = readdirSync(dir)
 
 const total = files.reduce((n, [, groups]) => n + groups.reduce((m, g) => m + g.tests.length, 0), 0);
 const skipped = files.reduce(
-  (n, [file, groups]) => n + groups.filter((g) => skipReason(file, g)).reduce((m, g) => m + g.tests.length, 0),
+  (n, [file, groups]) =>
+    n + groups.filter((g) => skipReason(file, g)).reduce((m, g) => m + g.tests.length, 0),
   0,
 );
 

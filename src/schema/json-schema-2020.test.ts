@@ -17,41 +17,93 @@ const CASES: { readonly [topic: string]: readonly Case[] } = {
       ["extra: unexpected property"],
     ],
     [
-      { anyOf: [{ properties: { a: { type: "string" } } }, { properties: { b: {} } }], unevaluatedProperties: false },
+      {
+        anyOf: [{ properties: { a: { type: "string" } } }, { properties: { b: {} } }],
+        unevaluatedProperties: false,
+      },
       { a: 1, b: 2 },
       ["a: unexpected property"],
     ],
-    [json('{"if":{"required":["a"]},"then":{"properties":{"b":{}}},"unevaluatedProperties":false}'), { a: 1, b: 2 }, ["a: unexpected property"]],
     [
-      { $defs: { base: { properties: { id: {} } } }, $ref: "#/$defs/base", properties: { name: {} }, unevaluatedProperties: false },
+      json('{"if":{"required":["a"]},"then":{"properties":{"b":{}}},"unevaluatedProperties":false}'),
+      { a: 1, b: 2 },
+      ["a: unexpected property"],
+    ],
+    [
+      {
+        $defs: { base: { properties: { id: {} } } },
+        $ref: "#/$defs/base",
+        properties: { name: {} },
+        unevaluatedProperties: false,
+      },
       { id: 1, name: "x" },
       [],
     ],
-    [{ properties: { a: {} }, unevaluatedProperties: { type: "number" } }, { a: "x", b: "y" }, ["b: expected number, received string"]],
-    [{ not: { required: ["a"], properties: { b: {} } }, unevaluatedProperties: false }, { b: 1 }, ["b: unexpected property"]],
+    [
+      { properties: { a: {} }, unevaluatedProperties: { type: "number" } },
+      { a: "x", b: "y" },
+      ["b: expected number, received string"],
+    ],
+    [
+      { not: { required: ["a"], properties: { b: {} } }, unevaluatedProperties: false },
+      { b: 1 },
+      ["b: unexpected property"],
+    ],
   ],
   unevaluatedItems: [
-    [{ prefixItems: [{ type: "string" }], unevaluatedItems: false }, ["a", "b"], ["[1]: no value is allowed here"]],
+    [
+      { prefixItems: [{ type: "string" }], unevaluatedItems: false },
+      ["a", "b"],
+      ["[1]: no value is allowed here"],
+    ],
     [{ allOf: [{ prefixItems: [{}, {}] }], unevaluatedItems: false }, [1, 2], []],
     [{ contains: { type: "string" }, unevaluatedItems: { type: "number" } }, ["a", 1, "b"], []],
-    [{ contains: { type: "string" }, unevaluatedItems: { type: "number" } }, ["a", true], ["[1]: expected number, received boolean"]],
+    [
+      { contains: { type: "string" }, unevaluatedItems: { type: "number" } },
+      ["a", true],
+      ["[1]: expected number, received boolean"],
+    ],
   ],
   dependentSchemas: [
     [{ dependentSchemas: { card: { required: ["cvv"] } } }, { card: 1 }, ["cvv: is required"]],
     [{ dependentSchemas: { card: { required: ["cvv"] } } }, { other: 1 }, []],
   ],
   draft07: [
-    [{ dependencies: { a: ["b"], c: { required: ["d"] } } }, { a: 1, c: 1 }, ['b: is required when "a" is present', "d: is required"]],
     [
-      { $schema: "http://json-schema.org/draft-07/schema#", definitions: { n: { type: "number" } }, properties: { x: { $ref: "#/definitions/n" } } },
+      { dependencies: { a: ["b"], c: { required: ["d"] } } },
+      { a: 1, c: 1 },
+      ['b: is required when "a" is present', "d: is required"],
+    ],
+    [
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        definitions: { n: { type: "number" } },
+        properties: { x: { $ref: "#/definitions/n" } },
+      },
       { x: "1" },
       ["x: expected number, received string"],
     ],
-    [{ items: [{ type: "string" }], additionalItems: { type: "number" } }, ["a", 1, "b"], ["[2]: expected number, received string"]],
-    [{ $schema: "http://json-schema.org/draft-07/schema#", definitions: { a: { $id: "#A", type: "string" } }, $ref: "#A" }, 1, ["expected string, received number"]],
+    [
+      { items: [{ type: "string" }], additionalItems: { type: "number" } },
+      ["a", 1, "b"],
+      ["[2]: expected number, received string"],
+    ],
+    [
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        definitions: { a: { $id: "#A", type: "string" } },
+        $ref: "#A",
+      },
+      1,
+      ["expected string, received number"],
+    ],
   ],
   anchors_and_ids: [
-    [{ $defs: { s: { $anchor: "str", type: "string" } }, properties: { a: { $ref: "#str" } } }, { a: 1 }, ["a: expected string, received number"]],
+    [
+      { $defs: { s: { $anchor: "str", type: "string" } }, properties: { a: { $ref: "#str" } } },
+      { a: 1 },
+      ["a: expected string, received number"],
+    ],
     [
       {
         $id: "https://example.com/root.json",
@@ -83,7 +135,12 @@ const CASES: { readonly [topic: string]: readonly Case[] } = {
         $ref: "list",
         $defs: {
           item: { $dynamicAnchor: "item", type: "string" },
-          list: { $id: "list", type: "array", items: { $dynamicRef: "#item" }, $defs: { item: { $dynamicAnchor: "item" } } },
+          list: {
+            $id: "list",
+            type: "array",
+            items: { $dynamicRef: "#item" },
+            $defs: { item: { $dynamicAnchor: "item" } },
+          },
         },
       },
       ["a", 1],
@@ -104,7 +161,7 @@ const CASES: { readonly [topic: string]: readonly Case[] } = {
   deepEquality: [
     [{ const: { a: [1, { b: 2 }] } }, { a: [1, { b: 2 }] }, []],
     [{ enum: [[1, 2], { x: null }] }, { x: null }, []],
-    [{ enum: [[1, 2], { x: null }] }, [2, 1], ["must be one of [1,2], {\"x\":null}"]],
+    [{ enum: [[1, 2], { x: null }] }, [2, 1], ['must be one of [1,2], {"x":null}']],
     [{ const: false }, 0, ["must be false"]],
   ],
 };
@@ -130,18 +187,44 @@ describe("2020-12 keywords", () => {
 
 describe("refused at registration, by name", () => {
   it.each([
-    [{ nullable: true }, /unsupported keyword "nullable" at # \(OpenAPI's "nullable"; use "type": \["…", "null"\]\)/],
+    [
+      { nullable: true },
+      /unsupported keyword "nullable" at # \(OpenAPI's "nullable"; use "type": \["…", "null"\]\)/,
+    ],
     [{ properties: { a: { minLenght: 2 } } }, /unsupported keyword "minLenght" at #\/properties\/a/],
     [{ $recursiveRef: "#" }, /unsupported keyword "\$recursiveRef" at #.*use "\$dynamicRef"/],
-    [{ $ref: "https://example.com/s.json" }, /Unsupported \$ref "https:\/\/example.com\/s.json" at #: a remote schema.*never fetches/],
+    [
+      { $ref: "https://example.com/s.json" },
+      /Unsupported \$ref "https:\/\/example.com\/s.json" at #: a remote schema.*never fetches/,
+    ],
     [{ $ref: "other.json#/a" }, /a schema outside this document/],
-    [{ $schema: "http://json-schema.org/draft-04/schema#" }, /"\$schema" .* is not supported: picomcp validates JSON Schema 2020-12/],
-    [{ $schema: "http://json-schema.org/draft-07/schema#", prefixItems: [{}] }, /"prefixItems" at # is not a draft-07 keyword/],
-    [{ $schema: "http://json-schema.org/draft-07/schema#", $ref: "#/definitions/a", definitions: { a: {} }, type: "string" }, /"type" at # sits beside "\$ref", which draft-07 ignores/],
+    [
+      { $schema: "http://json-schema.org/draft-04/schema#" },
+      /"\$schema" .* is not supported: picomcp validates JSON Schema 2020-12/,
+    ],
+    [
+      { $schema: "http://json-schema.org/draft-07/schema#", prefixItems: [{}] },
+      /"prefixItems" at # is not a draft-07 keyword/,
+    ],
+    [
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        $ref: "#/definitions/a",
+        definitions: { a: {} },
+        type: "string",
+      },
+      /"type" at # sits beside "\$ref", which draft-07 ignores/,
+    ],
     [{ additionalItems: false }, /"additionalItems" at # has no effect without an array "items"/],
-    [{ pattern: "^(\\w+\\s?)*$" }, /pattern "\^\(\\\\w\+\\\\s\?\)\*\$" at #\/pattern can take exponential time on some input: "\(\\\\w\+\\\\s\?\)\*"/],
+    [
+      { pattern: "^(\\w+\\s?)*$" },
+      /pattern "\^\(\\\\w\+\\\\s\?\)\*\$" at #\/pattern can take exponential time on some input: "\(\\\\w\+\\\\s\?\)\*"/,
+    ],
     [{ patternProperties: { "(a|aa)+$": {} } }, /can take exponential time/],
-    [{ $defs: { a: { $id: "x.json" }, b: { $id: "x.json" } } }, /"\$id" .*x.json" at #\/\$defs\/b is used twice/],
+    [
+      { $defs: { a: { $id: "x.json" }, b: { $id: "x.json" } } },
+      /"\$id" .*x.json" at #\/\$defs\/b is used twice/,
+    ],
     [{ $anchor: "1bad" }, /"\$anchor" at # must be a plain name/],
   ] as const)("refuses %j", (schema, message) => {
     expect(() => compileJsonSchema(schema as JsonSchemaObject)).toThrow(message);

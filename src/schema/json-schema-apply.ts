@@ -46,7 +46,8 @@ export function arrayChecks(s: Obj, where: string, schemas: Subschemas): Check[]
         'use "items" (2020-12) for the items after "prefixItems"',
     );
   }
-  if (tuple && s.prefixItems !== undefined) throw new TypeError(`Invalid JSON Schema: "prefixItems" at ${where} cannot sit beside an array "items"`);
+  if (tuple && s.prefixItems !== undefined)
+    throw new TypeError(`Invalid JSON Schema: "prefixItems" at ${where} cannot sit beside an array "items"`);
   const prefix = schemas.list(s, tuple ? "items" : "prefixItems") ?? [];
   const rest = schemas.sub(s, tuple ? "additionalItems" : "items");
   const n = prefix.length;
@@ -86,7 +87,8 @@ export function arrayChecks(s: Obj, where: string, schemas: Subschemas): Check[]
       return (found >= min || issue(c, few)) && (found <= max || issue(c, many));
     });
   }
-  if (s.uniqueItems !== undefined && typeof s.uniqueItems !== "boolean") throw new TypeError(`Invalid JSON Schema: "uniqueItems" at ${where} must be a boolean`);
+  if (s.uniqueItems !== undefined && typeof s.uniqueItems !== "boolean")
+    throw new TypeError(`Invalid JSON Schema: "uniqueItems" at ${where} must be a boolean`);
   if (s.uniqueItems === true) checks.push(uniqueCheck);
   return checks;
 }
@@ -124,7 +126,9 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
     for (const [k, needs] of Object.entries(key === "dependencies" ? deps : keyed(s, key, where))) {
       if (key === "dependencies" && !Array.isArray(needs)) continue;
       if (!Array.isArray(needs) || !needs.every((n) => typeof n === "string")) {
-        throw new TypeError(`Invalid JSON Schema: "${title ?? key}/${k}" at ${where} must be an array of strings`);
+        throw new TypeError(
+          `Invalid JSON Schema: "${title ?? key}/${k}" at ${where} must be an array of strings`,
+        );
       }
       const check = requires(needs, `is required when ${show(k)} is present`);
       checks.push((v, c) => !isObject(v) || !Object.hasOwn(v, k) || check(v, c));

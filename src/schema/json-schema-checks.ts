@@ -118,7 +118,13 @@ export function trial(check: Check, v: unknown, c: Ctx): SchemaIssue[] {
 }
 
 /** A fresh record of annotations. */
-export const evaluated = (): Evaluated => ({ keys: null, allKeys: false, upTo: 0, allItems: false, indexes: null });
+export const evaluated = (): Evaluated => ({
+  keys: null,
+  allKeys: false,
+  upTo: 0,
+  allItems: false,
+  indexes: null,
+});
 
 /** Adds what `from` evaluated to `to`. */
 export function merge(to: Evaluated, from: Evaluated): void {
@@ -270,7 +276,8 @@ function exactMultiple(v: number, step: number): boolean {
  * multiple of `0.01`), with no float tolerance (`1000000001` is not a multiple of 2).
  */
 export function multipleCheck(step: unknown, where: string): Check {
-  if (typeof step !== "number" || !(step > 0) || !Number.isFinite(step)) throw bad(where, "multipleOf", "a number > 0");
+  if (typeof step !== "number" || !(step > 0) || !Number.isFinite(step))
+    throw bad(where, "multipleOf", "a number > 0");
   const message = `must be a multiple of ${step}`;
   if (Number.isInteger(step)) return (v, c) => typeof v !== "number" || v % step === 0 || issue(c, message);
   const [digits, exponent] = decimal(step);
@@ -337,7 +344,8 @@ export const uniqueCheck: Check = (v, c) => {
     const key = JSON.stringify(v[i], sortKeys);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
-    else if (!(ok = issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`)) && !c.report) return false;
+    else if (!(ok = issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`)) && !c.report)
+      return false;
   }
   return ok;
 };

@@ -146,7 +146,13 @@ export function mapSchema(root: unknown): SchemaMap {
   const map: SchemaMap = { resources: [], byUri: new Map(), places: new Map(), dynamic: false };
   const newResource = (uri: string, node: unknown, where: string): Resource => {
     if (map.byUri.has(uri)) throw fail(`"$id" ${show(uri)} at ${where} is used twice in the schema`);
-    const resource = { index: map.resources.length, uri, node, anchors: new Map(), dynamic: new Set<string>() };
+    const resource = {
+      index: map.resources.length,
+      uri,
+      node,
+      anchors: new Map(),
+      dynamic: new Set<string>(),
+    };
     map.resources.push(resource);
     map.byUri.set(uri, resource);
     return resource;
@@ -159,7 +165,9 @@ export function mapSchema(root: unknown): SchemaMap {
       if (typeof s.$id !== "string") throw fail(`"$id" at ${where} must be a string`);
       const url = resolveUri(s.$id, parent.resource.uri, where, '"$id"');
       if (url.hash.length > 1 && !s.$id.startsWith("#")) {
-        throw fail(`"$id" ${show(s.$id)} at ${where} must not have a fragment: name the place with "$anchor"`);
+        throw fail(
+          `"$id" ${show(s.$id)} at ${where} must not have a fragment: name the place with "$anchor"`,
+        );
       }
       const dialect = s.$schema === undefined ? parent.dialect : dialectOf(s.$schema, where);
       if (dialect === "draft-07" && s.$id.startsWith("#")) {
@@ -197,7 +205,10 @@ export function mapSchema(root: unknown): SchemaMap {
       }
     }
   };
-  const id = isObject(root) && typeof root.$id === "string" ? resolveUri(root.$id, DEFAULT_BASE, "#", '"$id"') : undefined;
+  const id =
+    isObject(root) && typeof root.$id === "string"
+      ? resolveUri(root.$id, DEFAULT_BASE, "#", '"$id"')
+      : undefined;
   const base = newResource(id ? uriOf(id) : DEFAULT_BASE, root, "#");
   if (id) map.byUri.set(DEFAULT_BASE, base); // relative references inside a document without a base
   walk(root, { resource: base, dialect: "2020-12", where: "#" }, "#", true);
@@ -219,7 +230,12 @@ function checkKeywords(s: Obj, dialect: Dialect, where: string): void {
       if (dialect === "draft-07" && NEWER.has(key)) {
         throw fail(`"${key}" at ${where} is not a draft-07 keyword; declare "$schema" 2020-12 to use it`);
       }
-      if (dialect === "draft-07" && s.$ref !== undefined && !REF_SIBLINGS_07.has(key) && !key.startsWith("x-")) {
+      if (
+        dialect === "draft-07" &&
+        s.$ref !== undefined &&
+        !REF_SIBLINGS_07.has(key) &&
+        !key.startsWith("x-")
+      ) {
         throw fail(
           `"${key}" at ${where} sits beside "$ref", which draft-07 ignores: move it into an "allOf" with the "$ref"`,
         );
@@ -271,7 +287,10 @@ export function resolveRef(map: SchemaMap, ref: unknown, from: Place, key: strin
   for (const raw of fragment === "" ? [] : fragment.slice(1).split("/")) {
     const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
     const parent = node as Obj;
-    node = typeof parent === "object" && parent !== null && Object.hasOwn(parent, token) ? parent[token] : undefined;
+    node =
+      typeof parent === "object" && parent !== null && Object.hasOwn(parent, token)
+        ? parent[token]
+        : undefined;
     if (node === undefined) throw missing();
     if (typeof node === "object" && node !== null) place = map.places.get(node) ?? place;
   }

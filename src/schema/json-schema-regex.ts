@@ -20,7 +20,13 @@ type Node =
   | { readonly kind: "char"; readonly chars: Chars }
   | { readonly kind: "seq"; readonly items: Node[] }
   | { readonly kind: "alt"; readonly options: Node[] }
-  | { readonly kind: "repeat"; readonly body: Node; readonly min: number; readonly max: number; readonly src: string };
+  | {
+      readonly kind: "repeat";
+      readonly body: Node;
+      readonly min: number;
+      readonly max: number;
+      readonly src: string;
+    };
 
 const none = (): Chars => ({ bits: [0, 0, 0, 0], wide: false });
 const EMPTY: Node = { kind: "seq", items: [] };

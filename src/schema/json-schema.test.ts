@@ -275,7 +275,10 @@ describe("registration errors", () => {
       /"#\/\$defs\/missing" at #\/properties\/a does not point to anything/,
     ],
     [{ $ref: "#other", $defs: { a: { $anchor: "anchor" } } }, /"#other" at # does not point to anything/],
-    [{ exclusiveMinimum: true, minimum: 1 }, /"exclusiveMinimum" at # must be a number \(the boolean form is draft-04's/],
+    [
+      { exclusiveMinimum: true, minimum: 1 },
+      /"exclusiveMinimum" at # must be a number \(the boolean form is draft-04's/,
+    ],
     [{ type: "text" }, /"type" at # must be one of string, number/],
     [{ minLength: -1 }, /"minLength" at # must be a non-negative integer/],
     [{ minimum: "1" }, /"minimum" at # must be a number/],

@@ -161,7 +161,9 @@ export function compileJsonSchema(
     if (!anchored) return deeper(fallback);
     // the outermost resource in the dynamic scope that declares the same $dynamicAnchor wins
     const candidates: (Check | undefined)[] = map.resources.map((r) =>
-      r.dynamic.has(name) ? node(r.anchors.get(name), map.places.get(r.anchors.get(name) as object)!) : undefined,
+      r.dynamic.has(name)
+        ? node(r.anchors.get(name), map.places.get(r.anchors.get(name) as object)!)
+        : undefined,
     );
     return deeper((v, c) => {
       for (const index of c.scope) {
@@ -207,7 +209,10 @@ export function compileJsonSchema(
       return ok;
     };
 
-  const check = node(root, map.places.get(root as object) ?? { resource: map.resources[0]!, dialect: "2020-12", where: "#" });
+  const check = node(
+    root,
+    map.places.get(root as object) ?? { resource: map.resources[0]!, dialect: "2020-12", where: "#" },
+  );
   const fresh = (): Ctx => ({ report: false, issues: [], path: [], depth: 0, maxDepth, ev: null, scope: [] });
   const shared = fresh();
   let busy = false;

@@ -166,7 +166,7 @@ export function compileSchema<S extends SchemaLike>(
   const check = validator.compile(schema as JsonObject);
   if (typeof check !== "function") throw new TypeError("jsonSchemaValidator.compile must return a function");
   return {
-    jsonSchema: schema as JsonObject,
+    jsonSchema: withObjectType(schema as JsonObject),
     validate(value) {
       let result: true | readonly SchemaIssue[];
       try {
@@ -175,7 +175,8 @@ export function compileSchema<S extends SchemaLike>(
         return crashed(error);
       }
       if (result === true) return { ok: true, value: value as InferOutput<S> };
-      const issues = Array.isArray(result) && result.length > 0 ? result : [{ path: "", message: "is invalid" }];
+      const issues =
+        Array.isArray(result) && result.length > 0 ? result : [{ path: "", message: "is invalid" }];
       return { ok: false, issues };
     },
   };
@@ -211,7 +212,7 @@ function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): Co
         `"type": ${show(type)}. Wrap it in an object schema, e.g. z.object({ … })`,
     );
   }
-  const jsonSchema = json as JsonObject;
+  const jsonSchema = withObjectType(json as JsonObject);
   const arktype = vendor === "arktype";
   const settle = (result: StandardResult<unknown>): SchemaResult => {
     try {
@@ -252,6 +253,13 @@ function crashed(error: unknown): SchemaResult<never> {
     issues: [{ path: "", message: "could not be validated (the schema's validator failed)", cause: error }],
   };
 }
+
+/**
+ * The schema to list: as given, with `"type": "object"` beside a root `$ref` that resolves to an object —
+ * the same meaning, and clients check `inputSchema.type` without following references.
+ */
+const withObjectType = (schema: JsonObject): JsonObject =>
+  schema.type === undefined ? { type: "object", ...schema } : schema;
 
 /**
  * The root's `type`, following a root `$ref` to a local JSON pointer (`{"$ref":"#/$defs/Foo","$defs":{…}}`,
