@@ -3,6 +3,8 @@
  * output) where the root must be an object, and the `jsonSchemaValidator` option with the ajv recipe of
  * docs/tools.md.
  */
+
+import { connect as connectExample } from "picomcp/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { server as ajvServer } from "../examples/docs/tools-ajv.js";
@@ -15,7 +17,7 @@ const text = (result: { content: unknown[] }) => (result.content[0] as { text: s
 
 describe("plain JSON Schema input (docs/tools.md)", () => {
   it("accepts valid arguments and names every failing field", async () => {
-    const client = await connect(shop);
+    const client = await connectExample(shop);
     expect(await client.callTool("order", { sku: "ABC-1234", quantity: 2, price: 19.99 })).toEqual({
       content: [{ type: "text", text: "Ordered 2 × ABC-1234" }],
     });
@@ -79,7 +81,7 @@ describe("a root $ref", () => {
 
 describe("the jsonSchemaValidator option", () => {
   it("runs the ajv recipe: ajv's issues in the tool result", async () => {
-    const client = await connect(ajvServer);
+    const client = await connectExample(ajvServer);
     expect(await client.callTool("tag_book", { id: 7, tags: ["sf"] })).toEqual({
       content: [{ type: "text", text: "Tagged 7: sf" }],
     });
@@ -96,9 +98,10 @@ describe("the jsonSchemaValidator option", () => {
     const jsonSchemaValidator: JsonSchemaValidator = {
       compile(schema) {
         compiled.push(schema);
-        return (value) => (
-          calls.push(value), (value as { n?: unknown }).n === 1 || [{ path: "n", message: "must be 1" }]
-        );
+        return (value) => {
+          calls.push(value);
+          return (value as { n?: unknown }).n === 1 || [{ path: "n", message: "must be 1" }];
+        };
       },
     };
     const server = new McpServer({ name: "t", version: "1", jsonSchemaValidator });

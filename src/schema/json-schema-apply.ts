@@ -33,8 +33,10 @@ export interface Subschemas {
   member(s: Obj, key: string, name: string): Check;
 }
 
-const never: Check = (_, c) => issue(c, "no value is allowed here");
-const markKey = (ev: Evaluated, k: string) => void (ev.keys ??= new Set()).add(k);
+function markKey(ev: Evaluated, k: string): void {
+  if (ev.keys) ev.keys.add(k);
+  else ev.keys = new Set([k]);
+}
 
 /** The checks of the array keywords of `s`. */
 export function arrayChecks(s: Obj, where: string, schemas: Subschemas): Check[] {
@@ -81,7 +83,8 @@ export function arrayChecks(s: Obj, where: string, schemas: Subschemas): Check[]
       for (let i = 0; i < v.length; i++) {
         if (!test(contains, v[i], c)) continue;
         found++;
-        if (c.ev) (c.ev.indexes ??= new Set()).add(i);
+        if (c.ev?.indexes) c.ev.indexes.add(i);
+        else if (c.ev) c.ev.indexes = new Set([i]);
         else if (found >= min && max === Number.POSITIVE_INFINITY) return true;
       }
       return (found >= min || issue(c, few)) && (found <= max || issue(c, many));

@@ -131,8 +131,9 @@ export function merge(to: Evaluated, from: Evaluated): void {
   to.allKeys ||= from.allKeys;
   to.allItems ||= from.allItems;
   to.upTo = Math.max(to.upTo, from.upTo);
-  if (from.keys) for (const k of from.keys) (to.keys ??= new Set()).add(k);
-  if (from.indexes) for (const i of from.indexes) (to.indexes ??= new Set()).add(i);
+  if (from.keys) to.keys = to.keys ? new Set([...to.keys, ...from.keys]) : new Set(from.keys);
+  if (from.indexes)
+    to.indexes = to.indexes ? new Set([...to.indexes, ...from.indexes]) : new Set(from.indexes);
 }
 
 /** One check running each of `checks` in turn (`pass` for none); a reporting run goes on past a failure. */
@@ -140,7 +141,11 @@ export function all(checks: readonly Check[]): Check {
   if (checks.length <= 1) return checks[0] ?? pass;
   if (checks.length === 2) {
     const [a, b] = checks as [Check, Check];
-    return (v, c) => (a(v, c) ? b(v, c) : c.report && (b(v, c), false));
+    return (v, c) => {
+      if (a(v, c)) return b(v, c);
+      if (c.report) b(v, c);
+      return false;
+    };
   }
   return (v, c) => {
     let ok = true;
@@ -344,8 +349,10 @@ export const uniqueCheck: Check = (v, c) => {
     const key = JSON.stringify(v[i], sortKeys);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
-    else if (!(ok = issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`)) && !c.report)
-      return false;
+    else {
+      ok = issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`);
+      if (!c.report) return false;
+    }
   }
   return ok;
 };

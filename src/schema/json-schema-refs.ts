@@ -194,7 +194,7 @@ export function mapSchema(root: unknown): SchemaMap {
       if (ONE.includes(key) || ONE_MORE.includes(key)) walk(value, place, at, false);
       else if (LIST.includes(key) || (key === "items" && Array.isArray(value))) {
         if (!Array.isArray(value)) throw fail(`"${key}" at ${where} must be an array of schemas`);
-        value.forEach((v, i) => walk(v, place, `${at}/${i}`, false));
+        for (const [i, v] of value.entries()) walk(v, place, `${at}/${i}`, false);
       } else if (key === "items") walk(value, place, at, false);
       else if (MAP.includes(key)) {
         if (!isObject(value)) throw fail(`"${key}" at ${where} must be an object`);

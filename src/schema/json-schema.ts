@@ -127,7 +127,7 @@ export function compileJsonSchema(
     return built;
   }
 
-  function schemasOf(s: Obj, place: Place): Subschemas {
+  function schemasOf(place: Place): Subschemas {
     const at = (key: string): Place => ({ ...place, where: `${place.where}/${key}` });
     return {
       sub: (o, key) => (o[key] === undefined ? undefined : node(o[key], at(key))),
@@ -176,7 +176,7 @@ export function compileJsonSchema(
 
   function build(s: Obj, place: Place): Check {
     const where = place.where;
-    const schemas = schemasOf(s, place);
+    const schemas = schemasOf(place);
     const checks: Check[] = [];
     const add = (check: Check | undefined) => void (check && check !== pass && checks.push(check));
     if (s.type !== undefined) add(typeCheck(s.type, where));
