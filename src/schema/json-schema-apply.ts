@@ -101,15 +101,18 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
   const checks: Check[] = [];
   const names = Object.keys(keyed(s, "properties", where));
   const known = names.map((k) => schemas.member(s, "properties", k));
+  // an absent key reads as undefined, save names that Object.prototype has (`constructor`, `__proto__`)
+  const inherited = names.map((k) => k in Object.prototype);
   if (names.length > 0) {
     checks.push((v, c) => {
       if (!isObject(v)) return true;
       let ok = true;
       for (let i = 0; i < names.length; i++) {
         const k = names[i]!;
-        if (!Object.hasOwn(v, k)) continue;
+        const x = v[k];
+        if (x === undefined || (inherited[i] && !Object.hasOwn(v, k))) continue;
         if (c.ev) markKey(c.ev, k);
-        if (child(c, k, known[i]!, v[k])) continue;
+        if (child(c, k, known[i]!, x)) continue;
         if (!c.report) return false;
         ok = false;
       }
@@ -151,13 +154,14 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
   const extra = s.additionalProperties === false ? false : schemas.sub(s, "additionalProperties");
   if (patterns.length > 0 || extra !== undefined) {
     const shape = new Set(names);
+    // a few names compare faster one by one than through a hash
+    const named = names.length > 8 ? (k: string) => shape.has(k) : (k: string) => names.includes(k);
     checks.push((v, c) => {
       if (!isObject(v)) return true;
       let ok = true;
       for (const k in v) {
-        if (!Object.hasOwn(v, k)) continue;
         if (full(c)) return false;
-        let matched = shape.has(k);
+        let matched = named(k);
         for (let i = 0; i < patterns.length; i++) {
           if (!patterns[i]!.test(k)) continue;
           matched = true;
@@ -181,7 +185,7 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
       if (!isObject(v)) return true;
       let ok = true;
       for (const k in v) {
-        if (!Object.hasOwn(v, k) || child(c, k, propertyNames, k)) continue;
+        if (child(c, k, propertyNames, k)) continue;
         if (!c.report || full(c)) return false;
         ok = false;
       }
@@ -192,11 +196,13 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
 }
 
 function requires(keys: readonly string[], message: string): Check {
+  const inherited = keys.map((k) => k in Object.prototype);
   return (v, c) => {
     if (!isObject(v)) return true;
     let ok = true;
-    for (const k of keys) {
-      if (Object.hasOwn(v, k)) continue;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (v[k] !== undefined && (!inherited[i] || Object.hasOwn(v, k))) continue;
       if (!c.report) return false;
       ok = issue(c, message, k);
     }
@@ -216,7 +222,7 @@ export function unevaluatedCheck(s: Obj, rest: Check, schemas: Subschemas): Chec
     let ok = true;
     if (isObject(v) && props !== undefined && !ev.allKeys) {
       for (const k in v) {
-        if (!Object.hasOwn(v, k) || ev.keys?.has(k)) continue;
+        if (ev.keys?.has(k)) continue;
         if (props === false ? issue(c, "unexpected property", k) : child(c, k, props, v[k])) continue;
         if (!c.report || full(c)) return false;
         ok = false;

@@ -80,6 +80,7 @@ export function issue(c: Ctx, message: string, key?: PropertyKey): false {
 
 /** Runs `check` on `v`, the value under `key`: its own annotations, and the key on the path when reporting. */
 export function child(c: Ctx, key: PropertyKey, check: Check, v: unknown): boolean {
+  if (!c.report && c.ev === null) return check(v, c);
   const ev = c.ev;
   c.ev = null;
   let ok: boolean;
@@ -147,6 +148,15 @@ export function all(checks: readonly Check[]): Check {
       return false;
     };
   }
+  if (checks.length === 3) {
+    const [a, b, d] = checks as [Check, Check, Check];
+    return (v, c) => {
+      if (!c.report) return a(v, c) && b(v, c) && d(v, c);
+      const first = a(v, c);
+      const second = b(v, c);
+      return d(v, c) && first && second;
+    };
+  }
   return (v, c) => {
     let ok = true;
     for (const check of checks) {
@@ -209,54 +219,82 @@ function codePoints(s: string): number {
   return n;
 }
 
+/** The number of keys of `v` (for-in: a JSON object has no inherited keys, and any would count). */
 function keyCount(v: Obj): number {
   let n = 0;
-  for (const k in v) if (Object.hasOwn(v, k)) n++;
+  for (const _ in v) n++;
   return n;
 }
 
-type Measure = (v: unknown) => number | undefined;
-const num: Measure = (v) => (typeof v === "number" ? v : undefined);
-const chars: Measure = (v) => (typeof v === "string" ? codePoints(v) : undefined);
-const items: Measure = (v) => (Array.isArray(v) ? v.length : undefined);
-const props: Measure = (v) => (isObject(v) ? keyCount(v) : undefined);
-/** Keywords that bound one number measured on the value: `[measure, at least?, strict?, message]`. */
-const LIMITS: { readonly [keyword: string]: readonly [Measure, boolean, boolean, string] } = {
-  minimum: [num, true, false, "must be >= #"],
-  maximum: [num, false, false, "must be <= #"],
-  exclusiveMinimum: [num, true, true, "must be > #"],
-  exclusiveMaximum: [num, false, true, "must be < #"],
-  minLength: [chars, true, false, "must be at least # characters"],
-  maxLength: [chars, false, false, "must be at most # characters"],
-  minItems: [items, true, false, "must have at least # items"],
-  maxItems: [items, false, false, "must have at most # items"],
-  minProperties: [props, true, false, "must have at least # properties"],
-  maxProperties: [props, false, false, "must have at most # properties"],
-};
+// code points ≤ code units ≤ 2 × code points: the length alone decides most strings
+const longEnough = (s: string, min: number) =>
+  s.length >= 2 * min || (s.length >= min && codePoints(s) >= min);
+const shortEnough = (s: string, max: number) => s.length <= max || codePoints(s) <= max;
 
-/** The checks of the bounds in {@link LIMITS} that `s` sets, in table order. */
+type Bound = number | undefined;
+
+/** The limit `s[key]`: a finite number, or (`integer`) a non-negative integer. */
+function limit(s: Obj, key: string, where: string, integer: boolean): Bound {
+  const n = s[key];
+  if (n === undefined) return undefined;
+  if (typeof n === "boolean" && key.startsWith("exclusive")) {
+    throw bad(where, key, `a number (the boolean form is draft-04's; write "${key}": <limit> instead)`);
+  }
+  if (integer) return count(s, key, where);
+  if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, key, "a number");
+  return n;
+}
+
+/**
+ * The checks of the bounds `s` sets, one per kind of value: `minimum` … `exclusiveMaximum`,
+ * `minLength` / `maxLength` (in code points), `minItems` / `maxItems`, `minProperties` / `maxProperties`.
+ */
 export function limitChecks(s: Obj, where: string): Check[] {
   const checks: Check[] = [];
-  for (const [key, [measure, least, strict, template]] of Object.entries(LIMITS)) {
-    const n = s[key];
-    if (n === undefined) continue;
-    if (typeof n === "boolean" && key.startsWith("exclusive")) {
-      throw bad(where, key, `a number (the boolean form is draft-04's; write "${key}": <limit> instead)`);
-    }
-    if (measure !== num) count(s, key, where);
-    else if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, key, "a number");
-    const limit = n as number;
-    const message = template.replace("#", String(n));
-    if (measure === num) {
-      const inside = least ? (strict ? (x: number) => x > limit : (x: number) => x >= limit) : undefined;
-      const ok = inside ?? (strict ? (x: number) => x < limit : (x: number) => x <= limit);
-      checks.push((v, c) => typeof v !== "number" || ok(v) || issue(c, message));
-    } else {
-      checks.push((v, c) => {
-        const x = measure(v);
-        return x === undefined || (least ? x >= limit : x <= limit) || issue(c, message);
-      });
-    }
+  const [min, max, xmin, xmax] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map((k) =>
+    limit(s, k, where, false),
+  );
+  if (min !== undefined || max !== undefined || xmin !== undefined || xmax !== undefined) {
+    checks.push((v, c) => {
+      if (typeof v !== "number") return true;
+      let ok = true;
+      if (min !== undefined && !(v >= min)) ok = issue(c, `must be >= ${min}`);
+      if (max !== undefined && !(v <= max)) ok = issue(c, `must be <= ${max}`);
+      if (xmin !== undefined && !(v > xmin)) ok = issue(c, `must be > ${xmin}`);
+      if (xmax !== undefined && !(v < xmax)) ok = issue(c, `must be < ${xmax}`);
+      return ok;
+    });
+  }
+  const [minLength, maxLength] = ["minLength", "maxLength"].map((k) => limit(s, k, where, true));
+  if (minLength !== undefined || maxLength !== undefined) {
+    checks.push((v, c) => {
+      if (typeof v !== "string") return true;
+      let ok = true;
+      if (minLength !== undefined && !longEnough(v, minLength)) {
+        ok = issue(c, `must be at least ${minLength} characters`);
+      }
+      if (maxLength !== undefined && !shortEnough(v, maxLength)) {
+        ok = issue(c, `must be at most ${maxLength} characters`);
+      }
+      return ok;
+    });
+  }
+  const sizes = [
+    ["minItems", "maxItems", "items", (v: unknown) => (Array.isArray(v) ? v.length : -1)],
+    ["minProperties", "maxProperties", "properties", (v: unknown) => (isObject(v) ? keyCount(v) : -1)],
+  ] as const;
+  for (const [low, high, what, measure] of sizes) {
+    const least = limit(s, low, where, true);
+    const most = limit(s, high, where, true);
+    if (least === undefined && most === undefined) continue;
+    checks.push((v, c) => {
+      const n = measure(v);
+      if (n < 0) return true;
+      let ok = true;
+      if (least !== undefined && n < least) ok = issue(c, `must have at least ${least} ${what}`);
+      if (most !== undefined && n > most) ok = issue(c, `must have at most ${most} ${what}`);
+      return ok;
+    });
   }
   return checks;
 }

@@ -72,6 +72,17 @@ const IS: { readonly [type: string]: (v: unknown) => boolean } = {
   array: Array.isArray,
   null: (v) => v === null,
 };
+type Report = (v: unknown, c: Ctx) => boolean;
+/** One closure per type, so that each call site sees one shape of check. */
+const ONE_TYPE: { readonly [type: string]: (report: Report) => Check } = {
+  string: (report) => (v, c) => typeof v === "string" || report(v, c),
+  number: (report) => (v, c) => (typeof v === "number" && Number.isFinite(v)) || report(v, c),
+  integer: (report) => (v, c) => Number.isInteger(v) || report(v, c),
+  boolean: (report) => (v, c) => typeof v === "boolean" || report(v, c),
+  object: (report) => (v, c) => (typeof v === "object" && v !== null && !Array.isArray(v)) || report(v, c),
+  array: (report) => (v, c) => Array.isArray(v) || report(v, c),
+  null: (report) => (v, c) => v === null || report(v, c),
+};
 
 function typeCheck(type: unknown, where: string): Check {
   const types = typeof type === "string" ? [type] : type;
@@ -87,11 +98,8 @@ function typeCheck(type: unknown, where: string): Check {
     }
     return false;
   };
+  if (types.length === 1) return ONE_TYPE[types[0]]!(report);
   const tests = types.map((t) => IS[t]!);
-  if (tests.length === 1) {
-    const [is] = tests as [(v: unknown) => boolean];
-    return (v, c) => is(v) || report(v, c);
-  }
   return (v, c) => {
     for (const is of tests) if (is(v)) return true;
     return report(v, c);
@@ -240,10 +248,10 @@ export function compileJsonSchema(
 function reset(c: Ctx, report: boolean): void {
   c.report = report;
   c.issues = report ? [] : c.issues;
-  c.path.length = 0;
+  if (c.path.length > 0) c.path.length = 0;
   c.depth = 0;
   c.ev = null;
-  c.scope.length = 0;
+  if (c.scope.length > 0) c.scope.length = 0;
 }
 
 /** Keeps `index` on the dynamic scope while `check` runs. */
