@@ -101,29 +101,20 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
   const checks: Check[] = [];
   const names = Object.keys(keyed(s, "properties", where));
   const known = names.map((k) => schemas.member(s, "properties", k));
-  // an absent key reads as undefined, save names that Object.prototype has (`constructor`, `__proto__`)
-  const inherited = names.map((k) => k in Object.prototype);
-  if (names.length > 0) {
-    checks.push((v, c) => {
-      if (!isObject(v)) return true;
-      let ok = true;
-      for (let i = 0; i < names.length; i++) {
-        const k = names[i]!;
-        const x = v[k];
-        if (x === undefined || (inherited[i] && !Object.hasOwn(v, k))) continue;
-        if (c.ev) markKey(c.ev, k);
-        if (child(c, k, known[i]!, x)) continue;
-        if (!c.report) return false;
-        ok = false;
-      }
-      return ok;
-    });
-  }
   const required = s.required ?? [];
   if (!Array.isArray(required) || !required.every((k) => typeof k === "string")) {
     throw new TypeError(`Invalid JSON Schema: "required" at ${where} must be an array of strings`);
   }
-  if (required.length > 0) checks.push(requires(required, "is required"));
+  const inside = [...new Set(required)].filter((k) => names.includes(k));
+  const outside = [...new Set(required)].filter((k) => !names.includes(k));
+  const pp = keyed(s, "patternProperties", where);
+  const patterns = Object.keys(pp).map((k) => regex(k, `${where}/patternProperties`));
+  const patternChecks = Object.keys(pp).map((k) => schemas.member(s, "patternProperties", k));
+  const extra = s.additionalProperties === false ? false : schemas.sub(s, "additionalProperties");
+  if (names.length > 0 || patterns.length > 0 || extra !== undefined) {
+    checks.push(scan(names, known, inside, patterns, patternChecks, extra));
+  }
+  if (outside.length > 0) checks.push(requires(outside, "is required"));
   const deps = keyed(s, "dependencies", where);
   for (const [key, title] of [
     ["dependentRequired", undefined],
@@ -148,37 +139,6 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
       checks.push((v, c) => !isObject(v) || !Object.hasOwn(v, k) || check(v, c));
     }
   }
-  const pp = keyed(s, "patternProperties", where);
-  const patterns = Object.keys(pp).map((k) => regex(k, `${where}/patternProperties`));
-  const patternChecks = Object.keys(pp).map((k) => schemas.member(s, "patternProperties", k));
-  const extra = s.additionalProperties === false ? false : schemas.sub(s, "additionalProperties");
-  if (patterns.length > 0 || extra !== undefined) {
-    const shape = new Set(names);
-    // a few names compare faster one by one than through a hash
-    const named = names.length > 8 ? (k: string) => shape.has(k) : (k: string) => names.includes(k);
-    checks.push((v, c) => {
-      if (!isObject(v)) return true;
-      let ok = true;
-      for (const k in v) {
-        if (full(c)) return false;
-        let matched = named(k);
-        for (let i = 0; i < patterns.length; i++) {
-          if (!patterns[i]!.test(k)) continue;
-          matched = true;
-          if (c.ev) markKey(c.ev, k);
-          if (child(c, k, patternChecks[i]!, v[k])) continue;
-          if (!c.report) return false;
-          ok = false;
-        }
-        if (matched || extra === undefined) continue;
-        if (c.ev) markKey(c.ev, k);
-        if (extra === false ? issue(c, "unexpected property", k) : child(c, k, extra, v[k])) continue;
-        if (!c.report) return false;
-        ok = false;
-      }
-      return ok;
-    });
-  }
   const propertyNames = schemas.sub(s, "propertyNames");
   if (propertyNames) {
     checks.push((v, c) => {
@@ -193,6 +153,58 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
     });
   }
   return checks;
+}
+
+/**
+ * `properties`, the `required` names among them, `patternProperties` and `additionalProperties`, in one
+ * pass over the object's keys (a for-in reads each value fast, where a lookup by name would not).
+ */
+function scan(
+  names: readonly string[],
+  known: readonly Check[],
+  inside: readonly string[],
+  patterns: readonly RegExp[],
+  patternChecks: readonly Check[],
+  extra: Check | false | undefined,
+): Check {
+  const index = new Map(names.map((k, i) => [k, i]));
+  // a few names compare faster one by one than through a hash
+  const find = names.length > 12 ? (k: string) => index.get(k) ?? -1 : (k: string) => names.indexOf(k);
+  const needed = names.map((k) => inside.includes(k));
+  const missing = requires(inside, "is required");
+  return (v, c) => {
+    if (!isObject(v)) return true;
+    let ok = true;
+    let seen = 0;
+    for (const k in v) {
+      if (full(c)) return false;
+      const x = v[k];
+      const i = find(k);
+      if (i >= 0 && x !== undefined) {
+        if (needed[i]) seen++;
+        if (c.ev) markKey(c.ev, k);
+        if (!child(c, k, known[i]!, x)) {
+          if (!c.report) return false;
+          ok = false;
+        }
+      }
+      let matched = i >= 0;
+      for (let p = 0; p < patterns.length; p++) {
+        if (!patterns[p]!.test(k)) continue;
+        matched = true;
+        if (c.ev) markKey(c.ev, k);
+        if (child(c, k, patternChecks[p]!, x)) continue;
+        if (!c.report) return false;
+        ok = false;
+      }
+      if (matched || extra === undefined) continue;
+      if (c.ev) markKey(c.ev, k);
+      if (extra === false ? issue(c, "unexpected property", k) : child(c, k, extra, x)) continue;
+      if (!c.report) return false;
+      ok = false;
+    }
+    return (seen === inside.length || missing(v, c)) && ok;
+  };
 }
 
 function requires(keys: readonly string[], message: string): Check {

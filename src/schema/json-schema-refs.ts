@@ -107,6 +107,8 @@ const HINTS: { readonly [keyword: string]: string } = {
   $recursiveAnchor: 'the 2019-09 "$recursiveAnchor"; use "$dynamicAnchor" (2020-12)',
   id: 'draft-04 "id"; use "$id"',
   nullable: 'OpenAPI\'s "nullable"; use "type": ["…", "null"]',
+  example: 'OpenAPI\'s "example"; use "examples": [ … ]',
+  discriminator: 'OpenAPI\'s "discriminator"; use "oneOf" with a "const" property in each branch',
   $vocabulary: "custom meta-schemas",
 };
 
