@@ -248,6 +248,7 @@ describe("the pattern screen", () => {
     "^[a-z]+(?:_[a-z]+)*$",
     "^\\p{Lu}[\\p{L}\\s]*$",
     "^\\s*(.*?)\\s*$",
+    "^(\\w+\\s)*\\w*$",
   ])("lets %s through", (pattern) => {
     expect(catastrophicPart(pattern)).toBeUndefined();
   });
