@@ -20,8 +20,8 @@ import {
   regex,
   show,
   test,
-  uniqueCheck,
 } from "./json-schema-checks.js";
+import { uniqueCheck } from "./json-schema-values.js";
 
 /** What a keyword compiler needs from the schema compiler: compiled subschemas (cached, `$ref`-aware). */
 export interface Subschemas {

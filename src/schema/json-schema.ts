@@ -12,8 +12,6 @@ import {
   bad,
   type Check,
   type Ctx,
-  constCheck,
-  enumCheck,
   evaluated,
   formatPath,
   isObject,
@@ -21,7 +19,6 @@ import {
   limitChecks,
   MAX_ISSUES,
   merge,
-  multipleCheck,
   type Obj,
   pass,
   regex,
@@ -31,6 +28,7 @@ import {
   trial,
 } from "./json-schema-checks.js";
 import { mapSchema, type Place, resolveRef } from "./json-schema-refs.js";
+import { constCheck, enumCheck, multipleCheck } from "./json-schema-values.js";
 
 export { formatPath, type SchemaIssue } from "./json-schema-checks.js";
 
