@@ -42,6 +42,8 @@ export interface Ctx {
   ev: Evaluated | null;
   /** The dynamic scope: the indexes of the schema resources entered, outermost first (for `$dynamicRef`). */
   readonly scope: number[];
+  /** While an `anyOf` / `oneOf` explains a failure: the type each type mismatch expected, to merge them. */
+  expected: Map<SchemaIssue, string> | null;
 }
 /** A compiled (sub)schema: whether the value is valid; never throws on purpose. */
 export type Check = (value: unknown, ctx: Ctx) => boolean;

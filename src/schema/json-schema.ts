@@ -51,8 +51,6 @@ export type CompiledJsonSchema = (value: unknown) => readonly SchemaIssue[];
 
 const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
 const VALID: readonly SchemaIssue[] = Object.freeze([]);
-// the expected type of each type-mismatch issue, so that a failed anyOf can merge them
-const expectedTypes = new WeakMap<SchemaIssue, string>();
 
 function typeName(v: unknown): string {
   if (v === null) return "null";
@@ -91,7 +89,7 @@ function typeCheck(type: unknown, where: string): Check {
   const report = (v: unknown, c: Ctx) => {
     if (c.report && c.issues.length < MAX_ISSUES) {
       const it = { path: formatPath(c.path), message: `expected ${expected}, received ${typeName(v)}` };
-      expectedTypes.set(it, expected);
+      c.expected?.set(it, expected);
       c.issues.push(it);
     }
     return false;
@@ -219,7 +217,16 @@ export function compileJsonSchema(
     root,
     map.places.get(root as object) ?? { resource: map.resources[0]!, dialect: "2020-12", where: "#" },
   );
-  const fresh = (): Ctx => ({ report: false, issues: [], path: [], depth: 0, maxDepth, ev: null, scope: [] });
+  const fresh = (): Ctx => ({
+    report: false,
+    issues: [],
+    path: [],
+    depth: 0,
+    maxDepth,
+    ev: null,
+    scope: [],
+    expected: null,
+  });
   const shared = fresh();
   let busy = false;
   return (value) => {
@@ -249,6 +256,7 @@ function reset(c: Ctx, report: boolean): void {
   if (c.path.length > 0) c.path.length = 0;
   c.depth = 0;
   c.ev = null;
+  c.expected = null;
   if (c.scope.length > 0) c.scope.length = 0;
 }
 
@@ -330,15 +338,19 @@ function branches(checks: readonly Check[], v: unknown, c: Ctx, stop = Number.PO
  * speaks for all (it is the most specific), type mismatches merge into one, anything else is summarized.
  */
 function noMatch(checks: readonly Check[], v: unknown, c: Ctx): false {
+  const outer = c.expected;
+  const types = new Map<SchemaIssue, string>();
+  c.expected = types;
   const failures = checks.map((check) => trial(check, v, c));
+  c.expected = outer;
   const here = formatPath(c.path);
   const deep = failures.filter((f) => f.some((i) => i.path !== here));
-  const expected = failures.map((f) => (f.length === 1 ? expectedTypes.get(f[0]!) : undefined));
+  const expected = failures.map((f) => (f.length === 1 ? types.get(f[0]!) : undefined));
   if (deep.length !== 1 && expected.every((e) => e !== undefined)) {
     const merged = [...new Set(expected)].join(" or ");
     if (c.issues.length < MAX_ISSUES) {
       const it = { path: here, message: `expected ${merged}, received ${typeName(v)}` };
-      expectedTypes.set(it, merged);
+      outer?.set(it, merged);
       c.issues.push(it);
     }
     return false;
