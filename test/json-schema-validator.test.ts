@@ -79,6 +79,47 @@ describe("a root $ref", () => {
   });
 });
 
+describe("zod's JSON Schemas, as plain JSON", () => {
+  const formats = {
+    email: z.email(),
+    url: z.url(),
+    uuid: z.uuid(),
+    datetime: z.iso.datetime(),
+    date: z.iso.date(),
+    time: z.iso.time(),
+    duration: z.iso.duration(),
+    ipv4: z.ipv4(),
+    ipv6: z.ipv6(),
+    cidrv6: z.cidrv6(),
+    base64: z.base64(),
+    cuid2: z.cuid2(),
+    ulid: z.ulid(),
+    emoji: z.emoji(),
+    e164: z.e164(),
+    jwt: z.jwt(),
+  };
+  const shapes = z.object({
+    tuple: z.tuple([z.string(), z.number()]),
+    record: z.record(z.string(), z.number()),
+    nullable: z.string().nullable(),
+    tagged: z.discriminatedUnion("k", [
+      z.object({ k: z.literal("a") }),
+      z.object({ k: z.literal("b"), v: z.int() }),
+    ]),
+  });
+
+  it.each(["draft-7", "draft-2020-12"] as const)(
+    "compile in picomcp, every built-in pattern included (%s)",
+    (target) => {
+      const server = new McpServer({ name: "t", version: "1" });
+      for (const [i, schema] of [z.object(formats), shapes].entries()) {
+        const plain = JSON.parse(JSON.stringify(z.toJSONSchema(schema, { target })));
+        expect(() => server.tool(`t${i}`, { input: plain, run: () => "" })).not.toThrow();
+      }
+    },
+  );
+});
+
 describe("the jsonSchemaValidator option", () => {
   it("runs the ajv recipe: ajv's issues in the tool result", async () => {
     const client = await connectExample(ajvServer);
