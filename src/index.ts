@@ -44,6 +44,7 @@ export {
   type UriValues,
 } from "./resources/template.js";
 export type { FromJsonSchema } from "./schema/infer.js";
+export type { JsonSchemaObject, JsonSchemaValidator, SchemaIssue } from "./schema/schema.js";
 export { McpServer, type McpServerOptions, type Registration } from "./server.js";
 export type { ToolOptions } from "./tools/tools.js";
 export type * from "./types.js";

@@ -6,7 +6,7 @@ import { dispatch, establish, type HandleOptions } from "./dispatch.js";
 import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
 import type { ResourceOptions } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
-import type { SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
+import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import { createToolEntry, type ToolOptions } from "./tools/tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
 
@@ -32,6 +32,8 @@ export interface McpServerOptions extends Implementation {
   onError?: (error: unknown, info: ErrorInfo) => void;
   /** Carries change events between instances. Default: in-process. */
   bus?: ChangeBus;
+  /** Validates tools' plain JSON Schema `input` / `output` (ajv, …; see docs/tools.md). Default: picomcp's own. */
+  jsonSchemaValidator?: JsonSchemaValidator;
 }
 
 /** The handle a registration returns. */
@@ -52,6 +54,7 @@ export class McpServer {
   readonly #connections = new Set<Connection>();
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
+  readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
 
   constructor(options: McpServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -65,6 +68,7 @@ export class McpServer {
     if (!Number.isInteger(pageSize) || pageSize < 1)
       throw new RangeError("pageSize must be a positive integer");
     this.#bus = options.bus ?? new LocalBus();
+    this.#jsonSchemaValidator = options.jsonSchemaValidator;
     this.#core = new ServerCore({
       info: info as Implementation,
       instructions: options.instructions,
@@ -93,7 +97,7 @@ export class McpServer {
     const I extends SchemaLike | undefined = undefined,
     const O extends SchemaLike | undefined = undefined,
   >(name: string, options: ToolOptions<I, O>): Registration {
-    return { remove: this.#core.tools.add(name, createToolEntry(name, options)) };
+    return { remove: this.#core.tools.add(name, createToolEntry(name, options, this.#jsonSchemaValidator)) };
   }
 
   /**

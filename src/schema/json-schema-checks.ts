@@ -1,8 +1,9 @@
 /**
- * The floor under `json-schema.ts`: the validation context every check reports into, and the compilers of
- * the keywords that constrain one kind of value (number and string bounds, `multipleOf`, `pattern`,
- * `format`, arrays, objects). Subschemas are compiled through the {@link Subschemas} the caller passes in.
+ * The floor under `json-schema.ts`: the validation context every check reports into, the helpers checks
+ * share, and the bounds (`minimum` … `maxProperties`) and `pattern`. A check answers whether the value is
+ * valid; it writes issues only while reporting.
  */
+import { catastrophicPart } from "./json-schema-regex.js";
 
 /** One validation failure: where (`"address.city"`, `"tags[2]"`, `""` for the root) and what. */
 export interface SchemaIssue {
@@ -14,26 +15,51 @@ export interface SchemaIssue {
   readonly cause?: unknown;
 }
 
-/** The state of one validation run. */
+/**
+ * What the schemas applied so far to the current value evaluated (JSON Schema's annotations), kept only
+ * while an `unevaluatedProperties` / `unevaluatedItems` needs it.
+ */
+export interface Evaluated {
+  keys: Set<string> | null;
+  allKeys: boolean;
+  /** Items before this index were evaluated (by `prefixItems`). */
+  upTo: number;
+  allItems: boolean;
+  indexes: Set<number> | null;
+}
+
+/**
+ * The state of one validation run. The first run decides (`report` false: no path, no issues, stop at the
+ * first failure); only an invalid value is run again, reporting, to say what is wrong and where.
+ */
 export interface Ctx {
+  report: boolean;
   issues: SchemaIssue[];
   readonly path: PropertyKey[];
   depth: number;
   readonly maxDepth: number;
+  /** The annotations of the current value, or null when no `unevaluated*` keyword asks for them. */
+  ev: Evaluated | null;
+  /** The dynamic scope: the indexes of the schema resources entered, outermost first (for `$dynamicRef`). */
+  readonly scope: number[];
+  /** While an `anyOf` / `oneOf` explains a failure: the type each type mismatch expected, to merge them. */
+  expected: Map<SchemaIssue, string> | null;
 }
-/** A compiled (sub)schema: reports into `ctx.issues`, never throws on purpose. */
-export type Check = (value: unknown, ctx: Ctx) => void;
+/** A compiled (sub)schema: whether the value is valid; never throws on purpose. */
+export type Check = (value: unknown, ctx: Ctx) => boolean;
 /** A JSON object, as seen by the checks. */
 export type Obj = { readonly [key: string]: unknown };
 
 /** Issues past this many are dropped; checks over collections stop early. */
 export const MAX_ISSUES = 100;
 /** The check that accepts everything. */
-export const pass: Check = () => {};
+export const pass: Check = () => true;
 /** A non-null, non-array object. */
 export const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 /** A value as JSON, for messages. */
 export const show = (v: unknown) => JSON.stringify(v) ?? String(v);
+/** Whether a reporting run has collected all the issues it may. */
+export const full = (c: Ctx) => c.report && c.issues.length >= MAX_ISSUES;
 
 /** Formats a path as `a.b[2]["odd key"]`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -46,36 +72,101 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** Records an issue at the current path (or at `key` under it); undefined once {@link MAX_ISSUES} are in. */
-export function issue(c: Ctx, message: string, key?: PropertyKey): SchemaIssue | undefined {
-  if (c.issues.length >= MAX_ISSUES) return undefined;
-  const it = { path: formatPath(key === undefined ? c.path : [...c.path, key]), message };
-  c.issues.push(it);
-  return it;
+/** Records an issue at the current path (or at `key` under it) when reporting; always false. */
+export function issue(c: Ctx, message: string, key?: PropertyKey): false {
+  if (c.report && c.issues.length < MAX_ISSUES) {
+    c.issues.push({ path: formatPath(key === undefined ? c.path : [...c.path, key]), message });
+  }
+  return false;
 }
 
-/** Runs `check` against its own issue list and returns that list. */
+/** Runs `check` on `v`, the value under `key`: its own annotations, and the key on the path when reporting. */
+export function child(c: Ctx, key: PropertyKey, check: Check, v: unknown): boolean {
+  if (!c.report && c.ev === null) return check(v, c);
+  const ev = c.ev;
+  c.ev = null;
+  let ok: boolean;
+  if (c.report) {
+    c.path.push(key);
+    ok = check(v, c);
+    c.path.pop();
+  } else ok = check(v, c);
+  c.ev = ev;
+  return ok;
+}
+
+/** Whether `v` passes `check`, without reporting and without annotations (for `not`, `contains`, …). */
+export function test(check: Check, v: unknown, c: Ctx): boolean {
+  const { report, ev } = c;
+  c.report = false;
+  c.ev = null;
+  const ok = check(v, c);
+  c.report = report;
+  c.ev = ev;
+  return ok;
+}
+
+/** Runs `check` reporting into a list of its own, and returns that list. */
 export function trial(check: Check, v: unknown, c: Ctx): SchemaIssue[] {
-  const saved = c.issues;
+  const { issues, report, ev } = c;
   c.issues = [];
+  c.report = true;
+  c.ev = null;
   check(v, c);
   const found = c.issues;
-  c.issues = saved;
+  c.issues = issues;
+  c.report = report;
+  c.ev = ev;
   return found;
 }
 
-/** Runs `check` on `v` with `key` appended to the path. */
-export function at(c: Ctx, key: PropertyKey, check: Check, v: unknown): void {
-  c.path.push(key);
-  check(v, c);
-  c.path.pop();
+/** A fresh record of annotations. */
+export const evaluated = (): Evaluated => ({
+  keys: null,
+  allKeys: false,
+  upTo: 0,
+  allItems: false,
+  indexes: null,
+});
+
+/** Adds what `from` evaluated to `to`. */
+export function merge(to: Evaluated, from: Evaluated): void {
+  to.allKeys ||= from.allKeys;
+  to.allItems ||= from.allItems;
+  to.upTo = Math.max(to.upTo, from.upTo);
+  if (from.keys) to.keys = to.keys ? new Set([...to.keys, ...from.keys]) : new Set(from.keys);
+  if (from.indexes)
+    to.indexes = to.indexes ? new Set([...to.indexes, ...from.indexes]) : new Set(from.indexes);
 }
 
-/** One check running each of `checks` in turn (`pass` for none). */
+/** One check running each of `checks` in turn (`pass` for none); a reporting run goes on past a failure. */
 export function all(checks: readonly Check[]): Check {
   if (checks.length <= 1) return checks[0] ?? pass;
+  if (checks.length === 2) {
+    const [a, b] = checks as [Check, Check];
+    return (v, c) => {
+      if (a(v, c)) return b(v, c);
+      if (c.report) b(v, c);
+      return false;
+    };
+  }
+  if (checks.length === 3) {
+    const [a, b, d] = checks as [Check, Check, Check];
+    return (v, c) => {
+      if (!c.report) return a(v, c) && b(v, c) && d(v, c);
+      const first = a(v, c);
+      const second = b(v, c);
+      return d(v, c) && first && second;
+    };
+  }
   return (v, c) => {
-    for (const check of checks) check(v, c);
+    let ok = true;
+    for (const check of checks) {
+      if (check(v, c)) continue;
+      if (!c.report) return false;
+      ok = false;
+    }
+    return ok;
   };
 }
 
@@ -84,216 +175,128 @@ export const fail = (message: string) => new TypeError(`Invalid JSON Schema: ${m
 /** The error for a malformed keyword: `"key" at where must be what`. */
 export const bad = (where: string, key: string, what: string) => fail(`"${key}" at ${where} must be ${what}`);
 
-/** What a keyword compiler needs from the schema compiler: compiled subschemas (cached, `$ref`-aware). */
-export interface Subschemas {
-  /** The check of the schema `s`, found at `where`. */
-  node(s: unknown, where: string): Check;
-  /** The check of `s[key]`, or undefined when it is absent. */
-  sub(s: Obj, key: string, where: string): Check | undefined;
-  /** The checks of the non-empty array of schemas `s[key]`, or undefined when it is absent. */
-  list(s: Obj, key: string, where: string): Check[] | undefined;
-}
-
-function count(s: Obj, key: string, where: string): number | undefined {
+/** The non-negative integer `s[key]`, or undefined when it is absent. */
+export function count(s: Obj, key: string, where: string): number | undefined {
   const v = s[key];
   if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0))
     throw bad(where, key, "a non-negative integer");
   return v as number | undefined;
 }
 
-function keyed(s: Obj, key: string, where: string): Obj {
+/** The object `s[key]` (`{}` when absent). */
+export function keyed(s: Obj, key: string, where: string): Obj {
   const v = s[key] ?? {};
   if (!isObject(v)) throw bad(where, key, "an object");
   return v;
 }
 
-function regex(source: unknown, where: string): RegExp {
+/** Compiles a `pattern` (or a `patternProperties` key), refusing one that can backtrack catastrophically. */
+export function regex(source: unknown, where: string): RegExp {
   if (typeof source !== "string") throw bad(where, "pattern", "a string");
+  let re: RegExp | undefined;
   for (const flags of ["u", ""]) {
     try {
-      return new RegExp(source, flags); // then without "u", for patterns such as `[\w-.]`
+      re = new RegExp(source, flags); // then without "u", for patterns such as `[\w-.]`
+      break;
     } catch {}
   }
-  throw fail(`pattern ${show(source)} at ${where} is not a valid regular expression`);
+  if (!re) throw fail(`pattern ${show(source)} at ${where} is not a valid regular expression`);
+  const part = catastrophicPart(source);
+  if (part !== undefined) {
+    throw fail(
+      `pattern ${show(source)} at ${where} can take exponential time on some input: ${show(part)} repeats a part ` +
+        "that can match the same text in more than one way. Make each repetition end with a character the " +
+        'repeated part cannot match (e.g. "^(\\\\w+\\\\s)*\\\\w*$" instead of "^(\\\\w+\\\\s?)*$")',
+    );
+  }
+  return re;
 }
 
-const sortKeys = (_: string, v: unknown) =>
-  isObject(v)
-    ? Object.fromEntries(
-        Object.keys(v)
-          .sort()
-          .map((k) => [k, v[k]]),
-      )
-    : v;
-
+/** The number of code points of `s` (what `minLength` / `maxLength` count). */
 function codePoints(s: string): number {
   let n = s.length;
-  for (let i = 0; i < s.length; i++) {
+  for (let i = 0; i < s.length - 1; i++) {
     if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n--;
   }
   return n;
 }
 
-type Limit = readonly [
-  measure: (v: unknown) => number | undefined,
-  ok: (x: number, n: number) => boolean,
-  message: string,
-];
-const num = (v: unknown) => (typeof v === "number" ? v : undefined);
-const chars = (v: unknown) => (typeof v === "string" ? codePoints(v) : undefined);
-const items = (v: unknown) => (Array.isArray(v) ? v.length : undefined);
-const props = (v: unknown) => (isObject(v) ? Object.keys(v).length : undefined);
-const atLeast = (x: number, n: number) => x >= n;
-const atMost = (x: number, n: number) => x <= n;
-/** Keywords that bound one number measured on the value: `[measure, ok, message]`, `#` is the limit. */
-const LIMITS: { readonly [keyword: string]: Limit } = {
-  minimum: [num, atLeast, "must be >= #"],
-  maximum: [num, atMost, "must be <= #"],
-  exclusiveMinimum: [num, (x, n) => x > n, "must be > #"],
-  exclusiveMaximum: [num, (x, n) => x < n, "must be < #"],
-  minLength: [chars, atLeast, "must be at least # characters"],
-  maxLength: [chars, atMost, "must be at most # characters"],
-  minItems: [items, atLeast, "must have at least # items"],
-  maxItems: [items, atMost, "must have at most # items"],
-  minProperties: [props, atLeast, "must have at least # properties"],
-  maxProperties: [props, atMost, "must have at most # properties"],
-};
-
-function validDate(y: string, m: string, d: string): boolean {
-  const leap = +y % 4 === 0 && (+y % 100 !== 0 || +y % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][+m - 1];
-  return days !== undefined && +d >= 1 && +d <= days;
+/** The number of keys of `v` (for-in: a JSON object has no inherited keys, and any would count). */
+export function keyCount(v: Obj): number {
+  let n = 0;
+  for (const _ in v) n++;
+  return n;
 }
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2})))?$/;
-function dateTime(s: string, time: boolean): boolean {
-  const m = DATE_TIME.exec(s);
-  if (m === null || (m[4] !== undefined) !== time || !validDate(m[1]!, m[2]!, m[3]!)) return false;
-  return !time || (+m[4]! < 24 && +m[5]! < 60 && +m[6]! <= 60 && +(m[7] ?? 0) < 24 && +(m[8] ?? 0) < 60);
-}
-/** The formats that are checked, lightly; any other `format` is an annotation only. */
-const FORMATS: { readonly [name: string]: (s: string) => boolean } = {
-  email: (s) => /^[^\s@]+@[^\s@]+$/.test(s),
-  uri: (s) => /^[A-Za-z][A-Za-z\d+.-]*:\S*$/.test(s),
-  uuid: (s) => /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i.test(s),
-  date: (s) => dateTime(s, false),
-  "date-time": (s) => dateTime(s, true),
-};
 
-/** The checks of the bounds in {@link LIMITS} that `s` sets, in table order. */
+// code points ≤ code units ≤ 2 × code points: the length alone decides most strings
+const longEnough = (s: string, min: number) =>
+  s.length >= 2 * min || (s.length >= min && codePoints(s) >= min);
+const shortEnough = (s: string, max: number) => s.length <= max || codePoints(s) <= max;
+
+type Bound = number | undefined;
+
+/** The limit `s[key]`: a finite number, or (`integer`) a non-negative integer. */
+function limit(s: Obj, key: string, where: string, integer: boolean): Bound {
+  const n = s[key];
+  if (n === undefined) return undefined;
+  if (typeof n === "boolean" && key.startsWith("exclusive")) {
+    throw bad(where, key, `a number (the boolean form is draft-04's; write "${key}": <limit> instead)`);
+  }
+  if (integer) return count(s, key, where);
+  if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, key, "a number");
+  return n;
+}
+
+/**
+ * The checks of the bounds `s` sets, one per kind of value: `minimum` … `exclusiveMaximum`,
+ * `minLength` / `maxLength` (in code points), `minItems` / `maxItems`, `minProperties` / `maxProperties`.
+ */
 export function limitChecks(s: Obj, where: string): Check[] {
   const checks: Check[] = [];
-  for (const [key, [measure, ok, template]] of Object.entries(LIMITS)) {
-    const n = s[key];
-    if (n === undefined || (typeof n === "boolean" && key.startsWith("exclusive"))) continue;
-    if (measure !== num) count(s, key, where);
-    else if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, key, "a number");
-    const message = template.replace("#", String(n));
+  const [min, max, xmin, xmax] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map((k) =>
+    limit(s, k, where, false),
+  );
+  if (min !== undefined || max !== undefined || xmin !== undefined || xmax !== undefined) {
     checks.push((v, c) => {
-      const x = measure(v);
-      if (x !== undefined && !ok(x, n as number)) issue(c, message);
+      if (typeof v !== "number") return true;
+      let ok = true;
+      if (min !== undefined && !(v >= min)) ok = issue(c, `must be >= ${min}`);
+      if (max !== undefined && !(v <= max)) ok = issue(c, `must be <= ${max}`);
+      if (xmin !== undefined && !(v > xmin)) ok = issue(c, `must be > ${xmin}`);
+      if (xmax !== undefined && !(v < xmax)) ok = issue(c, `must be < ${xmax}`);
+      return ok;
+    });
+  }
+  const [minLength, maxLength] = ["minLength", "maxLength"].map((k) => limit(s, k, where, true));
+  if (minLength !== undefined || maxLength !== undefined) {
+    checks.push((v, c) => {
+      if (typeof v !== "string") return true;
+      let ok = true;
+      if (minLength !== undefined && !longEnough(v, minLength)) {
+        ok = issue(c, `must be at least ${minLength} characters`);
+      }
+      if (maxLength !== undefined && !shortEnough(v, maxLength)) {
+        ok = issue(c, `must be at most ${maxLength} characters`);
+      }
+      return ok;
+    });
+  }
+  const sizes = [
+    ["minItems", "maxItems", "items", (v: unknown) => (Array.isArray(v) ? v.length : -1)],
+    ["minProperties", "maxProperties", "properties", (v: unknown) => (isObject(v) ? keyCount(v) : -1)],
+  ] as const;
+  for (const [low, high, what, measure] of sizes) {
+    const least = limit(s, low, where, true);
+    const most = limit(s, high, where, true);
+    if (least === undefined && most === undefined) continue;
+    checks.push((v, c) => {
+      const n = measure(v);
+      if (n < 0) return true;
+      let ok = true;
+      if (least !== undefined && n < least) ok = issue(c, `must have at least ${least} ${what}`);
+      if (most !== undefined && n > most) ok = issue(c, `must have at most ${most} ${what}`);
+      return ok;
     });
   }
   return checks;
-}
-
-/** The check of `multipleOf`, `pattern` and `format`, or undefined when `s` has none of them. */
-export function scalarCheck(s: Obj, where: string): Check | undefined {
-  const step = s.multipleOf;
-  if (step !== undefined && (typeof step !== "number" || !(step > 0)))
-    throw bad(where, "multipleOf", "a number > 0");
-  const re = s.pattern === undefined ? undefined : regex(s.pattern, `${where}/pattern`);
-  const format = typeof s.format === "string" ? FORMATS[s.format] : undefined;
-  if (step === undefined && !re && !format) return;
-  return (v, c) => {
-    if (typeof v === "number" && step !== undefined) {
-      const q = v / step; // with a relative tolerance, so that 0.3 counts as a multiple of 0.1
-      if (!Number.isFinite(q) || Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) {
-        issue(c, `must be a multiple of ${step}`);
-      }
-    }
-    if (typeof v !== "string") return;
-    if (re && !re.test(v)) issue(c, `must match pattern ${show(re.source)}`);
-    if (format && !format(v)) issue(c, `must be a valid ${s.format}`);
-  };
-}
-
-/** The check of the array keywords of `s`, or undefined when it has none. */
-export function arrayCheck(s: Obj, where: string, schemas: Subschemas): Check | undefined {
-  const tuple = Array.isArray(s.items); // draft-07 tuples
-  const prefix = schemas.list(s, tuple ? "items" : "prefixItems", where) ?? [];
-  const rest = schemas.sub(s, tuple ? "additionalItems" : "items", where);
-  const unique = s.uniqueItems === true;
-  const contains = schemas.sub(s, "contains", where);
-  const minContains = count(s, "minContains", where) ?? 1;
-  const maxContains = count(s, "maxContains", where) ?? Number.POSITIVE_INFINITY;
-  if (!prefix.length && !rest && !unique && !contains) return;
-  return (v, c) => {
-    if (!Array.isArray(v)) return;
-    for (let i = 0; i < v.length && c.issues.length < MAX_ISSUES; i++) {
-      const check = i < prefix.length ? prefix[i] : rest;
-      if (!check) break;
-      at(c, i, check, v[i]);
-    }
-    if (contains) {
-      const n = v.filter((x) => trial(contains, x, c).length === 0).length;
-      if (n < minContains) issue(c, `must contain at least ${minContains} matching item(s)`);
-      if (n > maxContains) issue(c, `must contain at most ${maxContains} matching item(s)`);
-    }
-    if (!unique) return;
-    const seen = new Map<string | undefined, number>();
-    for (let i = 0; i < v.length; i++) {
-      const key = JSON.stringify(v[i], sortKeys);
-      const first = seen.get(key);
-      if (first === undefined) seen.set(key, i);
-      else issue(c, `must not contain duplicates (items ${first} and ${i} are equal)`);
-    }
-  };
-}
-
-/** The check of the object keywords of `s`, or undefined when it has none. */
-export function objectCheck(s: Obj, where: string, schemas: Subschemas): Check | undefined {
-  const shape = keyed(s, "properties", where);
-  const known = Object.keys(shape).map(
-    (k) => [k, schemas.node(shape[k], `${where}/properties/${k}`)] as const,
-  );
-  const required = s.required ?? [];
-  if (!Array.isArray(required) || !required.every((k) => typeof k === "string")) {
-    throw bad(where, "required", "an array of strings");
-  }
-  const pp = keyed(s, "patternProperties", where);
-  const patterns = Object.keys(pp).map(
-    (k) =>
-      [
-        regex(k, `${where}/patternProperties`),
-        schemas.node(pp[k], `${where}/patternProperties/${k}`),
-      ] as const,
-  );
-  const extra = s.additionalProperties === false ? false : schemas.sub(s, "additionalProperties", where);
-  const names = schemas.sub(s, "propertyNames", where);
-  const dependents = Object.entries(keyed(s, "dependentRequired", where));
-  const scan = patterns.length > 0 || extra !== undefined || names !== undefined;
-  if (!known.length && !required.length && !dependents.length && !scan) return;
-  return (v, c) => {
-    if (!isObject(v)) return;
-    for (const [k, check] of known) if (Object.hasOwn(v, k)) at(c, k, check, v[k]);
-    for (const k of required) if (!Object.hasOwn(v, k)) issue(c, "is required", k);
-    for (const [k, needs] of dependents) {
-      if (!Object.hasOwn(v, k) || !Array.isArray(needs)) continue;
-      for (const n of needs) if (!Object.hasOwn(v, n)) issue(c, `is required when ${show(k)} is present`, n);
-    }
-    if (!scan) return;
-    for (const k of Object.keys(v)) {
-      if (c.issues.length >= MAX_ISSUES) return;
-      let matched = Object.hasOwn(shape, k);
-      for (const [re, check] of patterns) {
-        if (!re.test(k)) continue;
-        matched = true;
-        at(c, k, check, v[k]);
-      }
-      if (!matched && extra === false) issue(c, "unexpected property", k);
-      else if (!matched && extra) at(c, k, extra, v[k]);
-      if (names) at(c, k, names, k);
-    }
-  };
 }

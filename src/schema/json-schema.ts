@@ -1,38 +1,34 @@
 /**
- * A small JSON Schema (draft 2020-12 subset) validator for plain schemas: compiled once into closures
- * (no `eval`, no `new Function`), zero dependencies. Supported keywords:
- * `type` (incl. arrays and "integer"), `enum`, `const`; `minimum`, `maximum`, `exclusiveMinimum`,
- * `exclusiveMaximum`, `multipleOf`; `minLength`, `maxLength` (in code points), `pattern`, `format`
- * (checked lightly: email, uri, uuid, date, date-time; any other format is ignored); `items`,
- * `prefixItems` (and draft-07 array `items` / `additionalItems`), `minItems`, `maxItems`, `uniqueItems`,
- * `contains`, `minContains`, `maxContains`; `properties`, `required`, `additionalProperties`,
- * `patternProperties`, `propertyNames`, `minProperties`, `maxProperties`, `dependentRequired`;
- * `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`; `$ref` to `#` and `#/json/pointer` (`$defs`,
- * `definitions`, anything local). `default` is never applied; `unevaluated*`, `$dynamicRef`, draft-04
- * boolean `exclusiveMinimum` and other unknown keywords are ignored; a `$ref` resolves against the root
- * (a nested `$id` does not change the base).
+ * picomcp's JSON Schema validator for plain schemas: JSON Schema 2020-12 (and the draft-07 forms older
+ * clients send), compiled once into closures — no `eval`, no `new Function`, zero dependencies — and
+ * allocation-free on valid input (save for the records `unevaluated*` keeps). Every keyword is checked
+ * or refused at compile time, by name; `format` and the `content*` keywords are annotations, as 2020-12
+ * says. `$ref`, `$anchor`, `$dynamicRef` resolve inside the document, against the nearest `$id`; a
+ * reference to anything outside it is refused (nothing is ever fetched). See docs/tools.md.
  */
+import { arrayChecks, objectChecks, type Subschemas, unevaluatedCheck } from "./json-schema-apply.js";
 import {
   all,
-  arrayCheck,
   bad,
   type Check,
   type Ctx,
-  fail,
+  evaluated,
   formatPath,
   isObject,
   issue,
   limitChecks,
   MAX_ISSUES,
+  merge,
   type Obj,
-  objectCheck,
   pass,
+  regex,
   type SchemaIssue,
-  type Subschemas,
-  scalarCheck,
   show,
+  test,
   trial,
 } from "./json-schema-checks.js";
+import { mapSchema, type Place, resolveRef } from "./json-schema-refs.js";
+import { constCheck, enumCheck, multipleCheck } from "./json-schema-values.js";
 
 export { formatPath, type SchemaIssue } from "./json-schema-checks.js";
 
@@ -50,12 +46,11 @@ export interface JsonSchemaOptions {
   readonly maxDepth?: number;
 }
 
-/** A compiled validator: the issues found, an empty array when the value is valid. */
-export type JsonSchemaValidator = (value: unknown) => SchemaIssue[];
+/** A compiled schema: the issues found, an empty array when the value is valid. */
+export type CompiledJsonSchema = (value: unknown) => readonly SchemaIssue[];
 
 const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
-// the expected type of each type-mismatch issue, so that a failed anyOf can merge them
-const expectedTypes = new WeakMap<SchemaIssue, string>();
+const VALID: readonly SchemaIssue[] = Object.freeze([]);
 
 function typeName(v: unknown): string {
   if (v === null) return "null";
@@ -64,196 +59,304 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
-function isType(t: string, v: unknown): boolean {
-  if (t === "integer") return Number.isInteger(v);
-  if (t === "number") return typeof v === "number" && Number.isFinite(v);
-  if (t === "object") return isObject(v);
-  if (t === "array") return Array.isArray(v);
-  return t === "null" ? v === null : typeof v === t;
-}
+const IS: { readonly [type: string]: (v: unknown) => boolean } = {
+  string: (v) => typeof v === "string",
+  number: (v) => typeof v === "number" && Number.isFinite(v),
+  integer: (v) => Number.isInteger(v),
+  boolean: (v) => typeof v === "boolean",
+  object: isObject,
+  array: Array.isArray,
+  null: (v) => v === null,
+};
+type Report = (v: unknown, c: Ctx) => boolean;
+/** One closure per type, so that each call site sees one shape of check. */
+const ONE_TYPE: { readonly [type: string]: (report: Report) => Check } = {
+  string: (report) => (v, c) => typeof v === "string" || report(v, c),
+  number: (report) => (v, c) => (typeof v === "number" && Number.isFinite(v)) || report(v, c),
+  integer: (report) => (v, c) => Number.isInteger(v) || report(v, c),
+  boolean: (report) => (v, c) => typeof v === "boolean" || report(v, c),
+  object: (report) => (v, c) => (typeof v === "object" && v !== null && !Array.isArray(v)) || report(v, c),
+  array: (report) => (v, c) => Array.isArray(v) || report(v, c),
+  null: (report) => (v, c) => v === null || report(v, c),
+};
 
-/** Deep equality of JSON values; iterative, and bounded by the size of `a` (the schema's side). */
-function deepEqual(a: unknown, b: unknown): boolean {
-  const stack: unknown[] = [a, b];
-  while (stack.length > 0) {
-    const y = stack.pop();
-    const x = stack.pop();
-    if (x === y) continue;
-    if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
-    if (Array.isArray(x) !== Array.isArray(y)) return false;
-    const keys = Object.keys(x);
-    if (keys.length !== Object.keys(y).length) return false;
-    for (const k of keys) {
-      if (!Object.hasOwn(y, k)) return false;
-      stack.push((x as Obj)[k], (y as Obj)[k]);
-    }
+function typeCheck(type: unknown, where: string): Check {
+  const types = typeof type === "string" ? [type] : type;
+  if (!Array.isArray(types) || !types.every((t) => TYPES.includes(t))) {
+    throw bad(where, "type", `one of ${TYPES.join(", ")}, or an array of them`);
   }
-  return true;
+  const expected = types.join(" or ");
+  const report = (v: unknown, c: Ctx) => {
+    if (c.report && c.issues.length < MAX_ISSUES) {
+      const it = { path: formatPath(c.path), message: `expected ${expected}, received ${typeName(v)}` };
+      c.expected?.set(it, expected);
+      c.issues.push(it);
+    }
+    return false;
+  };
+  if (types.length === 1) return ONE_TYPE[types[0]]!(report);
+  const tests = types.map((t) => IS[t]!);
+  return (v, c) => {
+    for (const is of tests) if (is(v)) return true;
+    return report(v, c);
+  };
 }
 
 /**
  * Compiles a plain JSON Schema into a validator, once. Throws a `TypeError` for a schema that cannot be
- * used: a malformed keyword, an invalid `pattern`, a `$ref` that does not resolve or is not local
- * (remote schemas are never fetched). The validator never throws.
+ * used: a malformed or unknown keyword, a `pattern` that is invalid or can backtrack catastrophically, a
+ * `$ref` that does not resolve or points outside the document. The validator never throws.
  */
 export function compileJsonSchema(
   root: JsonSchemaObject | boolean,
   options: JsonSchemaOptions = {},
-): JsonSchemaValidator {
+): CompiledJsonSchema {
   const maxDepth = options.maxDepth ?? 128;
+  const map = mapSchema(root);
   const cache = new Map<object, Check>();
+  const roots = new Map(map.resources.map((r) => [r.node, r.index]));
 
-  function node(s: unknown, where: string): Check {
+  function node(s: unknown, place: Place): Check {
     if (s === true) return pass;
-    if (s === false) return (_, c) => void issue(c, "no value is allowed here");
-    if (!isObject(s)) throw fail(`the schema at ${where} must be an object or a boolean`);
+    if (s === false) return (_, c) => issue(c, "no value is allowed here");
+    if (!isObject(s)) throw bad(place.where, "schema", "an object or a boolean");
     const cached = cache.get(s);
     if (cached) return cached;
     let built: Check = pass;
     cache.set(s, (v, c) => built(v, c)); // a recursive $ref reaches this before `built` is ready
-    built = build(s, where);
+    built = build(s, map.places.get(s) ?? place);
+    const index = roots.get(s);
+    if (map.dynamic && index !== undefined) built = entering(index, built);
     cache.set(s, built);
     return built;
   }
-  const sub = (s: Obj, key: string, where: string) =>
-    s[key] === undefined ? undefined : node(s[key], `${where}/${key}`);
-  function list(s: Obj, key: string, where: string): Check[] | undefined {
-    const v = s[key];
-    if (v === undefined) return undefined;
-    if (!Array.isArray(v) || v.length === 0) throw bad(where, key, "a non-empty array of schemas");
-    return v.map((x, i) => node(x, `${where}/${key}/${i}`));
-  }
-  const schemas: Subschemas = { node, sub, list };
 
-  function resolve(ref: unknown, where: string): Check {
-    if (typeof ref !== "string") throw bad(where, "$ref", "a string");
-    const id = isObject(root) && typeof root.$id === "string" ? root.$id.replace(/#$/, "") : "";
-    const r = id && ref.startsWith(id) ? ref.slice(id.length) || "#" : ref;
-    if (!r.startsWith("#")) {
-      throw new TypeError(
-        `Unsupported $ref ${show(ref)} at ${where}: picomcp never fetches remote or external schemas. ` +
-          `Copy the referenced schema into "$defs" and refer to it as "#/$defs/<name>".`,
-      );
-    }
-    let target: unknown = r === "#" || r.startsWith("#/") ? root : undefined; // `#anchor` is not supported
-    for (const raw of r.startsWith("#/") ? r.slice(2).split("/") : []) {
-      let key = raw;
-      try {
-        key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-      } catch {}
-      const parent = target as Obj;
-      target =
-        typeof parent === "object" && parent !== null && Object.hasOwn(parent, key) ? parent[key] : undefined;
-    }
-    if (target === undefined)
-      throw fail(`$ref ${show(ref)} at ${where} does not point to anything in the schema`);
-    return node(target, r);
-  }
-
-  function build(s: Obj, where: string): Check {
-    const checks: Check[] = [];
-    const add = (check: Check | undefined) => check && check !== pass && checks.push(check);
-    if (s.$ref !== undefined) {
-      const target = resolve(s.$ref, where);
-      add((v, c) => {
-        if (c.depth >= c.maxDepth)
-          return void issue(c, `is nested too deeply (more than ${c.maxDepth} $refs)`);
-        c.depth++;
-        target(v, c);
-        c.depth--;
-      });
-    }
-    if (s.const !== undefined) {
-      const value = s.const;
-      const message = `must be ${show(value)}`;
-      add((v, c) => void (deepEqual(value, v) || issue(c, message)));
-    }
-    if (s.enum !== undefined) {
-      const values = s.enum;
-      if (!Array.isArray(values)) throw bad(where, "enum", "an array");
-      const flat = new Set(values.filter((x) => typeof x !== "object" || x === null));
-      const nested = values.filter((x) => typeof x === "object" && x !== null);
-      const message = `must be one of ${values.slice(0, 10).map(show).join(", ")}${values.length > 10 ? ", …" : ""}`;
-      add((v, c) => void (flat.has(v) || nested.some((x) => deepEqual(x, v)) || issue(c, message)));
-    }
-    for (const check of limitChecks(s, where)) add(check);
-    add(scalarCheck(s, where));
-    add(arrayCheck(s, where, schemas));
-    add(objectCheck(s, where, schemas));
-    add(logicCheck(s, where));
-
-    const rest = all(checks);
-    if (s.type === undefined) return rest;
-    const types = typeof s.type === "string" ? [s.type] : s.type;
-    if (!Array.isArray(types) || !types.every((t) => TYPES.includes(t))) {
-      throw bad(where, "type", `one of ${TYPES.join(", ")}, or an array of them`);
-    }
-    const expected = types.join(" or ");
-    return (v, c) => {
-      for (const t of types) if (isType(t, v)) return rest(v, c);
-      const it = issue(c, `expected ${expected}, received ${typeName(v)}`);
-      if (it) expectedTypes.set(it, expected);
+  function schemasOf(place: Place): Subschemas {
+    const at = (key: string): Place => ({ ...place, where: `${place.where}/${key}` });
+    return {
+      sub: (o, key) => (o[key] === undefined ? undefined : node(o[key], at(key))),
+      list: (o, key) => {
+        const v = o[key];
+        if (v === undefined) return undefined;
+        if (!Array.isArray(v) || (v.length === 0 && key !== "prefixItems" && key !== "items")) {
+          throw bad(place.where, key, "a non-empty array of schemas");
+        }
+        return v.map((x, i) => node(x, at(`${key}/${i}`)));
+      },
+      member: (o, key, name) => node((o[key] as Obj)[name], at(`${key}/${name}`)),
     };
   }
 
-  function logicCheck(s: Obj, where: string): Check | undefined {
-    const checks = list(s, "allOf", where) ?? [];
-    for (const key of ["anyOf", "oneOf"]) {
-      const branches = list(s, key, where);
-      if (!branches) continue;
-      checks.push((v, c) => {
-        const failures: SchemaIssue[][] = [];
-        for (const check of branches) {
-          const found = trial(check, v, c);
-          if (found.length === 0 && key === "anyOf") return;
-          if (found.length > 0) failures.push(found);
-        }
-        const matches = branches.length - failures.length;
-        if (matches === 0) noMatch(failures, v, c);
-        else if (matches > 1) issue(c, `must match exactly one schema in oneOf, but matches ${matches}`);
-      });
-    }
-    const not = sub(s, "not", where);
-    if (not)
-      checks.push(
-        (v, c) => void (trial(not, v, c).length === 0 && issue(c, 'must not match the "not" schema')),
-      );
-    const cond = sub(s, "if", where);
-    const then = sub(s, "then", where);
-    const otherwise = sub(s, "else", where);
-    if (cond && (then || otherwise))
-      checks.push((v, c) => (trial(cond, v, c).length === 0 ? then : otherwise)?.(v, c));
-    return all(checks);
+  function refCheck(s: Obj, place: Place): Check | undefined {
+    if (s.$ref === undefined) return undefined;
+    const target = resolveRef(map, s.$ref, place, "$ref");
+    const check = node(target.node, target.place);
+    const index = target.place.resource.index;
+    const enter = map.dynamic && index !== place.resource.index && !roots.has(target.node);
+    return deeper(enter ? entering(index, check) : check);
   }
 
-  const check = node(root, "#");
+  function dynamicRefCheck(s: Obj, place: Place): Check | undefined {
+    if (s.$dynamicRef === undefined) return undefined;
+    const target = resolveRef(map, s.$dynamicRef, place, "$dynamicRef");
+    const fallback = node(target.node, target.place);
+    const name = String(s.$dynamicRef).replace(/^[^#]*#?/, "");
+    const anchored = isObject(target.node) && target.node.$dynamicAnchor === name;
+    if (!anchored) return deeper(fallback);
+    // the outermost resource in the dynamic scope that declares the same $dynamicAnchor wins
+    const candidates: (Check | undefined)[] = map.resources.map((r) =>
+      r.dynamic.has(name)
+        ? node(r.anchors.get(name), map.places.get(r.anchors.get(name) as object)!)
+        : undefined,
+    );
+    return deeper((v, c) => {
+      for (const index of c.scope) {
+        const check = candidates[index];
+        if (check) return check(v, c);
+      }
+      return fallback(v, c);
+    });
+  }
+
+  function build(s: Obj, place: Place): Check {
+    const where = place.where;
+    const schemas = schemasOf(place);
+    const checks: Check[] = [];
+    const add = (check: Check | undefined) => void (check && check !== pass && checks.push(check));
+    if (s.type !== undefined) add(typeCheck(s.type, where));
+    add(refCheck(s, place));
+    add(dynamicRefCheck(s, place));
+    if (s.const !== undefined) add(constCheck(s.const));
+    if (s.enum !== undefined) add(enumCheck(s.enum, where));
+    for (const check of limitChecks(s, where)) add(check);
+    if (s.multipleOf !== undefined) add(multipleCheck(s.multipleOf, where));
+    if (s.pattern !== undefined) {
+      const re = regex(s.pattern, `${where}/pattern`);
+      const message = `must match pattern ${show(re.source)}`;
+      add((v, c) => typeof v !== "string" || re.test(v) || issue(c, message));
+    }
+    for (const check of arrayChecks(s, where, schemas)) add(check);
+    for (const check of objectChecks(s, where, schemas)) add(check);
+    for (const check of logicChecks(s, schemas)) add(check);
+    const rest = all(checks);
+    if (s.unevaluatedProperties === undefined && s.unevaluatedItems === undefined) return rest;
+    return unevaluatedCheck(s, rest, schemas);
+  }
+
+  const deeper =
+    (check: Check): Check =>
+    (v, c) => {
+      if (c.depth >= c.maxDepth) return issue(c, `is nested too deeply (more than ${c.maxDepth} $refs)`);
+      c.depth++;
+      const ok = check(v, c);
+      c.depth--;
+      return ok;
+    };
+
+  const check = node(
+    root,
+    map.places.get(root as object) ?? { resource: map.resources[0]!, dialect: "2020-12", where: "#" },
+  );
+  const fresh = (): Ctx => ({
+    report: false,
+    issues: [],
+    path: [],
+    depth: 0,
+    maxDepth,
+    ev: null,
+    scope: [],
+    expected: null,
+  });
+  const shared = fresh();
+  let busy = false;
   return (value) => {
-    const c: Ctx = { issues: [], path: [], depth: 0, maxDepth };
+    const mine = !busy; // a getter on the value may validate again: it gets a context of its own
+    const c = mine ? shared : fresh();
+    busy = true;
     try {
+      reset(c, false);
+      if (check(value, c)) return VALID;
+      reset(c, true);
       check(value, c);
+      const issues = c.issues;
+      c.issues = [];
+      return issues.length > 0 ? issues : [{ path: "", message: "is invalid" }];
     } catch (error) {
       // a stack overflow on absurdly deep or circular values, or a throwing getter: fail closed
       return [{ path: "", message: "could not be validated (too deeply nested or circular)", cause: error }];
+    } finally {
+      if (mine) busy = false;
     }
-    return c.issues;
   };
+}
+
+function reset(c: Ctx, report: boolean): void {
+  c.report = report;
+  c.issues = report ? [] : c.issues;
+  if (c.path.length > 0) c.path.length = 0;
+  c.depth = 0;
+  c.ev = null;
+  c.expected = null;
+  if (c.scope.length > 0) c.scope.length = 0;
+}
+
+/** Keeps `index` on the dynamic scope while `check` runs. */
+function entering(index: number, check: Check): Check {
+  return (v, c) => {
+    c.scope.push(index);
+    const ok = check(v, c);
+    c.scope.pop();
+    return ok;
+  };
+}
+
+/** The in-place applicators: `allOf`, `anyOf`, `oneOf`, `not`, `if` / `then` / `else`. */
+function logicChecks(s: Obj, schemas: Subschemas): Check[] {
+  const checks = schemas.list(s, "allOf") ?? [];
+  const anyOf = schemas.list(s, "anyOf");
+  if (anyOf) {
+    checks.push((v, c) => {
+      if (c.ev === null) {
+        for (const branch of anyOf) if (test(branch, v, c)) return true;
+      } else if (branches(anyOf, v, c) > 0) return true; // every passing branch's annotations count
+      return c.report ? noMatch(anyOf, v, c) : false;
+    });
+  }
+  const oneOf = schemas.list(s, "oneOf");
+  if (oneOf) {
+    checks.push((v, c) => {
+      const matches = branches(oneOf, v, c, c.report ? Number.POSITIVE_INFINITY : 2);
+      if (matches === 1) return true;
+      if (matches === 0) return c.report ? noMatch(oneOf, v, c) : false;
+      return issue(c, `must match exactly one schema in oneOf, but matches ${matches}`);
+    });
+  }
+  const not = schemas.sub(s, "not");
+  if (not) checks.push((v, c) => !test(not, v, c) || issue(c, 'must not match the "not" schema'));
+  const cond = schemas.sub(s, "if");
+  const then = schemas.sub(s, "then");
+  const otherwise = schemas.sub(s, "else");
+  if (cond) {
+    checks.push((v, c) => {
+      if (!then && !otherwise && c.ev === null) return true; // a lone `if` only gives annotations
+      const next = branches([cond], v, c) === 1 ? then : otherwise;
+      return next ? next(v, c) : true;
+    });
+  }
+  return checks;
+}
+
+/**
+ * How many of `checks` `v` passes (counting stops at `stop`). While annotations are kept, each branch
+ * records into a record of its own, which counts only when the branch passes.
+ */
+function branches(checks: readonly Check[], v: unknown, c: Ctx, stop = Number.POSITIVE_INFINITY): number {
+  let n = 0;
+  const parent = c.ev;
+  for (const check of checks) {
+    if (parent === null) {
+      if (test(check, v, c) && ++n >= stop) return n;
+      continue;
+    }
+    const ev = evaluated();
+    const report = c.report;
+    c.report = false;
+    c.ev = ev;
+    const ok = check(v, c);
+    c.report = report;
+    c.ev = parent;
+    if (ok) {
+      merge(parent, ev);
+      if (++n >= stop) return n;
+    }
+  }
+  return n;
 }
 
 /**
  * Reports that no branch of an anyOf / oneOf matched: the one branch that got past the value's type
  * speaks for all (it is the most specific), type mismatches merge into one, anything else is summarized.
  */
-function noMatch(failures: SchemaIssue[][], v: unknown, c: Ctx): void {
+function noMatch(checks: readonly Check[], v: unknown, c: Ctx): false {
+  const outer = c.expected;
+  const types = new Map<SchemaIssue, string>();
+  c.expected = types;
+  const failures = checks.map((check) => trial(check, v, c));
+  c.expected = outer;
   const here = formatPath(c.path);
   const deep = failures.filter((f) => f.some((i) => i.path !== here));
-  const expected = failures.map((f) => (f.length === 1 ? expectedTypes.get(f[0]!) : undefined));
+  const expected = failures.map((f) => (f.length === 1 ? types.get(f[0]!) : undefined));
   if (deep.length !== 1 && expected.every((e) => e !== undefined)) {
     const merged = [...new Set(expected)].join(" or ");
-    const it = issue(c, `expected ${merged}, received ${typeName(v)}`);
-    if (it) expectedTypes.set(it, merged);
-    return;
+    if (c.issues.length < MAX_ISSUES) {
+      const it = { path: here, message: `expected ${merged}, received ${typeName(v)}` };
+      outer?.set(it, merged);
+      c.issues.push(it);
+    }
+    return false;
   }
   const only = deep.length === 1 ? deep[0]! : failures.length === 1 ? failures[0]! : undefined;
-  if (!only) return void issue(c, "does not match any of the allowed schemas");
+  if (!only) return issue(c, "does not match any of the allowed schemas");
   for (const i of only) if (c.issues.length < MAX_ISSUES) c.issues.push(i);
+  return false;
 }

@@ -10,6 +10,29 @@ import { compileJsonSchema, formatPath, type JsonSchemaObject, type SchemaIssue 
 
 export type { FromJsonSchema, JsonSchemaObject, SchemaIssue };
 
+/**
+ * A JSON Schema validator to use for plain JSON Schemas in place of picomcp's own (the `jsonSchemaValidator`
+ * server option): ajv, @cfworker/json-schema, @exodus/schemasafe, … Standard Schemas keep their own library.
+ */
+export interface JsonSchemaValidator {
+  /**
+   * Compiles a tool's `input` or `output` schema once, at registration (throw to refuse the schema);
+   * the function it returns validates one value: `true`, or the issues found (at least one).
+   */
+  compile(schema: JsonObject): (value: unknown) => true | readonly SchemaIssue[];
+}
+
+/** picomcp's own validator (JSON Schema 2020-12 and draft-07, no `eval`): the default `jsonSchemaValidator`. */
+export const picomcpJsonSchemaValidator: JsonSchemaValidator = {
+  compile(schema) {
+    const check = compileJsonSchema(schema as JsonSchemaObject);
+    return (value) => {
+      const issues = check(value);
+      return issues.length === 0 || issues;
+    };
+  },
+};
+
 /** The Standard Schema v1 interface (standardschema.dev), declared here so that picomcp needs no package. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
   /** The Standard Schema properties. */
@@ -84,7 +107,7 @@ type JsonSchemaArgs<S> =
 /** The outcome of {@link CompiledSchema.validate}. */
 export type SchemaResult<T = unknown> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly issues: SchemaIssue[] };
+  | { readonly ok: false; readonly issues: readonly SchemaIssue[] };
 
 /** A schema made ready once, at registration. */
 export interface CompiledSchema<T = unknown> {
@@ -117,7 +140,8 @@ const ROOT_HINT = {
 /**
  * Compiles `input` / `output` / `args` once, at registration. Throws a `TypeError` that says what to change
  * when the schema cannot be used: a Standard Schema without Standard JSON Schema support, one whose JSON
- * Schema is not an object at the root, or an invalid plain JSON Schema.
+ * Schema is not an object at the root (a root `$ref` is followed), or a plain JSON Schema that `validator`
+ * refuses (default: picomcp's own).
  * @example
  * const input = compileSchema(z.object({ query: z.string() }), "input");
  * input.jsonSchema; // { $schema: "…/2020-12/schema", type: "object", properties: { query: … }, … }
@@ -126,6 +150,7 @@ const ROOT_HINT = {
 export function compileSchema<S extends SchemaLike>(
   schema: S,
   role: "input" | "output",
+  validator: JsonSchemaValidator = picomcpJsonSchemaValidator,
 ): CompiledSchema<InferOutput<S>> {
   if (isStandardSchema(schema)) return compileStandard(schema, role) as CompiledSchema<InferOutput<S>>;
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
@@ -139,17 +164,27 @@ export function compileSchema<S extends SchemaLike>(
       `The ${role} schema has "~standard" but is not a Standard Schema v1 (version 1, validate)`,
     );
   }
-  if (schema.type !== "object") {
+  const type = rootType(schema as JsonObject);
+  if (type !== "object") {
     throw new TypeError(
-      `The ${role} JSON Schema must have "type": "object" at its root (${ROOT_HINT[role]}), got ${show(schema.type)}`,
+      `The ${role} JSON Schema must have "type": "object" at its root (${ROOT_HINT[role]}), got ${show(type)}`,
     );
   }
-  const check = compileJsonSchema(schema);
+  const check = validator.compile(schema as JsonObject);
+  if (typeof check !== "function") throw new TypeError("jsonSchemaValidator.compile must return a function");
   return {
-    jsonSchema: schema as JsonObject,
+    jsonSchema: withObjectType(schema as JsonObject),
     validate(value) {
-      const issues = check(value);
-      return issues.length === 0 ? { ok: true, value: value as InferOutput<S> } : { ok: false, issues };
+      let result: true | readonly SchemaIssue[];
+      try {
+        result = check(value);
+      } catch (error) {
+        return crashed(error);
+      }
+      if (result === true) return { ok: true, value: value as InferOutput<S> };
+      const issues =
+        Array.isArray(result) && result.length > 0 ? result : [{ path: "", message: "is invalid" }];
+      return { ok: false, issues };
     },
   };
 }
@@ -179,13 +214,14 @@ function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): Co
       { cause: error },
     );
   }
-  if (typeof json !== "object" || json === null || (json as JsonObject).type !== "object") {
+  const type = typeof json === "object" && json !== null ? rootType(json as JsonObject) : undefined;
+  if (type !== "object") {
     throw new TypeError(
       `The ${role} schema (${vendor}) must describe an object (${ROOT_HINT[role]}), but its JSON Schema root has ` +
-        `"type": ${show((json as JsonObject | null)?.type)}. Wrap it in an object schema, e.g. z.object({ … })`,
+        `"type": ${show(type)}. Wrap it in an object schema, e.g. z.object({ … })`,
     );
   }
-  const jsonSchema = json as JsonObject;
+  const jsonSchema = withObjectType(json as JsonObject);
   const arktype = vendor === "arktype";
   const settle = (result: StandardResult<unknown>): SchemaResult => {
     try {
@@ -225,6 +261,35 @@ function crashed(error: unknown): SchemaResult<never> {
     ok: false,
     issues: [{ path: "", message: "could not be validated (the schema's validator failed)", cause: error }],
   };
+}
+
+/**
+ * The schema to list: as given, with `"type": "object"` beside a root `$ref` that resolves to an object —
+ * the same meaning, and clients check `inputSchema.type` without following references.
+ */
+const withObjectType = (schema: JsonObject): JsonObject =>
+  schema.type === undefined ? { type: "object", ...schema } : schema;
+
+/**
+ * The root's `type`, following a root `$ref` to a local JSON pointer (`{"$ref":"#/$defs/Foo","$defs":{…}}`,
+ * as zod writes a schema with an id) — a few hops at most.
+ */
+function rootType(root: JsonObject): unknown {
+  let s: unknown = root;
+  for (let hop = 0; hop < 8; hop++) {
+    if (typeof s !== "object" || s === null) return undefined;
+    const { type, $ref } = s as JsonObject;
+    if (type !== undefined || typeof $ref !== "string" || !$ref.startsWith("#/")) return type;
+    s = root;
+    for (const raw of $ref.slice(2).split("/")) {
+      let key = raw;
+      try {
+        key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      } catch {}
+      s = typeof s === "object" && s !== null && Object.hasOwn(s, key) ? (s as JsonObject)[key] : undefined;
+    }
+  }
+  return undefined;
 }
 
 const show = (v: unknown) => (v === undefined ? "none" : (JSON.stringify(v) ?? String(v)));

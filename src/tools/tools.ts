@@ -10,6 +10,7 @@ import {
   compileSchema,
   formatIssues,
   type InferOutput,
+  type JsonSchemaValidator,
   type SchemaLike,
 } from "../schema/schema.js";
 import type { CallToolResult, Icon, Meta, ToolAnnotations } from "../types.js";
@@ -58,15 +59,20 @@ const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_INPUT = Object.freeze({ type: "object", properties: {} });
 
 /** Validates options and builds the registry entry; throws on programming mistakes. */
-export function createToolEntry(name: string, options: ToolOptions<any, any>): ToolEntry {
+export function createToolEntry(
+  name: string,
+  options: ToolOptions<any, any>,
+  validator?: JsonSchemaValidator,
+): ToolEntry {
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new TypeError(
       `Invalid tool name ${JSON.stringify(name)}: use 1-128 characters of A-Z a-z 0-9 _ - . (no spaces or commas)`,
     );
   }
   if (typeof options?.run !== "function") throw new TypeError(`Tool "${name}" needs a run function`);
-  const input = options.input === undefined ? undefined : compileSchema(options.input, "input");
-  const output = options.output === undefined ? undefined : compileSchema(options.output, "output");
+  const input = options.input === undefined ? undefined : compileSchema(options.input, "input", validator);
+  const output =
+    options.output === undefined ? undefined : compileSchema(options.output, "output", validator);
   const listing: { [key: string]: unknown } = { name };
   if (options.title !== undefined) listing.title = options.title;
   if (options.description !== undefined) listing.description = options.description;
