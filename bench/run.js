@@ -1,49 +1,201 @@
-// `npm run bench`: every benchmark, picomcp side by side with the official SDK where both can run.
-// Numbers are ns per operation unless said otherwise; ratios > 1 mean picomcp is faster (or, for
-// scaling, how much slower N templates are than 10).
-import { benchColdStart } from "./cold-start.js";
-import { benchDispatch, benchReadScaling } from "./dispatch.js";
-import { benchJsonSchema } from "./json-schema.js";
-import { benchTemplates } from "./template-match.js";
-import { benchTypecheck } from "./typecheck.js";
-import { benchTypecheckTools } from "./typecheck-tools.js";
+// `npm run bench`: picomcp beside the hand-written floor and every peer library, one fixture
+// (bench/servers/fixture.js), every contender a child process, interleaved round by round (the order
+// rotates each round), medians and ratios from the same run. Progress goes to stderr, the report to
+// stdout (markdown) and the chart to docs/performance.svg.
+//   node bench/run.js [--quick] [--rounds N] [--only a,b] [--json file] [--svg file]
+// --quick checks that every contender answers every phase correctly, with no timing assertion (CI).
+import { writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, StdioPeer } from "./clients.js";
+import { report } from "./report.js";
+import { installedSizes } from "./sizes.js";
 
-console.log("\n## Dispatch, server side (JSON text in, JSON text out): picomcp vs the official SDK");
-console.table(await benchDispatch());
+const argv = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i === -1 ? fallback : argv[i + 1];
+};
+const quick = argv.includes("--quick");
+const rounds = Number(flag("--rounds", quick ? 1 : 5));
+const CONTENDERS = {
+  floor: "floor (no library)",
+  picomcp: "picomcp",
+  "mcp-lite": "mcp-lite 0.10.0",
+  tmcp: "tmcp 1.20.0",
+  sdk1: "SDK 1.32.2",
+  sdk2: "SDK v2 2.4.0",
+};
+const names = flag("--only", Object.keys(CONTENDERS).join(",")).split(",");
+const T = quick
+  ? { load: 150, latency: 20, cold: 1, scaling: [10, 1000], list: 1, conns: 4, http: 200, warm: 50 }
+  : {
+      load: 1000,
+      latency: 300,
+      cold: 3,
+      scaling: [10, 100, 1000, 5000],
+      list: 5,
+      conns: 50,
+      http: 1500,
+      warm: 300,
+    };
 
-console.log("\n## resources/read of a template URI, N templates registered");
-const scaling = await benchReadScaling();
-const base = scaling[0];
-console.table(
-  scaling.map((r) => ({
-    ...r,
-    picomcpHitVsN10: +(r.picomcpHitNs / base.picomcpHitNs).toFixed(2),
-    picomcpMissVsN10: +(r.picomcpMissNs / base.picomcpMissNs).toFixed(2),
-    sdkHitVsN10: +(r.sdkHitNs / base.sdkHitNs).toFixed(2),
-  })),
-);
+const echo = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello ${id}"}}}`;
+const read = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"resources/read","params":{"uri":"users://${id % 1000}/profile"}}`;
+const miss = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"resources/read","params":{"uri":"users://${id % 1000}/settings"}}`;
+const list = (id, cursor) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "resources/list", params: cursor ? { cursor } : {} });
 
-console.log("\n## Template router alone (TemplateRouter.match)");
-console.table(
-  (await benchTemplates()).map((r) => ({
-    ...r,
-    hitNs: Math.round(r.hitNs),
-    missNs: Math.round(r.missNs),
-    hitRatio: +r.hitRatio.toFixed(2),
-    missRatio: +r.missRatio.toFixed(2),
-  })),
-);
+const echoOk = (m, id) => m?.result?.content?.[0]?.text === `hello ${id}` && !m.result.isError;
+const readOk = (m, id) => m?.result?.contents?.[0]?.text === `profile ${id % 1000}`;
 
-console.log(
-  "\n## JSON Schema validation of a tool's arguments: picomcp vs ajv (ns per call; ratio > 1: picomcp faster)",
-);
-console.table(benchJsonSchema());
+/** samples[metric][contender] = numbers; each phase pushes one per round. */
+const samples = {};
+const add = (metric, name, value) => {
+  samples[metric] ??= {};
+  samples[metric][name] ??= [];
+  samples[metric][name].push(value);
+};
+const failures = [];
+const fail = (name, what) => {
+  failures.push(`${name}: ${what}`);
+  log(`  FAIL ${name}: ${what}`);
+};
+const log = (text) => process.stderr.write(`${text}\n`);
 
-console.log("\n## Cold start of the example server (spawn → initialize answer, ms)");
-console.table(await benchColdStart());
+async function check(peer, name, line, id, ok, what) {
+  const answer = await peer.call(line, id);
+  if (!ok(answer, id)) fail(name, `${what} answered ${JSON.stringify(answer).slice(0, 200)}`);
+}
 
-console.log("\n## Type-check time of 200 resources (ms)");
-console.table([benchTypecheck()]);
+async function stdioPhase(name) {
+  const peer = await StdioPeer.start(name);
+  add("cold", name, peer.coldMs);
+  add("rssStart", name, rssMiB(peer.pid));
+  await check(peer, name, echo(7), 7, echoOk, "tools/call echo");
+  await check(peer, name, read(8), 8, readOk, "resources/read users://8/profile");
+  await check(peer, name, miss(9), 9, (m) => m?.error !== undefined, "a read of an unknown URI");
+  const e = await peer.load(echo, { ms: T.load });
+  add("echoRps", name, e.rps);
+  add("echoCpu", name, e.cpuUs);
+  const r = await peer.load(read, { ms: T.load });
+  add("readRps", name, r.rps);
+  add("readCpu", name, r.cpuUs);
+  const lat = await peer.latency(echo, T.latency);
+  add("latP50", name, lat[lat.length >> 1]);
+  add("latP99", name, lat[Math.floor(lat.length * 0.99)]);
+  add("rssLoad", name, rssMiB(peer.pid));
+  await peer.stop();
+}
 
-console.log("\n## Type-check time of 200 tools: plain JSON Schema inferred, zod (ms)");
-console.table([benchTypecheckTools()]);
+async function coldPhase(name) {
+  for (let i = 0; i < T.cold; i++) {
+    const peer = await StdioPeer.start(name);
+    add("cold", name, peer.coldMs);
+    await peer.stop();
+  }
+}
+
+async function scalingPhase(name) {
+  for (const n of T.scaling) {
+    const peer = await StdioPeer.start(name, ["--templates", String(n)]);
+    await check(peer, name, read(5), 5, readOk, `a read among ${n} templates`);
+    add(`hit${n}`, name, (await peer.load(read, { ms: T.load / 2 })).rps);
+    add(`miss${n}`, name, (await peer.load(miss, { ms: T.load / 2 })).rps);
+    await peer.stop();
+  }
+}
+
+async function listPhase(name) {
+  const peer = await StdioPeer.start(name, ["--statics", "10000"]);
+  const times = [];
+  for (let i = 0; i < T.list; i++) {
+    const t0 = performance.now();
+    let total = 0;
+    let cursor;
+    let id = 100 * i + 1;
+    do {
+      const answer = await peer.call(list(id, cursor), id);
+      id++;
+      total += answer.result?.resources?.length ?? 0;
+      cursor = answer.result?.nextCursor;
+    } while (cursor);
+    times.push(performance.now() - t0);
+    if (total !== 10000) fail(name, `resources/list listed ${total} of 10000`);
+  }
+  add("list", name, times.sort((a, b) => a - b)[times.length >> 1]);
+  await peer.stop();
+}
+
+async function httpPhase(name, sessions) {
+  const mode = sessions ? "Sessions" : "Stateless";
+  const peer = await HttpPeer.start(name, sessions ? ["--sessions"] : []);
+  try {
+    const conns = await openConnections(peer.port, T.conns, { sessions });
+    const first = await conns[0].request(echo(3));
+    if (!echoOk(answerOf(first.headers, first.body), 3)) {
+      fail(name, `HTTP ${mode.toLowerCase()} echo answered ${first.status} ${first.body.slice(0, 200)}`);
+      return;
+    }
+    await httpLoad(conns, echo, T.warm);
+    const cpu0 = cpuMicros(peer.pid);
+    const r = await httpLoad(conns, echo, T.http, (m) => m?.result?.content?.[0]?.type === "text");
+    add(`http${mode}Cpu`, name, (cpuMicros(peer.pid) - cpu0) / r.count);
+    if (r.bad) fail(name, `${r.bad} bad HTTP answers`);
+    add(`http${mode}Rps`, name, r.rps);
+    add(`http${mode}P50`, name, r.p50);
+    add(`http${mode}P99`, name, r.p99);
+    if (sessions) add("rssHttp", name, rssMiB(peer.pid));
+    for (const c of conns) c.close();
+  } catch (error) {
+    fail(name, `HTTP ${mode.toLowerCase()}: ${error.message}`);
+  } finally {
+    await peer.stop();
+  }
+}
+
+const PHASES = [
+  ["stdio", stdioPhase],
+  ["cold start", coldPhase],
+  ["template scaling", scalingPhase],
+  ["resources/list", listPhase],
+  ["HTTP stateless", (n) => httpPhase(n, false)],
+  ["HTTP sessions", (n) => httpPhase(n, true)],
+];
+
+const started = performance.now();
+for (let round = 0; round < rounds; round++) {
+  for (const [phase, run] of PHASES) {
+    // rotate the order every round so that no contender always runs first (or right after the slowest)
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    log(`round ${round + 1}/${rounds}, ${phase}: ${order.join(", ")}`);
+    for (const name of order) {
+      try {
+        await run(name);
+      } catch (error) {
+        fail(name, `${phase}: ${error.message}`);
+      }
+    }
+  }
+}
+log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+const sizes = installedSizes(names);
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, Node ${process.version}, ${process.platform}`;
+const out = report({ samples, sizes, names, labels: CONTENDERS, machine, rounds, quick, scaling: T.scaling });
+process.stdout.write(out.markdown);
+const json = flag("--json");
+if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
+if (!quick) {
+  const svg = flag("--svg", fileURLToPath(new URL("../docs/performance.svg", import.meta.url)));
+  writeFileSync(svg, out.svg);
+  log(`chart written to ${svg}`);
+}
+if (failures.length) {
+  log(`\n${failures.length} failure(s):\n${failures.join("\n")}`);
+  process.exit(1);
+}
+if (quick) log(`every contender answered every phase correctly (${names.length} contenders)`);

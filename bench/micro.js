@@ -1,0 +1,49 @@
+// `npm run bench:micro`: the in-process micro-benchmarks, picomcp side by side with the official SDK where both can run.
+// Numbers are ns per operation unless said otherwise; ratios > 1 mean picomcp is faster (or, for
+// scaling, how much slower N templates are than 10).
+import { benchColdStart } from "./cold-start.js";
+import { benchDispatch, benchReadScaling } from "./dispatch.js";
+import { benchJsonSchema } from "./json-schema.js";
+import { benchTemplates } from "./template-match.js";
+import { benchTypecheck } from "./typecheck.js";
+import { benchTypecheckTools } from "./typecheck-tools.js";
+
+console.log("\n## Dispatch, server side (JSON text in, JSON text out): picomcp vs the official SDK");
+console.table(await benchDispatch());
+
+console.log("\n## resources/read of a template URI, N templates registered");
+const scaling = await benchReadScaling();
+const base = scaling[0];
+console.table(
+  scaling.map((r) => ({
+    ...r,
+    picomcpHitVsN10: +(r.picomcpHitNs / base.picomcpHitNs).toFixed(2),
+    picomcpMissVsN10: +(r.picomcpMissNs / base.picomcpMissNs).toFixed(2),
+    sdkHitVsN10: +(r.sdkHitNs / base.sdkHitNs).toFixed(2),
+  })),
+);
+
+console.log("\n## Template router alone (TemplateRouter.match)");
+console.table(
+  (await benchTemplates()).map((r) => ({
+    ...r,
+    hitNs: Math.round(r.hitNs),
+    missNs: Math.round(r.missNs),
+    hitRatio: +r.hitRatio.toFixed(2),
+    missRatio: +r.missRatio.toFixed(2),
+  })),
+);
+
+console.log(
+  "\n## JSON Schema validation of a tool's arguments: picomcp vs ajv (ns per call; ratio > 1: picomcp faster)",
+);
+console.table(benchJsonSchema());
+
+console.log("\n## Cold start of the example server (spawn → initialize answer, ms)");
+console.table(await benchColdStart());
+
+console.log("\n## Type-check time of 200 resources (ms)");
+console.table([benchTypecheck()]);
+
+console.log("\n## Type-check time of 200 tools: plain JSON Schema inferred, zod (ms)");
+console.table([benchTypecheckTools()]);

@@ -1,0 +1,205 @@
+// The bench's report: one markdown table of medians (each row's ratios from the same run), the targets
+// with met / not met, and an SVG chart of picomcp's ratios, drawn by hand (no plotting dependency).
+
+const median = (xs) => {
+  if (!xs?.length) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const fmt = (v, unit) => {
+  if (v === undefined || Number.isNaN(v)) return "–";
+  if (unit === "req/s")
+    return v >= 10_000 ? `${(v / 1000).toFixed(1)}k` : v >= 1000 ? `${(v / 1000).toFixed(2)}k` : v.toFixed(0);
+  if (unit === "×") return `${v.toFixed(2)}×`;
+  if (unit === "KB") return `${Math.round(v / 1000)} KB`;
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+};
+
+function rows(scaling) {
+  const last = scaling[scaling.length - 1];
+  const r = [
+    ["cold", "cold start, spawn → initialize answer", "ms", "low"],
+    ["echoRps", "stdio `tools/call` echo, 64 in flight", "req/s", "high"],
+    ["echoCpu", "… server CPU per request", "µs", "low"],
+    ["readRps", "stdio templated `resources/read`, 64 in flight", "req/s", "high"],
+    ["readCpu", "… server CPU per request", "µs", "low"],
+    ["latP50", "stdio round trip, one in flight, p50", "µs", "low"],
+    ["latP99", "… p99", "µs", "low"],
+  ];
+  for (const n of scaling) r.push([`hit${n}`, `read hit among ${n} templates`, "req/s", "high"]);
+  for (const n of scaling) r.push([`miss${n}`, `read miss among ${n} templates`, "req/s", "high"]);
+  r.push([`scale`, `hit among ${last} ÷ among ${scaling[0]} (slowdown)`, "×", "low"]);
+  r.push(
+    ["list", "`resources/list` of 10,000 statics, every page", "ms", "low"],
+    ["httpStatelessRps", "Streamable HTTP stateless echo, 50 connections", "req/s", "high"],
+    ["httpStatelessP50", "… p50", "µs", "low"],
+    ["httpStatelessP99", "… p99", "µs", "low"],
+    ["httpStatelessCpu", "… server CPU per request", "µs", "low"],
+    ["httpSessionsRps", "Streamable HTTP with sessions echo, 50 connections", "req/s", "high"],
+    ["httpSessionsP50", "… p50", "µs", "low"],
+    ["httpSessionsP99", "… p99", "µs", "low"],
+    ["httpSessionsCpu", "… server CPU per request", "µs", "low"],
+    ["rssStart", "RSS after start", "MiB", "low"],
+    ["rssLoad", "RSS after the stdio load", "MiB", "low"],
+    ["rssHttp", "RSS after the HTTP load (sessions)", "MiB", "low"],
+    ["installed", "installed size (picomcp: unpacked; peers: with dependencies, zod aside)", "KB", "low"],
+    ["packed", "picomcp packed (`npm pack`)", "KB", "low"],
+    ["deps", "runtime dependencies", "", "low"],
+  );
+  return r;
+}
+
+/** `{ markdown, svg }` of one run. */
+export function report({ samples, sizes, names, labels, machine, rounds, quick, scaling }) {
+  const value = {};
+  for (const [metric, by] of Object.entries(samples)) {
+    value[metric] = {};
+    for (const [name, xs] of Object.entries(by)) value[metric][name] = median(xs);
+  }
+  const first = scaling[0];
+  const last = scaling[scaling.length - 1];
+  value.scale = {};
+  for (const n of names) {
+    const a = value[`hit${first}`]?.[n];
+    const b = value[`hit${last}`]?.[n];
+    if (a && b) value.scale[n] = a / b;
+  }
+  value.installed = {};
+  value.packed = {};
+  value.deps = {};
+  for (const n of names) {
+    if (!sizes[n]) continue;
+    value.installed[n] = sizes[n].bytes;
+    if (sizes[n].packed) value.packed[n] = sizes[n].packed;
+    value.deps[n] = sizes[n].dependencies;
+  }
+  const libs = names.filter((n) => n !== "floor" && n !== "picomcp");
+  const lines = [];
+  lines.push(
+    `Machine: ${machine}; shared with other workloads, so absolute numbers move between runs, ratios less.`,
+    `${rounds} round(s), contenders interleaved (the order rotates each round); each cell is the median.`,
+    "",
+    `| | ${names.map((n) => labels[n]).join(" | ")} | picomcp ÷ floor | picomcp ÷ best library |`,
+    `|---|${names.map(() => "---:").join("|")}|---:|---:|`,
+  );
+  const ratios = {};
+  for (const [key, label, unit, better] of rows(scaling)) {
+    const v = value[key];
+    if (!v || Object.keys(v).length === 0) continue;
+    const cells = names.map((n) => (v[n] === undefined ? "–" : fmt(v[n], unit)));
+    // a ratio > 1 is always "picomcp better": throughput over throughput, cost under cost
+    const ratio = (other) =>
+      v.picomcp === undefined || other === undefined || other === 0 || v.picomcp === 0
+        ? undefined
+        : better === "high"
+          ? v.picomcp / other
+          : other / v.picomcp;
+    const libValues = libs.map((n) => v[n]).filter((x) => x !== undefined);
+    const best = libValues.length
+      ? better === "high"
+        ? Math.max(...libValues)
+        : Math.min(...libValues)
+      : undefined;
+    const rf = key === "installed" || key === "packed" || key === "deps" ? undefined : ratio(v.floor);
+    const rl = key === "deps" ? undefined : ratio(best);
+    ratios[key] = { label, floor: rf, lib: rl, raw: v, better };
+    lines.push(
+      `| ${label}${unit && unit !== "×" ? ` (${unit})` : ""} | ${cells.join(" | ")} | ${rf === undefined ? "–" : fmt(rf, "×")} | ${rl === undefined ? "–" : fmt(rl, "×")} |`,
+    );
+  }
+  lines.push("", "Ratios: above 1× means picomcp is better (more requests, less time, CPU or memory).", "");
+  lines.push(...targets(ratios, value, scaling), "");
+  const markdown = `${lines.join("\n")}\n`;
+  return { markdown, svg: quick ? "" : chart(ratios) };
+}
+
+function targets(r, value, scaling) {
+  const t = [];
+  const line = (ok, text) => t.push(`- ${ok === undefined ? "?" : ok ? "met" : "**not met**"}: ${text}`);
+  const x = (v) => (v === undefined ? "–" : `${v.toFixed(2)}×`);
+  for (const k of ["echoRps", "readRps"]) {
+    const q = r[k];
+    if (!q) continue;
+    line(
+      q.floor >= 0.85 && q.lib >= 1.2,
+      `${q.label}: ${x(q.floor)} the floor (target ≥ 0.85×), ${x(q.lib)} the fastest library (target ≥ 1.2×)`,
+    );
+  }
+  for (const k of ["httpStatelessRps", "httpSessionsRps"]) {
+    const q = r[k];
+    if (!q) continue;
+    line(
+      q.floor >= 0.6 && q.lib >= 2,
+      `${q.label}: ${x(q.floor)} the floor (target ≥ 0.6×), ${x(q.lib)} the fastest library (target ≥ 2×)`,
+    );
+  }
+  const cold = r.cold;
+  if (cold) line(1 / cold.floor <= 1.3, `cold start: ${x(1 / cold.floor)} the floor's time (target ≤ 1.3×)`);
+  const scale = value.scale?.picomcp;
+  if (scale)
+    line(
+      scale <= 1.5,
+      `a read among ${scaling[scaling.length - 1]} templates: ${x(scale)} the time of one among ${scaling[0]} (target ≤ 1.5×)`,
+    );
+  const rss = r.rssLoad;
+  if (rss) line(1 / rss.floor <= 1.15, `RSS after load: ${x(1 / rss.floor)} the floor's (target ≤ 1.15×)`);
+  const packed = value.packed?.picomcp;
+  if (packed)
+    line(
+      packed < 300_000 && value.deps.picomcp === 0,
+      `one package, ${value.deps.picomcp} dependencies, ${Math.round(packed / 1000)} KB packed (target < 300 KB)`,
+    );
+  return t;
+}
+
+/** A horizontal bar chart of picomcp ÷ floor and picomcp ÷ best library, on a log scale around 1×. */
+function chart(ratios) {
+  const keys = Object.keys(ratios).filter(
+    (k) => (ratios[k].floor !== undefined || ratios[k].lib !== undefined) && !/^(hit|miss)\d/.test(k),
+  );
+  const rowH = 34;
+  const left = 330;
+  const width = 900;
+  const top = 50;
+  const height = top + keys.length * rowH + 40;
+  const plot = width - left - 30;
+  const lo = Math.log(1 / 16);
+  const hi = Math.log(16);
+  const xOf = (v) => left + ((Math.log(Math.min(16, Math.max(1 / 16, v))) - lo) / (hi - lo)) * plot;
+  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/`/g, "");
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="#fff"/>`,
+    `<text x="10" y="20" font-size="14" font-weight="bold">picomcp's ratios (log scale; right of 1× is better)</text>`,
+    `<rect x="${left}" y="28" width="12" height="10" fill="#2b6cb0"/><text x="${left + 16}" y="37">÷ hand-written floor</text>`,
+    `<rect x="${left + 160}" y="28" width="12" height="10" fill="#dd6b20"/><text x="${left + 176}" y="37">÷ best other library</text>`,
+  ];
+  for (const tick of [1 / 16, 1 / 4, 1 / 2, 1, 2, 4, 16]) {
+    const x = xOf(tick).toFixed(1);
+    out.push(
+      `<line x1="${x}" y1="${top - 6}" x2="${x}" y2="${height - 34}" stroke="${tick === 1 ? "#000" : "#ddd"}"/>`,
+      `<text x="${x}" y="${height - 20}" text-anchor="middle">${tick < 1 ? `1/${1 / tick}` : tick}×</text>`,
+    );
+  }
+  keys.forEach((k, i) => {
+    const y = top + i * rowH;
+    const { label, floor, lib } = ratios[k];
+    out.push(
+      `<text x="${left - 8}" y="${y + 18}" text-anchor="end">${esc(label.replace(/^… /, "  … "))}</text>`,
+    );
+    const bar = (v, dy, color) => {
+      if (v === undefined) return;
+      const x0 = xOf(1);
+      const x1 = xOf(v);
+      out.push(
+        `<rect x="${Math.min(x0, x1).toFixed(1)}" y="${y + dy}" width="${Math.abs(x1 - x0).toFixed(1)}" height="11" fill="${color}"/>`,
+        `<text x="${(x1 + (v >= 1 ? 4 : -4)).toFixed(1)}" y="${y + dy + 10}" text-anchor="${v >= 1 ? "start" : "end"}" font-size="10">${v.toFixed(2)}×</text>`,
+      );
+    };
+    bar(floor, 4, "#2b6cb0");
+    bar(lib, 17, "#dd6b20");
+  });
+  out.push("</svg>");
+  return `${out.join("\n")}\n`;
+}

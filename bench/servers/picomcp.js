@@ -1,0 +1,25 @@
+// picomcp serving the fixture (see fixture.js).
+import { z } from "zod";
+import { McpServer } from "../../dist/index.js";
+import { itemText, parseArgs, profileText } from "./fixture.js";
+
+const args = parseArgs();
+const server = new McpServer({ name: "bench", version: "1.0.0" });
+server.tool("echo", {
+  description: "Echoes its text",
+  input: z.object({ text: z.string() }),
+  run: ({ text }) => text,
+});
+for (let i = 0; i < args.templates; i++)
+  server.resource(`res${i}://items/{id}`, { read: ({ id }) => itemText(i, id) });
+server.resource("users://{id}/profile", { read: ({ id }) => profileText(id) });
+for (let i = 0; i < args.statics; i++) server.resource(`static://item/${i}`, { read: () => `static ${i}` });
+
+if (args.transport === "stdio") {
+  const { serveStdio } = await import("../../dist/stdio.js");
+  serveStdio(server);
+} else {
+  const { serve } = await import("../../dist/http/node.js");
+  const { url } = await serve(server, { port: 0, sessions: args.sessions });
+  process.stdout.write(`PORT ${new URL(url).port}\n`);
+}
