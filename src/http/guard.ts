@@ -34,10 +34,25 @@ export function httpError(
   data?: unknown,
 ): Response {
   const error = data === undefined ? { code, message } : { code, message, data };
-  return new Response(encodeMessage(errorResponse(undefined, error, features)), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
+  return textResponse(encodeMessage(errorResponse(undefined, error, features)), status, {
+    "content-type": "application/json",
+    ...headers,
   });
+}
+
+/** The text of responses made from a string, so that a bridge can write it whole instead of streaming it. */
+const texts = new WeakMap<Response, string>();
+
+/** A response whose body is `text`, remembered for {@link textOf}. */
+export function textResponse(text: string, status: number, headers: { [name: string]: string }): Response {
+  const response = new Response(text, { status, headers });
+  texts.set(response, text);
+  return response;
+}
+
+/** The body of a response made by {@link textResponse} whose body nobody has read, else undefined. */
+export function textOf(response: Response): string | undefined {
+  return response.bodyUsed ? undefined : texts.get(response);
 }
 
 /** 404 for an unknown, expired or ended session. */
@@ -220,11 +235,20 @@ export async function readBody(request: Request, max: number): Promise<BodyResul
 
 /** A random id of visible ASCII (lower-case hex) from Web Crypto. */
 export function randomId(bytes: number): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  // one call to Web Crypto per 4 KiB of ids: a call costs far more than the bytes it returns
+  if (poolAt + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
   let s = "";
-  for (const x of b) s += x.toString(16).padStart(2, "0");
+  for (let i = poolAt; i < poolAt + bytes; i++) s += HEX[pool[i]!]!;
+  poolAt += bytes;
   return s;
 }
+
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 export function versionFeatures(version: string | null): Features {
   return isLegacyVersion(version) ? featuresOf(version) : DEFAULT_FEATURES;
@@ -247,9 +271,9 @@ export function json(
   headers: { [name: string]: string },
 ): Response {
   const orphan = !Array.isArray(answer) && "error" in answer && answer.id == null;
-  return new Response(encodeMessage(answer), {
-    status: orphan ? 400 : 200,
-    headers: { "content-type": "application/json", ...headers },
+  return textResponse(encodeMessage(answer), orphan ? 400 : 200, {
+    "content-type": "application/json",
+    ...headers,
   });
 }
 

@@ -9,7 +9,7 @@ import {
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
-import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, validHost } from "./guard.js";
+import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, textOf, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
@@ -183,6 +183,14 @@ async function writeResponse(res: ServerResponse, response: Response, closeAfter
   const cookies = response.headers.getSetCookie();
   if (cookies.length) out["set-cookie"] = cookies;
   if (closeAfter) out.connection = "close";
+  const text = textOf(response);
+  if (text !== undefined) {
+    // headers and body in one write, instead of a stream read chunk by chunk
+    out["content-length"] = Buffer.byteLength(text);
+    res.writeHead(response.status, out);
+    res.end(text);
+    return;
+  }
   res.writeHead(response.status, out);
   if (!response.body) {
     res.end();
