@@ -170,7 +170,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       }
       if (started >= YIELD_EVERY) {
         hold();
-        later(frame);
+        later(resume);
         return;
       }
       const buf = queue[0]!;
@@ -207,6 +207,12 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       stdin.resume?.();
     }
     if (inputEnded) endOfInput();
+  };
+
+  // the answers of the requests just started are written first, so that a full stdout holds reading
+  const resume = () => {
+    writer.writeNow();
+    frame();
   };
 
   const onData = (chunk: Uint8Array | string) => {
@@ -264,6 +270,7 @@ class LineWriter {
   readonly #out: StdioWritable;
   #queue: string[] = [];
   #waiting = false;
+  #scheduled = false;
   #closed = false;
   #idle: (() => void)[] = [];
   #drained: (() => void)[] = [];
@@ -275,8 +282,22 @@ class LineWriter {
   write(line: string): void {
     if (this.#closed) return;
     this.#queue.push(line + "\n");
-    if (!this.#waiting) this.#pump();
+    // the answers of one turn of the event loop go out in one write: a write is a system call
+    if (!this.#waiting && !this.#scheduled) {
+      this.#scheduled = true;
+      later(this.#pumpLater);
+    }
   }
+
+  /** Writes what waits for the next turn of the event loop now. */
+  writeNow(): void {
+    if (this.#scheduled) this.#pumpLater();
+  }
+
+  readonly #pumpLater = () => {
+    this.#scheduled = false;
+    if (!this.#waiting && !this.#closed) this.#pump();
+  };
 
   #pump(): void {
     while (this.#queue.length > 0) {
@@ -331,6 +352,8 @@ class LineWriter {
   }
 
   close(): void {
+    // what was answered before the close still goes out, as when each answer was written at once
+    if (!this.#closed && !this.#waiting && this.#queue.length > 0) this.#pump();
     this.#closed = true;
     this.#queue = [];
     for (const resolve of this.#idle.splice(0)) resolve();
