@@ -109,10 +109,11 @@ export class StdioPeer {
       };
       this.onLine = (lines) => {
         answered += lines.length;
-        if (answered >= count || performance.now() - t0 >= ms) finish();
+        // at least one full window of answers, however slow the server
+        if (answered >= count || (performance.now() - t0 >= ms && answered >= inflight)) finish();
         else batch(lines.length);
       };
-      setTimeout(finish, ms);
+      setTimeout(() => answered >= inflight && finish(), ms);
       batch(inflight);
     });
   }
