@@ -2,7 +2,8 @@
 // (bench/servers/fixture.js), every contender a child process, interleaved round by round (the order
 // rotates each round), medians and ratios from the same run. Progress goes to stderr, the report to
 // stdout (markdown) and the chart to docs/performance.svg.
-//   node bench/run.js [--quick] [--rounds N] [--only a,b] [--json file] [--svg file]
+//   node bench/run.js [--quick] [--rounds N] [--only floor,picomcp,…] [--phases stdio,HTTP-stateless,…]
+//                     [--json file] [--svg file]
 // --quick checks that every contender answers every phase correctly, with no timing assertion (CI).
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -157,7 +158,7 @@ async function httpPhase(name, sessions) {
   }
 }
 
-const PHASES = [
+const ALL_PHASES = [
   ["stdio", stdioPhase],
   ["cold start", coldPhase],
   ["template scaling", scalingPhase],
@@ -165,6 +166,9 @@ const PHASES = [
   ["HTTP stateless", (n) => httpPhase(n, false)],
   ["HTTP sessions", (n) => httpPhase(n, true)],
 ];
+
+const only = flag("--phases");
+const PHASES = only ? ALL_PHASES.filter(([p]) => only.split(",").includes(p.replace(/ /g, "-"))) : ALL_PHASES;
 
 const started = performance.now();
 for (let round = 0; round < rounds; round++) {

@@ -198,6 +198,9 @@ export function isJsonContentType(header: string | null): boolean {
   return header.split(";")[0]!.trim().toLowerCase() === "application/json";
 }
 
+/** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
+export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
+
 /** What {@link readBody} found. */
 export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-large" | "not-utf8" };
 
@@ -211,6 +214,11 @@ export async function readBody(request: Request, max: number): Promise<BodyResul
     request.body?.cancel().catch(() => {});
     return { ok: false, reason: "too-large" };
   }
+  // a bridge's request may read its body the same way without a web stream (see http/node.ts)
+  const direct = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY]?.(
+    max,
+  );
+  if (direct) return direct;
   if (!request.body) return { ok: true, text: "" };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

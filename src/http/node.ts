@@ -9,7 +9,15 @@ import {
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
-import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, textOf, validHost } from "./guard.js";
+import {
+  type BodyResult,
+  httpError,
+  LOOPBACK_HOSTS,
+  READ_BODY,
+  SERVER_ERROR,
+  textOf,
+  validHost,
+} from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
@@ -124,27 +132,184 @@ async function bridge(
   if (path !== undefined && url.pathname !== path) {
     return writeResponse(res, httpError(404, SERVER_ERROR, `Not Found: the MCP endpoint is ${path}`), false);
   }
-  const aborter = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) aborter.abort();
-  });
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const method = req.method ?? "GET";
-  const body = method === "GET" || method === "HEAD" ? undefined : requestBody(req);
-  const init: RequestInit & { duplex?: "half" } = { method, headers, signal: aborter.signal };
-  if (body) {
-    init.body = body.stream;
-    init.duplex = "half";
-  }
+  const request = lazyRequest(req, res, url.href, method);
   let response: Response;
   try {
-    response = await handler(new Request(url, init));
+    response = await handler(request);
   } catch {
     response = httpError(500, ErrorCode.InternalError, "Internal error");
   }
-  await writeResponse(res, response, body?.abandoned() ?? false);
+  await writeResponse(res, response, abandoned(request));
+}
+
+/** What a {@link lazyRequest} made so far: each web object only once something asks for it. */
+interface LazyState {
+  readonly req: IncomingMessage;
+  readonly url: string;
+  readonly method: string;
+  headers?: Headers;
+  aborter?: AbortController;
+  closed: boolean;
+  body?: { stream: ReadableStream<Uint8Array>; abandoned(): boolean };
+  /** The body was read by READ_BODY; true when it stopped reading at the limit. */
+  read?: { abandoned: boolean };
+  real?: Request;
+}
+
+const STATE = Symbol("state");
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A `Request` (it is `instanceof Request`) built lazily from a `node:http` request: method, URL,
+ * headers, signal and body are made when first read, the body can be read without a web stream
+ * (READ_BODY), and anything else makes the full `Request` and asks it. Building every web object
+ * up front costs more than the whole MCP exchange.
+ */
+class NodeRequest {
+  readonly [STATE]: LazyState;
+
+  constructor(state: LazyState) {
+    this[STATE] = state;
+  }
+
+  get method(): string {
+    return this[STATE].method;
+  }
+
+  get url(): string {
+    return this[STATE].url;
+  }
+
+  get headers(): Headers {
+    const s = this[STATE];
+    if (!s.headers) {
+      s.headers = new Headers();
+      const raw = s.req.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) s.headers.append(raw[i]!, raw[i + 1]!);
+    }
+    return s.headers;
+  }
+
+  get signal(): AbortSignal {
+    const s = this[STATE];
+    if (!s.aborter) {
+      s.aborter = new AbortController();
+      if (s.closed) s.aborter.abort();
+    }
+    return s.aborter.signal;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    const s = this[STATE];
+    if (s.method === "GET" || s.method === "HEAD") return null;
+    if (s.read) return real(this).body;
+    s.body ??= requestBody(s.req);
+    return s.body.stream;
+  }
+
+  [READ_BODY](max: number): Promise<BodyResult> | undefined {
+    const s = this[STATE];
+    if (s.body || s.read || s.real || s.method === "GET" || s.method === "HEAD") return undefined;
+    const read = { abandoned: false };
+    s.read = read;
+    const req = s.req;
+    return new Promise<BodyResult>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const stop = () => {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+      };
+      const onData = (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > max) {
+          // as a cancelled stream does: stop reading, and close after answering
+          stop();
+          read.abandoned = true;
+          req.pause();
+          resolve({ ok: false, reason: "too-large" });
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        stop();
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+        try {
+          resolve({ ok: true, text: utf8.decode(bytes) });
+        } catch {
+          resolve({ ok: false, reason: "not-utf8" });
+        }
+      };
+      const onError = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+    });
+  }
+}
+
+/** The full `Request`, made once, from what the lazy one made so far. */
+function real(request: NodeRequest): Request {
+  const s = request[STATE];
+  if (!s.real) {
+    const init: RequestInit & { duplex?: "half" } = {
+      method: s.method,
+      headers: request.headers,
+      signal: request.signal,
+    };
+    if (s.method !== "GET" && s.method !== "HEAD" && !s.read) {
+      s.body ??= requestBody(s.req);
+      init.body = s.body.stream;
+      init.duplex = "half";
+    }
+    s.real = new Request(s.url, init);
+  }
+  return s.real;
+}
+
+// every other member of Request asks the full request
+for (const key of Object.getOwnPropertyNames(Request.prototype)) {
+  if (key === "constructor" || Object.hasOwn(NodeRequest.prototype, key)) continue;
+  const d = Object.getOwnPropertyDescriptor(Request.prototype, key)!;
+  Object.defineProperty(
+    NodeRequest.prototype,
+    key,
+    typeof d.value === "function"
+      ? {
+          value(this: NodeRequest, ...args: unknown[]) {
+            const r = real(this) as unknown as { [k: string]: (...a: unknown[]) => unknown };
+            return r[key]!(...args);
+          },
+        }
+      : {
+          get(this: NodeRequest) {
+            return (real(this) as unknown as { [k: string]: unknown })[key];
+          },
+        },
+  );
+}
+Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+
+function lazyRequest(req: IncomingMessage, res: ServerResponse, url: string, method: string): Request {
+  const state: LazyState = { req, url, method, closed: false };
+  res.on("close", () => {
+    if (res.writableFinished) return;
+    state.closed = true;
+    state.aborter?.abort();
+  });
+  return new NodeRequest(state) as unknown as Request;
+}
+
+/** Whether the handler stopped reading the body (too large): the connection closes after the answer. */
+function abandoned(request: Request): boolean {
+  const s = (request as unknown as NodeRequest)[STATE];
+  return (s.body?.abandoned() ?? false) || (s.read?.abandoned ?? false);
 }
 
 /** The request body as a web stream that pauses the socket while nobody reads it. */
