@@ -15,6 +15,19 @@ let http: NodeServer | undefined;
 
 // ---------------------------------------------------------------- tools
 
+// first in tools/list: http-header-validation calls tools[0] with `arguments: {}`
+server.tool("test_x_mcp_header", {
+  description: "SEP-2243: region is mirrored into the Mcp-Param-Region header",
+  input: {
+    type: "object",
+    properties: {
+      region: { type: "string", description: "mirrored into Mcp-Param-Region", "x-mcp-header": "Region" },
+      level: { type: "integer", description: "not mirrored" },
+    },
+  },
+  run: (args: { region?: string }) => `region=${args.region ?? "<none>"}`,
+});
+
 server.tool("test_simple_text", {
   description: "Returns a simple text response",
   run: () => "This is a simple text response for testing.",

@@ -139,6 +139,11 @@ export class McpServer {
     return dispatch(this.#core, message, connection, options);
   }
 
+  /** @internal — the `inputSchema` a tool is listed with (HTTP mirrors `x-mcp-header` arguments from it). */
+  toolInputSchema(name: string): unknown {
+    return this.#core.tools.get(name)?.listing.inputSchema;
+  }
+
   /** Closes every connection. */
   close(): void {
     for (const conn of [...this.#connections]) conn.close();

@@ -25,6 +25,7 @@ import {
   versionFeatures,
   withCors,
 } from "./guard.js";
+import { isModernBody, isModernHeader, ModernHttp, SUPPORTED_VERSIONS } from "./modern.js";
 import type { HttpHandlerOptions } from "./options.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { SSE_HEADERS, SseWriter } from "./sse.js";
@@ -52,6 +53,7 @@ export class StreamableHttp {
   readonly #keepAliveMs: number;
   readonly #idleMs: number;
   readonly #live = new Set<SseWriter>();
+  readonly #modern: ModernHttp;
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
@@ -63,6 +65,11 @@ export class StreamableHttp {
     this.#keepAliveMs = positive(o.keepAliveMs ?? 15_000, "keepAliveMs");
     this.#idleMs = positive(o.sessionIdleMs ?? 30 * 60_000, "sessionIdleMs");
     const max = positive(o.maxSessions ?? 10_000, "maxSessions");
+    this.#modern = new ModernHttp({
+      server,
+      maxBodyBytes: this.#maxBody,
+      sink: (onGone) => this.#sink(onGone),
+    });
     if (o.sessions !== false) {
       this.#table = new SessionTable(this.#idleMs, max, (s) => this.#end(s));
       this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
@@ -99,7 +106,12 @@ export class StreamableHttp {
       if (verdict instanceof Response) return verdict;
       auth = verdict;
     }
-    if (request.method === "POST") return this.#post(request, auth);
+    // dual-era routing: a live session stays legacy; else the version header, initialize, the body
+    const sid = request.headers.get("mcp-session-id");
+    const modern = isModernHeader(request.headers) && !(sid !== null && this.#table?.get(sid));
+    if (request.method === "POST")
+      return modern ? this.#modern.post(request, auth) : this.#post(request, auth);
+    if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table);
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
@@ -144,6 +156,7 @@ export class StreamableHttp {
       return json(parseErrorResponse(features), {});
     }
     const init = isObject(message) && message.method === "initialize";
+    if (!session && !init && isModernBody(message)) return this.#modern.serve(request, message, auth);
     if (!init && version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
       return httpError(
@@ -163,8 +176,10 @@ export class StreamableHttp {
       return httpError(
         400,
         SERVER_ERROR,
-        "Bad Request: Mcp-Session-Id header is required (initialize first)",
+        `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
         features,
+        undefined,
+        { supported: [...SUPPORTED_VERSIONS] },
       );
     }
     return this.#initialize(this.#table, message, auth);
