@@ -23,12 +23,9 @@ import { errorResponse } from "./jsonrpc.js";
 import type {
   ClientCapabilities,
   Implementation,
-  JsonRpcErrorObject,
   JsonRpcMessage,
   JsonRpcResponse,
-  LoggingLevel,
   RequestId,
-  ServerCapabilities,
 } from "./types.js";
 
 /** Per-message options a transport may give `handle`. */
