@@ -2,6 +2,7 @@
 // fixture of its server scenarios. Listens on HOST:PORT (default 127.0.0.1:3000) at /mcp.
 import { McpServer } from "picomcp";
 import { type NodeServer, serve } from "picomcp/node";
+import { register2026Fixtures } from "./conformance-2026.js";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -229,6 +230,9 @@ server.tool("test_reconnection", {
     return "Reconnection test completed";
   },
 });
+
+// 2026-07-28 diagnostics and input-required fixtures
+register2026Fixtures(server);
 
 // ---------------------------------------------------------------- resources
 

@@ -3,6 +3,9 @@ import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions } from "./dispatch.js";
+import type { SubscriptionLimits } from "./eras/listen.js";
+import { type CacheOptions, cacheHint } from "./eras/modern.js";
+import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
 import type { ResourceOptions } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
@@ -32,6 +35,18 @@ export interface McpServerOptions extends Implementation {
   onError?: (error: unknown, info: ErrorInfo) => void;
   /** Carries change events between instances. Default: in-process. */
   bus?: ChangeBus;
+  /**
+   * 2026-07-28 caching hints of `server/discover` and of every registration without its own `cache`.
+   * Default: `{ ttlMs: 0, scope: "private" }` (immediately stale, never shared between callers).
+   */
+  cache?: CacheOptions;
+  /**
+   * 2026-07-28 `requestState` of input-required results: `keys` (the first seals, all open; default:
+   * one random key per process, so replicas must share theirs), `ttlMs` (600000), `maxLength` (262144).
+   */
+  requestState?: RequestStateOptions;
+  /** 2026-07-28 `subscriptions/listen` limits: `maxResourceSubscriptions` (1000), `maxUriLength` (8192). */
+  subscriptionLimits?: SubscriptionLimits;
 }
 
 /** The handle a registration returns. */
@@ -76,6 +91,9 @@ export class McpServer {
       onError:
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       onListChanged: (kind) => this.#listChanged(kind),
+      cache: cacheHint(options.cache),
+      requestState: new RequestStateSeal(options.requestState),
+      subscriptionLimits: options.subscriptionLimits ?? {},
     });
     this.#bus.subscribe((event) => this.#deliver(event));
   }
@@ -93,7 +111,7 @@ export class McpServer {
     name: string,
     options: ToolOptions<I, O>,
   ): Registration {
-    return { remove: this.#core.tools.add(name, createToolEntry(name, options)) };
+    return { remove: this.#core.tools.add(name, createToolEntry(name, options, this.#core.cache)) };
   }
 
   /**
@@ -110,7 +128,7 @@ export class McpServer {
     name: string,
     options: PromptOptions<A>,
   ): Registration {
-    return { remove: this.#core.prompts.add(name, createPromptEntry(name, options)) };
+    return { remove: this.#core.prompts.add(name, createPromptEntry(name, options, this.#core.cache)) };
   }
 
   /** Tells every client subscribed to `uri` that it changed. */
@@ -144,9 +162,12 @@ export class McpServer {
     return this.#core.tools.get(name)?.listing.inputSchema;
   }
 
-  /** Closes every connection. */
+  /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */
   close(): void {
-    for (const conn of [...this.#connections]) conn.close();
+    for (const conn of [...this.#connections]) {
+      conn.endListens();
+      conn.close();
+    }
   }
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
@@ -162,6 +183,9 @@ export class McpServer {
   }
 
   #deliver(event: ChangeEvent): void {
+    for (const conn of this.#connections) {
+      for (const stream of conn.listens.values()) stream.deliver(event);
+    }
     if (event.type === "resource_updated") {
       for (const conn of this.#connections) {
         if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {

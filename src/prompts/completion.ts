@@ -27,14 +27,12 @@ export async function complete(
     const prompt = prompts.get(ref.name);
     if (!prompt)
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`, { name: ref.name });
-    completer = prompt.complete[argument.name];
+    completer = own(prompt.complete, argument.name);
   } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
     const template = resources.templateByUri(ref.uri);
     if (!template)
       throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`, { uri: ref.uri });
-    completer = (template.options.complete as { [key: string]: Completer | undefined } | undefined)?.[
-      argument.name
-    ];
+    completer = own(template.options.complete as { [key: string]: Completer | undefined }, argument.name);
   } else {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -53,6 +51,14 @@ export async function complete(
     Object.assign(Object.create(ctx), { arguments: args }),
   );
   return { completion: toCompletion(answer) };
+}
+
+/** The completer named `name` (a name from the wire: "constructor" must not reach Object.prototype). */
+function own(
+  table: { [key: string]: Completer | undefined } | undefined,
+  name: string,
+): Completer | undefined {
+  return table !== undefined && Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
 function toCompletion(answer: CompletionAnswer): { values: string[]; total?: number; hasMore?: boolean } {

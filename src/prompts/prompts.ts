@@ -1,6 +1,7 @@
 /** The prompt registry and the `prompts/list` and `prompts/get` methods. */
 import { toPromptResult } from "../content.js";
 import type { Completer, Context, RequestContext } from "../context.js";
+import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
 import { listingFor, shapeMessages } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -41,6 +42,8 @@ export interface PromptOptions<
   complete?: { [K in keyof ArgsOf<A>]?: Completer };
   icons?: Icon[];
   _meta?: Meta;
+  /** 2026-07-28: how long `prompts/list` may be cached (the list takes the shortest ttl, public only if every prompt is). Default: the server's `cache`. */
+  cache?: CacheOptions;
   /** Builds the messages: a string (one user message), messages, or a whole result. */
   get: (args: ArgsOf<A>, ctx: Context) => unknown;
 }
@@ -55,10 +58,11 @@ export interface PromptEntry {
   readonly description: string | undefined;
   readonly get: (args: any, ctx: Context) => unknown;
   readonly shaped: Map<string, object>;
+  readonly cache: CacheHint;
 }
 
 /** Validates options and builds the registry entry; throws on programming mistakes. */
-export function createPromptEntry(name: string, options: PromptOptions<any>): PromptEntry {
+export function createPromptEntry(name: string, options: PromptOptions<any>, cache: CacheHint): PromptEntry {
   if (typeof name !== "string" || name.length === 0) throw new TypeError("A prompt needs a non-empty name");
   if (typeof options?.get !== "function") throw new TypeError(`Prompt "${name}" needs a get function`);
   let args: PromptArgument[] = [];
@@ -106,6 +110,7 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
     description: options.description,
     get: options.get,
     shaped: new Map(),
+    cache: cacheHint(options.cache, cache),
   };
 }
 
@@ -115,8 +120,11 @@ export function listPrompts(
   params: { cursor?: unknown },
   ctx: RequestContext,
   pageSize: number,
+  cache: CacheHint,
 ) {
-  return listResult("prompts", prompts.values(), params.cursor, pageSize, (p) => listingFor(p, ctx.features));
+  const all = prompts.values();
+  if (ctx.features.modern) ctx.cacheHint = listHint(all, cache);
+  return listResult("prompts", all, params.cursor, pageSize, (p) => listingFor(p, ctx.features));
 }
 
 /** `prompts/get`: an unknown prompt, a missing required or an invalid argument is -32602. */

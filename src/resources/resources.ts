@@ -1,6 +1,14 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
 import type { Completer, RequestContext, ResourceContext } from "../context.js";
+import {
+  type CacheHint,
+  type CacheOptions,
+  cacheHint,
+  combineHints,
+  listHint,
+  PRIVATE_NO_CACHE,
+} from "../eras/modern.js";
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -23,6 +31,8 @@ export interface ResourceOptions<U extends string> extends ResourceDetails {
   unsafe?: readonly UriVariableName<U>[];
   /** Templates: enumerates concrete resources into `resources/list`. */
   list?: (ctx: RequestContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
+  /** 2026-07-28: how long `resources/read` of it (and the lists naming it) may be cached; `"public"` only if every caller reads the same. Default: the server's `cache`. */
+  cache?: CacheOptions;
   /** Templates: completion per variable for `completion/complete`. */
   complete?: { [K in UriVariableName<U>]?: Completer };
   /** Reads the resource: the variables of the URI first, the context (with the concrete `uri`) second. */
@@ -39,6 +49,7 @@ export interface ResourceEntry {
   readonly pathSafety: boolean;
   readonly options: ResourceOptions<string>;
   readonly shaped: Map<string, object>;
+  readonly cache: CacheHint;
 }
 
 /** Statics by exact URI, templates through an index; announces changes. */
@@ -51,11 +62,19 @@ export class ResourceRegistry {
   readonly #onChange: () => void;
   readonly #pathSafety: boolean;
   readonly #limits: UriTemplateLimits;
+  /** The server's caching default. */
+  readonly cache: CacheHint;
 
-  constructor(onChange: () => void, pathSafety = true, limits: UriTemplateLimits = {}) {
+  constructor(
+    onChange: () => void,
+    pathSafety = true,
+    limits: UriTemplateLimits = {},
+    cache: CacheHint = PRIVATE_NO_CACHE,
+  ) {
     this.#onChange = onChange;
     this.#pathSafety = pathSafety;
     this.#limits = limits;
+    this.cache = cache;
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
@@ -81,6 +100,7 @@ export class ResourceRegistry {
       pathSafety: options.pathSafety ?? this.#pathSafety,
       options,
       shaped: new Map(),
+      cache: cacheHint(options.cache, this.cache),
     };
     table.set(uri, entry);
     const unroute = template ? this.#router.add(template, entry) : undefined;
@@ -148,6 +168,12 @@ export async function listResources(
   ctx: RequestContext,
   pageSize: number,
 ) {
+  if (ctx.features.modern) {
+    const a = listHint(reg.statics, reg.cache);
+    const b = listHint(reg.templates, reg.cache);
+    ctx.cacheHint =
+      reg.templates.length === 0 || a === b ? a : reg.statics.length === 0 ? b : combineHints([a, b], a);
+  }
   const items: object[] = reg.statics.map((e) => listingFor(e, ctx.features));
   for (const t of reg.templates) {
     if (!t.options.list) continue;
@@ -167,6 +193,7 @@ export function listResourceTemplates(
   ctx: RequestContext,
   pageSize: number,
 ) {
+  if (ctx.features.modern) ctx.cacheHint = listHint(reg.templates, reg.cache);
   return listResult("resourceTemplates", reg.templates, params.cursor, pageSize, (e) =>
     listingFor(e, ctx.features),
   );
@@ -184,6 +211,7 @@ export async function readResource(
   const hit = reg.resolve(uri);
   if (!hit) throw notFound(uri, ctx);
   ctx.uri = uri;
+  ctx.cacheHint = hit.entry.cache;
   let value: unknown;
   try {
     value = await hit.entry.options.read(hit.params as never, ctx);

@@ -1,6 +1,7 @@
 /** The tool registry and the `tools/list` and `tools/call` methods. */
 import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
+import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
 import { listingFor, shapeCallToolResult } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -33,6 +34,8 @@ export interface ToolOptions<
   icons?: Icon[];
   /** Metadata passed through to `tools/list`. */
   _meta?: Meta;
+  /** 2026-07-28: how long `tools/list` may be cached; the list takes the shortest ttl and is public only if every tool is. Default: the server's `cache`. */
+  cache?: CacheOptions;
   /** Runs the tool: returns a string, a content block, an array of them, `link(...)`, a whole result, or (with `output`) the structured value. */
   run: (
     args: I extends SchemaLike ? InferOutput<I> : Record<string, never>,
@@ -50,13 +53,14 @@ export interface ToolEntry {
   readonly output: CompiledSchema | undefined;
   readonly run: (args: any, ctx: Context) => unknown;
   readonly shaped: Map<string, object>;
+  readonly cache: CacheHint;
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_INPUT = Object.freeze({ type: "object", properties: {} });
 
 /** Validates options and builds the registry entry; throws on programming mistakes. */
-export function createToolEntry(name: string, options: ToolOptions<any, any>): ToolEntry {
+export function createToolEntry(name: string, options: ToolOptions<any, any>, cache: CacheHint): ToolEntry {
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new TypeError(
       `Invalid tool name ${JSON.stringify(name)}: use 1-128 characters of A-Z a-z 0-9 _ - . (no spaces or commas)`,
@@ -73,7 +77,15 @@ export function createToolEntry(name: string, options: ToolOptions<any, any>): T
   if (options.annotations !== undefined) listing.annotations = options.annotations;
   if (options.icons !== undefined) listing.icons = options.icons;
   if (options._meta !== undefined) listing._meta = options._meta;
-  return { name, listing, input, output, run: options.run, shaped: new Map() };
+  return {
+    name,
+    listing,
+    input,
+    output,
+    run: options.run,
+    shaped: new Map(),
+    cache: cacheHint(options.cache, cache),
+  };
 }
 
 /** `tools/list`. */
@@ -82,8 +94,11 @@ export function listTools(
   params: { cursor?: unknown },
   ctx: RequestContext,
   pageSize: number,
+  cache: CacheHint,
 ) {
-  return listResult("tools", tools.values(), params.cursor, pageSize, (t) => listingFor(t, ctx.features));
+  const all = tools.values();
+  if (ctx.features.modern) ctx.cacheHint = listHint(all, cache);
+  return listResult("tools", all, params.cursor, pageSize, (t) => listingFor(t, ctx.features));
 }
 
 /** `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol error. */
