@@ -1,6 +1,14 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection } from "./connection.js";
-import { type InputRequest, InputRequiredSignal, type InputRound } from "./eras/input.js";
+import {
+  type InputRequest,
+  InputRequiredSignal,
+  type InputRound,
+  isElicitAnswer,
+  isSampleAnswer,
+  refuse,
+  rootsOfAnswer,
+} from "./eras/input.js";
 import { type CacheHint, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
 import type { ContentBlock, JsonRpcMessage, LoggingLevel, Meta, RequestId, Role } from "./types.js";
@@ -262,9 +270,9 @@ export class RequestContext implements Context {
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
     const caps = this.client.capabilities.sampling as { tools?: object } | undefined;
     if (this.#modern) {
-      if (!caps) return Promise.reject(missingCapability({ sampling: {} }));
+      if (!caps) return refuse(missingCapability({ sampling: {} }));
       if ((params.tools || params.toolChoice) && !caps.tools)
-        return Promise.reject(missingCapability({ sampling: { tools: {} } }));
+        return refuse(missingCapability({ sampling: { tools: {} } }));
       return this.#input("sampling/createMessage", params, options?.key, toSampleResult);
     }
     if (!caps) return Promise.reject(new ClientCapabilityError("sampling", "sampling"));
@@ -305,13 +313,13 @@ export class RequestContext implements Context {
   #modernElicit(params: ElicitFormParams | ElicitUrlParams, key: string | undefined): Promise<ElicitResult> {
     const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
     if (params.mode === "url") {
-      if (!caps?.url) return Promise.reject(missingCapability({ elicitation: { url: {} } }));
+      if (!caps?.url) return refuse(missingCapability({ elicitation: { url: {} } }));
       // 2026-07-28 has no elicitationId: the retry itself says the interaction is done
       const wire = { mode: "url", message: params.message, url: params.url };
       return this.#input("elicitation/create", wire, key, toElicitResult);
     }
     if (!caps || (caps.form === undefined && caps.url !== undefined))
-      return Promise.reject(missingCapability({ elicitation: { form: {} } }));
+      return refuse(missingCapability({ elicitation: { form: {} } }));
     const wire = { message: params.message, requestedSchema: params.requestedSchema };
     return this.#input("elicitation/create", wire, key, toElicitResult);
   }
@@ -325,7 +333,7 @@ export class RequestContext implements Context {
   ): Promise<T> {
     const round = this.#modern?.input;
     if (!round) {
-      return Promise.reject(
+      return refuse(
         new Error(
           `${method}: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client`,
         ),
@@ -333,7 +341,7 @@ export class RequestContext implements Context {
     }
     const k = key ?? round.autoKey(method);
     const value = round.answer(k, { method, params: params as InputRequest["params"] }, accept);
-    return value === undefined ? Promise.reject(new InputRequiredSignal(k)) : Promise.resolve(value);
+    return value === undefined ? refuse(new InputRequiredSignal(k)) : Promise.resolve(value);
   }
 
   #emit(message: JsonRpcMessage): void {
@@ -350,34 +358,14 @@ export class RequestContext implements Context {
   }
 }
 
-function isRecord(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** A well-formed elicitation answer, or undefined. */
-function toElicitResult(r: unknown): ElicitResult | undefined {
-  if (!isRecord(r) || (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel"))
-    return undefined;
-  if (r.content !== undefined && !isRecord(r.content)) return undefined;
-  return r as unknown as ElicitResult;
-}
+const toElicitResult = isElicitAnswer as (r: unknown) => ElicitResult | undefined;
+const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefined;
+const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
 
 function checkElicitResult(r: { [key: string]: unknown }): ElicitResult {
   const result = toElicitResult(r);
   if (!result) throw new Error("The client answered elicitation/create with a malformed result");
   return result;
-}
-
-/** A well-formed sampling answer, or undefined. */
-function toSampleResult(r: unknown): SampleResult | undefined {
-  if (!isRecord(r) || typeof r.model !== "string" || (r.role !== "assistant" && r.role !== "user"))
-    return undefined;
-  return r.content === undefined ? undefined : (r as SampleResult);
-}
-
-/** The roots of a well-formed `roots/list` answer, or undefined. */
-function toRoots(r: unknown): Root[] | undefined {
-  return isRecord(r) && Array.isArray(r.roots) ? (r.roots as Root[]) : undefined;
 }
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */

@@ -40,6 +40,13 @@ function server(options: object = {}) {
       return `${n.content?.name} ${(m.content as { text: string }).text} ${roots.length}`;
     },
   });
+  s.tool("awaits_one", {
+    run: async (_a, ctx) => {
+      const a = ctx.elicit({ message: "Name?", requestedSchema: NAME }, { key: "a" });
+      const b = ctx.sample({ messages: [], maxTokens: 1 }, { key: "b" });
+      return `${(await a).action} ${(await b).model}`;
+    },
+  });
   s.tool("needs_sampling", {
     run: async (_a, ctx) => (await ctx.sample({ messages: [], maxTokens: 1 })).model,
   });
@@ -165,6 +172,15 @@ describe("2026-07-28 input-required results", () => {
     };
     const r2 = await p.request("tools/call", { name: "all_at_once", inputResponses }, caps);
     expect(r2.answer.result.content).toEqual([{ type: "text", text: "Ann Paris 1" }]);
+  });
+
+  it("records calls it never awaited, without an unhandled rejection", async () => {
+    const p = modernPeer(server());
+    const r = await p.request("tools/call", { name: "awaits_one" }, { elicitation: {}, sampling: {} });
+    expect(Object.keys(r.answer.result.inputRequests)).toEqual(["a", "b"]);
+    const none = await p.request("tools/call", { name: "awaits_one" }, { elicitation: {} });
+    expect(Object.keys(none.answer.result.inputRequests)).toEqual(["a"]);
+    await new Promise((done) => setTimeout(done, 10));
   });
 
   it("answers -32021 with the capability a handler needs and the request did not declare", async () => {

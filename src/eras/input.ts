@@ -83,3 +83,38 @@ export class InputRound {
     return undefined;
   }
 }
+
+/**
+ * A rejection that does not count as unhandled: a handler that starts several calls and awaits the
+ * first (which ends its run) leaves the others rejected, and that must not bring the process down.
+ */
+export function refuse<T>(error: Error): Promise<T> {
+  const p = Promise.reject<T>(error);
+  p.catch(() => {});
+  return p;
+}
+
+type Answer = { [key: string]: unknown };
+
+function isRecord(v: unknown): v is Answer {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** `r` when it is a well-formed elicitation answer, else undefined. */
+export function isElicitAnswer(r: unknown): Answer | undefined {
+  if (!isRecord(r) || (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel"))
+    return undefined;
+  return r.content === undefined || isRecord(r.content) ? r : undefined;
+}
+
+/** `r` when it is a well-formed sampling answer, else undefined. */
+export function isSampleAnswer(r: unknown): Answer | undefined {
+  if (!isRecord(r) || typeof r.model !== "string" || (r.role !== "assistant" && r.role !== "user"))
+    return undefined;
+  return r.content === undefined ? undefined : r;
+}
+
+/** The roots of a well-formed `roots/list` answer, else undefined. */
+export function rootsOfAnswer(r: unknown): unknown[] | undefined {
+  return isRecord(r) && Array.isArray(r.roots) ? r.roots : undefined;
+}

@@ -42,15 +42,16 @@ export function invalidState(): McpError {
 
 /** Seals and opens request states under one key ring. */
 export class RequestStateSeal {
-  readonly #secrets: Uint8Array<ArrayBuffer>[];
+  // undefined: a random key, made on first use (Workers forbid random values at startup)
+  readonly #secrets: Uint8Array<ArrayBuffer>[] | undefined;
   readonly #ttlMs: number;
   readonly #maxLength: number;
   #keys: Promise<CryptoKey[]> | undefined;
 
   constructor(options: RequestStateOptions = {}) {
-    const keys = options.keys ?? [crypto.getRandomValues(new Uint8Array(32))];
-    if (keys.length === 0) throw new TypeError("requestState.keys needs at least one key");
-    this.#secrets = keys.map((k) => {
+    const keys = options.keys;
+    if (keys?.length === 0) throw new TypeError("requestState.keys needs at least one key");
+    this.#secrets = keys?.map((k) => {
       const bytes = typeof k === "string" ? new TextEncoder().encode(k) : k;
       if (!(bytes instanceof Uint8Array) || bytes.length < 32)
         throw new TypeError("Every requestState key needs at least 32 bytes (use 32 random bytes)");
@@ -64,7 +65,7 @@ export class RequestStateSeal {
 
   #ring(): Promise<CryptoKey[]> {
     this.#keys ??= Promise.all(
-      this.#secrets.map(async (secret) => {
+      (this.#secrets ?? [crypto.getRandomValues(new Uint8Array(32))]).map(async (secret) => {
         const base = await crypto.subtle.importKey("raw", secret, "HKDF", false, ["deriveKey"]);
         return crypto.subtle.deriveKey(
           { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: INFO },

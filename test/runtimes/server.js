@@ -11,3 +11,12 @@ server.tool("slow_count", {
   },
 });
 server.resource("files://{+path}", { read: ({ path }) => new TextEncoder().encode(path) });
+server.tool("greet", {
+  run: async (_args, ctx) => {
+    const r = await ctx.elicit(
+      { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+      { key: "n" },
+    );
+    return `Hello, ${r.content?.name}!`;
+  },
+});
