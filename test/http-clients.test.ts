@@ -48,7 +48,7 @@ server.resource("test://items/{id}", {
 });
 server.prompt("review", {
   description: "review",
-  arguments: [{ name: "text", required: true }],
+  args: [{ name: "text", required: true }],
   get: ({ text }) => `Review: ${text}`,
 });
 

@@ -89,7 +89,9 @@ function modern(
     if (v !== null) base[k] = v;
   }
   const body = { jsonrpc: "2.0", id, method, params: { _meta: META, ...params } };
-  return handler(new Request(URL_, { method: "POST", headers: base, body: JSON.stringify(body), signal }));
+  return handler(
+    new Request(URL_, { method: "POST", headers: base, body: JSON.stringify(body), signal: signal ?? null }),
+  );
 }
 
 function raw(handler: HttpHandler, body: unknown, headers: { [k: string]: string } = {}) {
