@@ -602,6 +602,28 @@ describe("streams", () => {
       { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
     ]);
   });
+  it("closing the handler ends a listen stream with its final result", async () => {
+    const { handler } = setup();
+    const res = await modern(
+      handler,
+      "subscriptions/listen",
+      { notifications: { promptsListChanged: true } },
+      {},
+      5,
+    );
+    const reading = readEvents(res);
+    await new Promise((r) => setTimeout(r, 10));
+    handler.close();
+    const sub = { "io.modelcontextprotocol/subscriptionId": 5 };
+    expect(messagesOf(await reading)).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { notifications: { promptsListChanged: true }, _meta: sub },
+      },
+      { jsonrpc: "2.0", id: 5, result: { resultType: "complete", _meta: { ...INFO, ...sub } } },
+    ]);
+  });
 });
 
 describe("CORS for browser clients", () => {

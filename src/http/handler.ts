@@ -361,6 +361,7 @@ export class StreamableHttp {
   }
 
   close(): void {
+    this.#modern.close();
     if (this.#table) for (const s of [...this.#table.values()]) this.#end(s);
     for (const sink of this.#live) sink.close();
     this.#live.clear();

@@ -4,7 +4,7 @@
  * response is JSON, or SSE once a related notification comes first (a `subscriptions/listen` stream
  * stays open until the client closes it, which cancels the request).
  */
-import type { AuthInfo } from "../connection.js";
+import type { AuthInfo, Connection } from "../connection.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { encodeMessage } from "../jsonrpc.js";
@@ -89,9 +89,16 @@ export interface ModernOptions {
 /** @internal — the 2026-07-28 pipeline of one handler. */
 export class ModernHttp {
   readonly #o: ModernOptions;
+  /** Connections of requests in flight (listen streams among them). */
+  readonly #open = new Set<Connection>();
 
   constructor(o: ModernOptions) {
     this.#o = o;
+  }
+
+  /** Graceful teardown: every open listen stream gets its final result before the streams close. */
+  close(): void {
+    for (const connection of this.#open) connection.endListens();
   }
 
   /** GET and DELETE have no meaning in the revision. */
@@ -225,11 +232,7 @@ export class ModernHttp {
   }
 
   /** Runs the request on its own connection: JSON, or SSE from the first related notification on. */
-  #exchange(
-    request: Request,
-    message: object,
-    connection: ReturnType<McpServer["connect"]>,
-  ): Promise<Response> {
+  #exchange(request: Request, message: object, connection: Connection): Promise<Response> {
     const abort = new AbortController();
     const outer = request.signal;
     if (outer.aborted) abort.abort();
@@ -249,6 +252,7 @@ export class ModernHttp {
       };
       const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
         over = true;
+        this.#open.delete(connection);
         connection.close();
         const one = Array.isArray(answer) ? answer[0] : answer;
         if (sink) {
@@ -266,6 +270,7 @@ export class ModernHttp {
           resolve(new Response(null, { status: 202 }));
         }
       };
+      this.#open.add(connection);
       this.#o.server
         .handle(message, connection, { send, signal: abort.signal })
         .then(finish, () => finish(undefined));
