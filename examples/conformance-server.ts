@@ -196,14 +196,29 @@ server.tool("test_elicitation_sep1330_enums", {
 });
 
 server.tool("json_schema_2020_12_tool", {
-  description: "A tool whose input schema uses JSON Schema 2020-12 ($schema, $defs, $ref)",
+  description:
+    "A tool whose input schema uses JSON Schema 2020-12 ($schema, $defs, $ref, composition, if/then/else)",
   input: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     $defs: {
-      address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } },
+      address: {
+        $anchor: "addressDef",
+        type: "object",
+        properties: { street: { type: "string" }, city: { type: "string" } },
+      },
     },
-    properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+    properties: {
+      name: { type: "string" },
+      address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: { type: "string" },
+      email: { type: "string" },
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
     additionalProperties: false,
   },
   run: (args) => `Received: ${JSON.stringify(args)}`,
