@@ -209,7 +209,8 @@ server.tool("test_elicitation_sep1330_enums", {
 });
 
 server.tool("json_schema_2020_12_tool", {
-  description: "A tool whose input schema uses JSON Schema 2020-12 ($schema, $defs, $ref)",
+  description:
+    "A tool whose input schema uses JSON Schema 2020-12 ($schema, $defs, $ref, composition, if/then/else)",
   input: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",

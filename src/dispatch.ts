@@ -1,6 +1,7 @@
 /**
- * JSON-RPC envelope checks, the method table, and the mapping from "what happened" to "what the
- * client gets" — in one place.
+ * JSON-RPC envelope checks, the `initialize` handshake, and the routing between the eras: an
+ * initialized connection is served as its session, a request carrying 2026-07-28 `_meta` (and every
+ * `server/discover`) statelessly.
  */
 import type { Connection } from "./connection.js";
 import { RequestContext } from "./context.js";
@@ -30,7 +31,7 @@ import type {
 
 /** Per-message options a transport may give `handle`. */
 export interface HandleOptions {
-  /** Where messages related to this request go (progress, logs, requests to the client); default: the connection's `send`. */
+  /** Where messages related to this request go (progress, logs, requests to the client, a listen's stream); default: the connection's `send`. */
   send?: (message: JsonRpcMessage) => void;
   /** Aborting it cancels the request (an HTTP stream the client closed, say). */
   signal?: AbortSignal;

@@ -6,8 +6,10 @@ import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcErrorObject, LoggingLevel, RequestId, ServerCapabilities } from "../types.js";
 
+/** A request's params. */
 export type Params = { [key: string]: unknown };
 type Capability = keyof ServerCapabilities | "subscribe" | "listen";
+/** One entry of the method table. */
 export interface Method {
   /** The server capability the method belongs to: without it the method does not exist (-32601). */
   readonly capability?: Capability;
@@ -18,9 +20,10 @@ export interface Method {
   run(core: ServerCore, params: Params, ctx: RequestContext, conn: Connection): unknown;
 }
 
+/** The empty result (and empty params). */
 export const EMPTY = Object.freeze({});
 
-// a Map, so that a method name from the wire ("constructor", "__proto__") never reaches Object.prototype
+/** The method table of both eras; a Map, so that a name from the wire ("constructor") never reaches Object.prototype. */
 export const methods = new Map<string, Method>([
   ["tools/list", { capability: "tools", run: (c, p, ctx) => c.listTools(p, ctx) }],
   ["tools/call", { capability: "tools", input: true, run: (c, p, ctx) => c.callTool(p, ctx) }],
@@ -70,10 +73,12 @@ function setLevel(params: Params, conn: Connection) {
   return EMPTY;
 }
 
+/** Whether `v` is a JSON object. */
 export function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** What running a method gave: its result or its error. */
 export type Outcome = { result: { [key: string]: unknown } } | { error: JsonRpcErrorObject };
 
 /** Runs a method with `ctx` registered as in flight; undefined when the request was cancelled (never answered). */
@@ -109,6 +114,7 @@ export async function execute(
   return ctx.aborted ? undefined : outcome;
 }
 
+/** Whether `caps` holds the capability a method belongs to. */
 export function hasCapability(caps: ServerCapabilities, capability: Capability | undefined): boolean {
   if (capability === undefined) return true;
   if (capability === "subscribe") return caps.resources?.subscribe === true;

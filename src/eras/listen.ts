@@ -76,6 +76,7 @@ const LIST_KIND = {
 
 /** One open listen: what it honours and where its stream goes. */
 export class ListenStream {
+  /** The listen request's id: the subscription id. */
   readonly id: RequestId;
   readonly #filter: SubscriptionFilter;
   readonly #uris: ReadonlySet<string>;

@@ -86,7 +86,9 @@ export function listHint(entries: readonly { readonly cache: CacheHint }[], empt
 
 /** One 2026-07-28 request's view of its client, read from `_meta`. */
 export interface ModernMeta {
+  /** `io.modelcontextprotocol/clientCapabilities`. */
   readonly capabilities: ClientCapabilities;
+  /** `io.modelcontextprotocol/clientInfo`, when given. */
   readonly info: Implementation | undefined;
   /** The lowest level to send; undefined: no log messages at all for this request. */
   readonly logLevel: LoggingLevel | undefined;
