@@ -1,4 +1,5 @@
 /** `McpServer`: the registration API and the one seam transports use (`connect` + `handle`). */
+
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
@@ -10,8 +11,11 @@ import { createPromptEntry, type PromptArgument, type PromptOptions } from "./pr
 import type { ResourceOptions } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
+import type { HeaderParam } from "./tools/headers.js";
 import { createToolEntry, type ToolOptions } from "./tools/tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
+
+const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
@@ -157,9 +161,9 @@ export class McpServer {
     return dispatch(this.#core, message, connection, options);
   }
 
-  /** @internal — the `inputSchema` a tool is listed with (HTTP mirrors `x-mcp-header` arguments from it). */
-  toolInputSchema(name: string): unknown {
-    return this.#core.tools.get(name)?.listing.inputSchema;
+  /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
+  toolHeaders(name: string): readonly HeaderParam[] {
+    return this.#core.tools.get(name)?.headers ?? NO_HEADERS;
   }
 
   /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */

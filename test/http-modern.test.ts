@@ -31,7 +31,6 @@ function setup(options: Parameters<typeof createHttpHandler>[1] = {}) {
         count: { type: "integer", "x-mcp-header": "Count" },
         dry: { type: "boolean", "x-mcp-header": "Dry" },
         nested: { type: "object", properties: { zone: { type: "string", "x-mcp-header": "Zone" } } },
-        list: { type: "array", items: { type: "string", "x-mcp-header": "Ignored" } },
       },
     },
     run: (a: { region?: string | null }) => `region=${a.region ?? "<none>"}`,
@@ -481,8 +480,6 @@ describe("headers that mirror the body (-32020)", () => {
       200,
       ok("region=<none>"),
     );
-    // an annotation under items is not reachable through properties: no header is expected for it
-    await expectAnswer(where({ list: ["a"] }, {}), 200, ok("region=<none>"));
     const bad = (why: string) => mismatch(why);
     await expectAnswer(
       where({ region: "Hello" }, {}),
@@ -516,6 +513,63 @@ describe("headers that mirror the body (-32020)", () => {
       400,
       bad("the Mcp-Param-Zone header is required when arguments.nested.zone is given"),
     );
+  });
+});
+
+describe("x-mcp-header annotations are checked at registration", () => {
+  const server = new McpServer({ name: "reg", version: "1.0.0" });
+  const register =
+    (properties: object, extra: object = {}) =>
+    () =>
+      server.tool("bad", { input: { type: "object", properties, ...extra } as never, run: () => "" });
+  it.each([
+    [
+      { a: { type: "number", "x-mcp-header": "A" } },
+      {},
+      '/properties/a is only allowed on a property of type "string", "integer" or "boolean"',
+    ],
+    [
+      { a: { type: "string", "x-mcp-header": "A B" } },
+      {},
+      "/properties/a must be a header name token (letters, digits, !#$%&'*+.^_`|~-)",
+    ],
+    [
+      { a: { type: "string", "x-mcp-header": "" } },
+      {},
+      "/properties/a must be a header name token (letters, digits, !#$%&'*+.^_`|~-)",
+    ],
+    [
+      { a: { type: "string", "x-mcp-header": "R" }, b: { type: "string", "x-mcp-header": "r" } },
+      {},
+      '/properties/b repeats "r" (names are case-insensitive)',
+    ],
+    [
+      { a: { type: "array", items: { type: "string", "x-mcp-header": "A" } } },
+      {},
+      "/properties/a/items is only allowed on a property reached through properties",
+    ],
+    [
+      {},
+      { anyOf: [{ properties: { a: { type: "string", "x-mcp-header": "A" } } }] },
+      "/anyOf/0/properties/a is only allowed on a property reached through properties",
+    ],
+    [
+      {},
+      { $defs: { d: { type: "string", "x-mcp-header": "A" } } },
+      "/$defs/d is only allowed on a property reached through properties",
+    ],
+  ])("%j %j", (properties, extra, where) => {
+    expect(register(properties, extra)).toThrow(new TypeError(`Tool "bad": the "x-mcp-header" at ${where}`));
+  });
+  it("a root annotation is refused too; a nested properties chain is fine", () => {
+    expect(() =>
+      server.tool("root", { input: { type: "object", "x-mcp-header": "X", properties: {} }, run: () => "" }),
+    ).toThrow(
+      'Tool "root": the "x-mcp-header" at the schema root is only allowed on a property reached through properties',
+    );
+    expect(
+      register({ o: { type: "object", properties: { z: { type: "integer", "x-mcp-header": "Z" } } } }),
+    ).not.toThrow();
   });
 });
 

@@ -3,20 +3,8 @@
  * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), their `=?base64?…?=` form, and the check that they agree.
  */
 
-/** One tool argument mirrored into a header: where it sits in `arguments`, and the header's name. */
-export interface HeaderParam {
-  /** The chain of `properties` keys from the schema root. */
-  readonly path: readonly string[];
-  /** The name after `Mcp-Param-`, as the schema spells it. */
-  readonly name: string;
-  /** The lower-case header name, `mcp-param-<name>`. */
-  readonly header: string;
-  /** The schema's type: integers compare numerically, booleans as `true`/`false`. */
-  readonly type: "string" | "integer" | "boolean" | undefined;
-}
+import type { HeaderParam } from "../tools/headers.js";
 
-const NONE: readonly HeaderParam[] = Object.freeze([]);
-const TCHAR = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PRINTABLE = /^[\x20-\x7e\t]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const PREFIX = "=?base64?";
@@ -24,40 +12,6 @@ const SUFFIX = "?=";
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function collect(schema: { [key: string]: unknown }, path: string[], out: HeaderParam[]): void {
-  if (!isObject(schema.properties)) return;
-  for (const [key, prop] of Object.entries(schema.properties)) {
-    if (!isObject(prop)) continue;
-    const name = prop["x-mcp-header"];
-    const at = [...path, key];
-    if (typeof name === "string" && TCHAR.test(name)) {
-      const t = prop.type;
-      const type = t === "string" || t === "integer" || t === "boolean" ? t : undefined;
-      out.push({ path: at, name, header: `mcp-param-${name.toLowerCase()}`, type });
-    }
-    collect(prop, at, out);
-  }
-}
-
-const cache = new WeakMap<object, readonly HeaderParam[]>();
-
-/**
- * The `x-mcp-header` arguments of a tool's `inputSchema`, reachable through `properties` only (the
- * spec's rule). Computed once per schema object: a registration keeps its schema, so this runs
- * once per tool version, never per request.
- */
-export function headerParams(inputSchema: unknown): readonly HeaderParam[] {
-  if (!isObject(inputSchema)) return NONE;
-  let found = cache.get(inputSchema);
-  if (found === undefined) {
-    const out: HeaderParam[] = [];
-    collect(inputSchema, [], out);
-    found = out.length ? Object.freeze(out) : NONE;
-    cache.set(inputSchema, found);
-  }
-  return found;
 }
 
 /**
@@ -96,7 +50,7 @@ function same(header: string, body: unknown, type: HeaderParam["type"]): boolean
   if (typeof body === "string") return header === body;
   if (typeof body === "boolean") return header === String(body);
   if (typeof body === "number") {
-    if (type === "string" || header.trim() === "") return false;
+    if (type !== "integer" || header.trim() === "") return false;
     return Number(header) === body;
   }
   return false;

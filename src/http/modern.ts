@@ -12,7 +12,7 @@ import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { encode } from "./exchange.js";
 import { accepts, isJsonContentType, readBody } from "./guard.js";
-import { checkHeaders, headerParams } from "./headers.js";
+import { checkHeaders } from "./headers.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
@@ -223,11 +223,9 @@ export class ModernHttp {
         `the MCP-Protocol-Version header ${JSON.stringify(version.trim())} does not match _meta ${JSON.stringify(meta[VERSION_KEY])}`,
       );
     }
-    const tool =
-      method === "tools/call" && typeof p.name === "string"
-        ? this.#o.server.toolInputSchema(p.name)
-        : undefined;
-    const why = checkHeaders(headers, method, p, headerParams(tool));
+    const mirrored =
+      method === "tools/call" && typeof p.name === "string" ? this.#o.server.toolHeaders(p.name) : [];
+    const why = checkHeaders(headers, method, p, mirrored);
     return why === undefined ? undefined : mismatch(why);
   }
 

@@ -1,4 +1,5 @@
 /** The tool registry and the `tools/list` and `tools/call` methods. */
+
 import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
 import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
@@ -14,6 +15,7 @@ import {
   type SchemaLike,
 } from "../schema/schema.js";
 import type { CallToolResult, Icon, Meta, ToolAnnotations } from "../types.js";
+import { type HeaderParam, headerParams } from "./headers.js";
 
 /** Options of `server.tool(name, options)`. */
 export interface ToolOptions<
@@ -54,6 +56,8 @@ export interface ToolEntry {
   readonly run: (args: any, ctx: Context) => unknown;
   readonly shaped: Map<string, object>;
   readonly cache: CacheHint;
+  /** The arguments mirrored into `Mcp-Param-*` headers over HTTP (2026-07-28). */
+  readonly headers: readonly HeaderParam[];
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -85,6 +89,7 @@ export function createToolEntry(name: string, options: ToolOptions<any, any>, ca
     run: options.run,
     shaped: new Map(),
     cache: cacheHint(options.cache, cache),
+    headers: headerParams(listing.inputSchema, name),
   };
 }
 
