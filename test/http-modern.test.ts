@@ -64,6 +64,18 @@ function setup(options: Parameters<typeof createHttpHandler>[1] = {}) {
         });
       }),
   });
+  server.tool("busy", {
+    description: "reports progress, then waits until cancelled",
+    run: (_a, ctx) => {
+      ctx.progress(1, 2);
+      return new Promise<string>((resolve) => {
+        ctx.signal.addEventListener("abort", () => {
+          seen.cancelled++;
+          resolve("cancelled");
+        });
+      });
+    },
+  });
   server.resource("note://a", { description: "a note", read: () => "a" });
   server.prompt("hi", { description: "hi", get: () => "hi" });
   const handler = createHttpHandler(server, options);
@@ -407,6 +419,11 @@ describe("headers that mirror the body (-32020)", () => {
       mismatch("the Mcp-Name header does not match params.uri"),
     );
     await expectAnswer(
+      modern(handler, "tasks/get", { taskId: "t1" }, { "mcp-name": "t2" }),
+      400,
+      mismatch("the Mcp-Name header does not match params.taskId"),
+    );
+    await expectAnswer(
       modern(handler, "prompts/get", { name: "hi" }, { "mcp-name": null }),
       400,
       mismatch("the Mcp-Name header is required for prompts/get"),
@@ -595,6 +612,23 @@ describe("streams", () => {
       id: 1,
       result: text("done"),
     });
+  });
+
+  it("closing an SSE response cancels its request", async () => {
+    const { handler, seen } = setup();
+    const meta = { ...META, progressToken: "p" };
+    const res = await modern(handler, "tools/call", { name: "busy", arguments: {}, _meta: meta });
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const events = await readEvents(res, 1);
+    expect(messagesOf(events)).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "p", progress: 1, total: 2 },
+      },
+    ]);
+    for (let i = 0; seen.cancelled === 0 && i < 100; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(seen.cancelled).toBe(1);
   });
 
   it("closing the request cancels it", async () => {
