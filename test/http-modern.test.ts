@@ -218,6 +218,23 @@ describe("dual-era routing", () => {
     );
   });
 
+  it("an older, unknown MCP-Protocol-Version outside a session names every revision of the endpoint", async () => {
+    const { handler } = setup();
+    await expectAnswer(
+      raw(handler, { jsonrpc: "2.0", id: 6, method: "tools/list" }, { "mcp-protocol-version": "1.0" }),
+      400,
+      err(
+        undefined,
+        -32022,
+        `Bad Request: unsupported MCP-Protocol-Version "1.0"; supported: ${SUPPORTED.join(", ")}`,
+        {
+          supported: SUPPORTED,
+          requested: "1.0",
+        },
+      ),
+    );
+  });
+
   it("an unknown Mcp-Session-Id on a modern request is ignored, and none is minted", async () => {
     const { handler } = setup();
     const r = await expectAnswer(

@@ -160,14 +160,18 @@ export function versionFeatures(version: string | null): Features {
   return isLegacyVersion(version) ? featuresOf(version) : DEFAULT_FEATURES;
 }
 
-export function unsupportedVersion(requested: string): Response {
+/** 400 -32022 naming `supported`: a session's revisions by default (outside one, the endpoint's). */
+export function unsupportedVersion(
+  requested: string,
+  supported: readonly string[] = LEGACY_VERSIONS,
+): Response {
   return httpError(
     400,
     ErrorCode.UnsupportedProtocolVersion,
-    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${LEGACY_VERSIONS.join(", ")}`,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${supported.join(", ")}`,
     undefined,
     undefined,
-    { supported: [...LEGACY_VERSIONS], requested },
+    { supported: [...supported], requested },
   );
 }
 

@@ -1,5 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import type { AuthInfo, Connection } from "../connection.js";
+import { SUPPORTED_VERSIONS } from "../eras/modern.js";
 import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
@@ -25,7 +26,7 @@ import {
   versionFeatures,
   withCors,
 } from "./guard.js";
-import { isModernBody, isModernHeader, ModernHttp, SUPPORTED_VERSIONS } from "./modern.js";
+import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
 import type { HttpHandlerOptions } from "./options.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { SSE_HEADERS, SseWriter } from "./sse.js";
@@ -157,7 +158,8 @@ export class StreamableHttp {
     }
     const init = isObject(message) && message.method === "initialize";
     if (!session && !init && isModernBody(message)) return this.#modern.serve(request, message, auth);
-    if (!init && version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
+    if (!init && version !== null && !isLegacyVersion(version))
+      return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
       return httpError(
         400,

@@ -18,9 +18,6 @@ import { SSE_HEADERS, type SseWriter } from "./sse.js";
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
 const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 
-/** Every revision one endpoint serves, newest first (what a refusal names). */
-export const SUPPORTED_VERSIONS: readonly string[] = Object.freeze([MODERN_VERSION, ...LEGACY_VERSIONS]);
-
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
