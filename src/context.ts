@@ -363,9 +363,10 @@ const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefine
 const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
 
 function checkElicitResult(r: { [key: string]: unknown }): ElicitResult {
-  const result = toElicitResult(r);
-  if (!result) throw new Error("The client answered elicitation/create with a malformed result");
-  return result;
+  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") {
+    throw new Error("The client answered elicitation/create with a malformed result");
+  }
+  return r as unknown as ElicitResult;
 }
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */
