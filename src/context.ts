@@ -156,6 +156,8 @@ export class RequestContext implements Context {
   readonly meta: Meta | undefined;
   readonly features: Features;
   uri!: string;
+  /** `completion/complete` only: the arguments already chosen. */
+  arguments!: { [key: string]: string };
   /** 2026-07-28: set by a cacheable method, sent as `ttlMs`/`cacheScope`. */
   cacheHint: CacheHint | undefined;
   /** Set once the answer is out: later progress and log messages are dropped. */
