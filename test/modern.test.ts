@@ -301,6 +301,20 @@ describe("the completion context", () => {
   });
 });
 
+describe("names from the wire", () => {
+  it("never finds an argument in Object.prototype: a missing required 'constructor' is reported", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0" });
+    s.prompt("q", { args: [{ name: "constructor", required: true }], get: () => "x" });
+    const p = modernPeer(s);
+    const r = await p.request("prompts/get", { name: "q", arguments: {} });
+    expect(r.answer.error).toEqual({
+      code: -32602,
+      message: "Missing required argument for prompt q: constructor",
+      data: { missing: ["constructor"] },
+    });
+  });
+});
+
 describe("2026-07-28 caching hints", () => {
   it("takes the server default, per-registration overrides, the shortest ttl and public only if all are", async () => {
     const s = new McpServer({ name: "t", version: "1.0.0", cache: { ttlMs: 60_000, scope: "public" } });
