@@ -217,6 +217,7 @@ server.tool("json_schema_2020_12_tool", {
     },
     allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
     if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable
     then: { required: ["phone"] },
     else: { required: ["email"] },
     additionalProperties: false,
