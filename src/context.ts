@@ -156,6 +156,8 @@ export class RequestContext implements Context {
   readonly meta: Meta | undefined;
   readonly features: Features;
   uri!: string;
+  /** `completion/complete` only: the arguments already chosen. */
+  arguments!: { [key: string]: string };
   /** 2026-07-28: set by a cacheable method, sent as `ttlMs`/`cacheScope`. */
   cacheHint: CacheHint | undefined;
   /** Set once the answer is out: later progress and log messages are dropped. */
@@ -363,9 +365,10 @@ const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefine
 const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
 
 function checkElicitResult(r: { [key: string]: unknown }): ElicitResult {
-  const result = toElicitResult(r);
-  if (!result) throw new Error("The client answered elicitation/create with a malformed result");
-  return result;
+  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") {
+    throw new Error("The client answered elicitation/create with a malformed result");
+  }
+  return r as unknown as ElicitResult;
 }
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */

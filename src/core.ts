@@ -112,7 +112,7 @@ export class ServerCore {
    * `subscriptions/listen`: acknowledges on the request's stream, forwards what it asked for, and
    * stays pending until the client cancels it or the server ends it (then it has been answered).
    */
-  async listen(p: Params, ctx: RequestContext, conn: Connection): Promise<never | undefined> {
+  async listen(p: Params, ctx: RequestContext, conn: Connection): Promise<undefined> {
     const filter = honouredFilter(p.notifications, this.modernCapabilities, this.#options.subscriptionLimits);
     const stream = new ListenStream(ctx.requestId, filter, (m) => ctx.notify(m), this.serverMeta);
     // the server's own result ends it: nothing more is sent for this request

@@ -26,6 +26,8 @@ export {
   type CacheOptions,
   hasModernMeta,
   META,
+  type ModernMeta,
+  readModernMeta,
   SUPPORTED_VERSIONS,
 } from "./eras/modern.js";
 export type { RequestStateOptions } from "./eras/request-state.js";

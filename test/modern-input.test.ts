@@ -203,7 +203,8 @@ describe("2026-07-28 input-required results", () => {
   });
 
   it("asks from prompts/get and resources/read too, and never from other methods", async () => {
-    const p = modernPeer(server());
+    const errors: unknown[] = [];
+    const p = modernPeer(server({ onError: (e: unknown) => errors.push(e) }));
     const prompt = await p.request("prompts/get", { name: "ask_prompt" }, ELICIT);
     expect(Object.keys(prompt.answer.result.inputRequests)).toEqual(["ctx"]);
     const done = await p.request(
@@ -227,6 +228,9 @@ describe("2026-07-28 input-required results", () => {
       ELICIT,
     );
     expect(completion.answer.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(String(errors[0])).toBe(
+      "Error: elicitation/create: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client",
+    );
   });
 
   it("rejects a tampered, foreign, stale or misused requestState", async () => {

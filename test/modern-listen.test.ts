@@ -100,6 +100,40 @@ describe("subscriptions/listen", () => {
     for (const l of [a, b, c]) l.abort.abort();
   });
 
+  it("keeps delivering to the other streams when one stream cannot take a message", async () => {
+    const s = server();
+    const conn = s.connect({ send: () => {} });
+    let calls = 0;
+    const broken = s.handle(
+      {
+        jsonrpc: "2.0",
+        id: "broken",
+        method: "subscriptions/listen",
+        params: { _meta: meta(), notifications: { toolsListChanged: true } },
+      },
+      conn,
+      {
+        send: () => {
+          if (++calls > 1) throw new Error("stream gone");
+        },
+      },
+    );
+    const ok = listen(s, "ok", { toolsListChanged: true });
+    s.tool("added", { run: () => "x" });
+    await tick();
+    s.tool("again", { run: () => "x" });
+    await tick();
+    expect(ok.stream.slice(1).map((m) => m.method)).toEqual([
+      "notifications/tools/list_changed",
+      "notifications/tools/list_changed",
+    ]);
+    // the broken stream was tried once, then counted as gone
+    expect(calls).toBe(2);
+    ok.abort.abort();
+    conn.close();
+    expect(await broken).toBeUndefined();
+  });
+
   it("ends on notifications/cancelled for its id, without an answer", async () => {
     const s = server();
     const conn = s.connect({ send: () => {} });

@@ -269,6 +269,52 @@ describe("2026-07-28 requests", () => {
   });
 });
 
+describe("the completion context", () => {
+  it("is the request's own context: a completer can log and read the chosen arguments", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0" });
+    s.prompt("q", {
+      args: [{ name: "a" }, { name: "b" }],
+      complete: {
+        b: (v, ctx) => {
+          ctx.log("info", "completing");
+          return [`${ctx.arguments.a}-${v}`];
+        },
+      },
+      get: () => "x",
+    });
+    const p = rawPeer(s);
+    await p.initialize();
+    const r = await p.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "completion/complete",
+      params: {
+        ref: { type: "ref/prompt", name: "q" },
+        argument: { name: "b", value: "v" },
+        context: { arguments: { a: "A" } },
+      },
+    });
+    expect(r).toEqual({ jsonrpc: "2.0", id: 1, result: { completion: { values: ["A-v"] } } });
+    expect(p.sent).toEqual([
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "completing" } },
+    ]);
+  });
+});
+
+describe("names from the wire", () => {
+  it("never finds an argument in Object.prototype: a missing required 'constructor' is reported", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0" });
+    s.prompt("q", { args: [{ name: "constructor", required: true }], get: () => "x" });
+    const p = modernPeer(s);
+    const r = await p.request("prompts/get", { name: "q", arguments: {} });
+    expect(r.answer.error).toEqual({
+      code: -32602,
+      message: "Missing required argument for prompt q: constructor",
+      data: { missing: ["constructor"] },
+    });
+  });
+});
+
 describe("2026-07-28 caching hints", () => {
   it("takes the server default, per-registration overrides, the shortest ttl and public only if all are", async () => {
     const s = new McpServer({ name: "t", version: "1.0.0", cache: { ttlMs: 60_000, scope: "public" } });

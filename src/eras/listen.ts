@@ -102,9 +102,18 @@ export class ListenStream {
     this.#serverMeta = serverMeta;
   }
 
+  /** Sends on the stream; a stream that cannot take it is gone, and hears nothing more. */
+  #post(message: JsonRpcMessage): void {
+    try {
+      this.#send(message);
+    } catch {
+      this.ended = true;
+    }
+  }
+
   /** Sends the acknowledgement: the first message of the stream. */
   acknowledge(): void {
-    this.#send({
+    this.#post({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
       params: { _meta: this.#meta, notifications: this.#filter },
@@ -116,13 +125,13 @@ export class ListenStream {
     if (this.ended) return;
     if (event.type === "resource_updated") {
       if (this.#uris.has(event.uri))
-        this.#send({
+        this.#post({
           jsonrpc: "2.0",
           method: "notifications/resources/updated",
           params: { uri: event.uri, _meta: this.#meta },
         });
     } else if (this.#filter[LIST_KIND[event.kind]]) {
-      this.#send({
+      this.#post({
         jsonrpc: "2.0",
         method: `notifications/${event.kind}/list_changed`,
         params: { _meta: this.#meta },
@@ -134,7 +143,7 @@ export class ListenStream {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    this.#send({
+    this.#post({
       jsonrpc: "2.0",
       id: this.id,
       result: { resultType: "complete", _meta: { ...this.#serverMeta, ...this.#meta } },

@@ -46,10 +46,9 @@ export async function complete(
     typeof chosen === "object" && chosen !== null && !Array.isArray(chosen)
       ? (chosen as { [k: string]: string })
       : {};
-  const answer: CompletionAnswer = await completer(
-    argument.value,
-    Object.assign(Object.create(ctx), { arguments: args }),
-  );
+  // set on the context itself: a derived object would lose its private fields (ctx.log would throw)
+  ctx.arguments = args;
+  const answer: CompletionAnswer = await completer(argument.value, ctx);
   return { completion: toCompletion(answer) };
 }
 

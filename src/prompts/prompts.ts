@@ -147,7 +147,7 @@ export async function getPrompt(
     if (typeof v !== "string")
       throw new McpError(ErrorCode.InvalidParams, `Argument ${k} of prompt ${name} must be a string`);
   }
-  const missing = prompt.required.filter((a) => given[a] === undefined);
+  const missing = prompt.required.filter((a) => !Object.hasOwn(given, a) || given[a] === undefined);
   if (missing.length) {
     throw new McpError(
       ErrorCode.InvalidParams,
