@@ -175,7 +175,7 @@ export class ModernHttp {
     const connection = this.#o.server.connect({ send: () => {}, ...(auth ? { auth } : {}) });
     if (!("id" in message)) {
       // no notification is defined for HTTP in this revision; one that arrives is accepted
-      await this.#o.server.handle(message, connection);
+      await this.#o.server.handle(message, connection, { modern: true });
       connection.close();
       return new Response(null, { status: 202 });
     }
@@ -267,7 +267,7 @@ export class ModernHttp {
       };
       this.#open.add(connection);
       this.#o.server
-        .handle(message, connection, { send, signal: abort.signal })
+        .handle(message, connection, { send, signal: abort.signal, modern: true })
         .then(finish, () => finish(undefined));
     });
   }
