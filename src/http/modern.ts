@@ -5,6 +5,7 @@
  * stays open until the client closes it, which cancels the request).
  */
 import type { AuthInfo, Connection } from "../connection.js";
+import { hasModernMeta, META } from "../eras/modern.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { encodeMessage } from "../jsonrpc.js";
@@ -15,8 +16,8 @@ import { accepts, isJsonContentType, readBody } from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
-const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const VERSION_KEY = META.protocolVersion;
+const CAPABILITIES_KEY = META.clientCapabilities;
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -32,12 +33,12 @@ export function isModernHeader(headers: Headers): boolean {
   return v !== undefined && v >= MODERN_VERSION && !(LEGACY_VERSIONS as readonly string[]).includes(v);
 }
 
-/** Whether a parsed body is a request of the 2026-07-28 era: a `server/discover` probe, or `_meta` naming a version. */
+/** Whether a parsed body is a request of the 2026-07-28 era: a `server/discover` probe, or the era's `_meta`. */
 export function isModernBody(message: unknown): boolean {
   if (!isObject(message)) return false;
-  if (message.method === "server/discover") return true;
-  const meta = isObject(message.params) ? message.params._meta : undefined;
-  return isObject(meta) && typeof meta[VERSION_KEY] === "string";
+  return (
+    message.method === "server/discover" || (isObject(message.params) && hasModernMeta(message.params._meta))
+  );
 }
 
 /** An error answer with the status the revision gives it; `id` when the request's id could be read. */
