@@ -181,9 +181,25 @@ describe("real clients of both eras on one endpoint, at once", () => {
         { type: "text", text: "Hello, Cy!" },
       ]);
 
+      // all of them at once, interleaved on the one endpoint (a client mirrors x-mcp-header arguments
+      // only for tools it has listed; the AI SDK does not list and retry after -32020 on its own)
+      await aiElicit.listTools();
+      const burst = await Promise.all(
+        [pinned, auto, legacy, ai, aiElicit].flatMap((c, i) =>
+          [0, 1, 2].map((j) => c.callTool({ name: "where", arguments: { region: `r${i}${j}` } })),
+        ),
+      );
+      expect(burst.map((r) => (r.content as { text: string }[])[0]!.text)).toEqual(
+        [0, 1, 2, 3, 4].flatMap((i) => [0, 1, 2].map((j) => `region=r${i}${j}`)),
+      );
+
       // one change reaches the 2026-07-28 listen stream and the legacy session's stream
       const heard: string[] = [];
       pinned.setNotificationHandler("notifications/tools/list_changed", () => void heard.push("v2"));
+      pinned.setNotificationHandler(
+        "notifications/resources/updated",
+        (n) => void heard.push(`v2 ${n.params.uri}`),
+      );
       const { ToolListChangedNotificationSchema, ResourceUpdatedNotificationSchema } = await import(
         "@modelcontextprotocol/sdk/types.js"
       );
@@ -198,8 +214,8 @@ describe("real clients of both eras on one endpoint, at once", () => {
       await new Promise((r) => setTimeout(r, 100));
       await auto.callTool({ name: "change", arguments: {} });
       server.resourceUpdated("test://watched");
-      expect(await waitFor(() => heard.length >= 3)).toBe(true);
-      expect(heard.sort()).toEqual(["v1", "v1 updated", "v2"]);
+      expect(await waitFor(() => heard.length >= 4)).toBe(true);
+      expect(heard.sort()).toEqual(["v1", "v1 updated", "v2", "v2 test://watched"]);
       await sub.close();
       expect(await sub.closed).toBe("local");
     } finally {
