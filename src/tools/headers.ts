@@ -36,7 +36,7 @@ export function headerParams(inputSchema: unknown, tool: string): readonly Heade
   };
   const walk = (node: unknown, at: string, path: string[] | undefined): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, i) => walk(item, `${at}/${i}`, undefined));
+      for (const [i, item] of node.entries()) walk(item, `${at}/${i}`, undefined);
       return;
     }
     if (!isObject(node)) return;
