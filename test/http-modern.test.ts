@@ -707,6 +707,25 @@ describe("streams", () => {
       { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
     ]);
   });
+  it("maxListenStreams caps open listen streams: one more is 503, a closed one frees its place", async () => {
+    const { handler } = setup({ maxListenStreams: 1 });
+    const listen = (id: number) =>
+      modern(handler, "subscriptions/listen", { notifications: { toolsListChanged: true } }, {}, id);
+    const first = await listen(1);
+    expect(first.headers.get("content-type")).toBe("text/event-stream");
+    const full = await listen(2);
+    expect([full.status, full.headers.get("retry-after"), await full.json()]).toEqual([
+      503,
+      "5",
+      err(2, -32603, "Service Unavailable: too many listen streams are open"),
+    ]);
+    await first.body!.cancel();
+    await new Promise((r) => setTimeout(r, 10));
+    const again = await listen(3);
+    expect(again.headers.get("content-type")).toBe("text/event-stream");
+    await again.body!.cancel();
+  });
+
   it("closing the handler ends a listen stream with its final result", async () => {
     const { handler } = setup();
     const res = await modern(

@@ -69,6 +69,7 @@ export class StreamableHttp {
     this.#modern = new ModernHttp({
       server,
       maxBodyBytes: this.#maxBody,
+      maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
       sink: (onGone) => this.#sink(onGone),
     });
     if (o.sessions !== false) {

@@ -80,6 +80,8 @@ function statusOf(answer: JsonRpcResponse): number {
 export interface ModernOptions {
   server: McpServer;
   maxBodyBytes: number;
+  /** Most listen streams open at once. */
+  maxListens: number;
   /** Opens an SSE body that gets keep-alive comments; `onGone` runs when the client goes away. */
   sink(onGone: () => void): SseWriter;
 }
@@ -89,6 +91,7 @@ export class ModernHttp {
   readonly #o: ModernOptions;
   /** Connections of requests in flight (listen streams among them). */
   readonly #open = new Set<Connection>();
+  #listens = 0;
 
   constructor(o: ModernOptions) {
     this.#o = o;
@@ -185,7 +188,15 @@ export class ModernHttp {
       connection.close();
       return refusal;
     }
-    return this.#exchange(request, message, connection);
+    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection);
+    if (this.#listens >= this.#o.maxListens) {
+      connection.close();
+      return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
+        "retry-after": "5",
+      });
+    }
+    this.#listens++;
+    return this.#exchange(request, message, connection, () => this.#listens--);
   }
 
   #refusal(
@@ -228,7 +239,7 @@ export class ModernHttp {
   }
 
   /** Runs the request on its own connection: JSON, or SSE from the first related notification on. */
-  #exchange(request: Request, message: object, connection: Connection): Promise<Response> {
+  #exchange(request: Request, message: object, connection: Connection, done = () => {}): Promise<Response> {
     const abort = new AbortController();
     const outer = request.signal;
     if (outer.aborted) abort.abort();
@@ -248,6 +259,7 @@ export class ModernHttp {
       };
       const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
         over = true;
+        done();
         this.#open.delete(connection);
         connection.close();
         const one = Array.isArray(answer) ? answer[0] : answer;
