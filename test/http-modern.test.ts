@@ -1,6 +1,7 @@
 // The 2026-07-28 revision over Streamable HTTP, on the wire: dual-era routing, the headers that
 // mirror the body, statuses, SSE and listen streams, cancellation by closing, CORS.
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { createHttpHandler, type HttpHandler } from "../src/http/index.js";
 import { McpServer } from "../src/index.js";
 import { initialize, messagesOf, POST_HEADERS, readEvents, request, URL_ } from "./http-helpers.js";
@@ -595,6 +596,22 @@ describe("x-mcp-header annotations are checked at registration", () => {
   ])("%j %j", (properties, extra, where) => {
     expect(register(properties, extra)).toThrow(new TypeError(`Tool "bad": the "x-mcp-header" at ${where}`));
   });
+  it("a Standard Schema's metadata carries it too (zod .meta)", () => {
+    const input = z.object({
+      region: z.string().meta({ "x-mcp-header": "Region" }),
+      n: z.number().int().meta({ "x-mcp-header": "N" }).optional(),
+    });
+    server.tool("zod", { input, run: () => "" });
+    expect(server.toolHeaders("zod")).toEqual([
+      { path: ["region"], name: "Region", header: "mcp-param-region", type: "string" },
+      { path: ["n"], name: "N", header: "mcp-param-n", type: "integer" },
+    ]);
+    const float = z.object({ x: z.number().meta({ "x-mcp-header": "X" }) });
+    expect(() => server.tool("float", { input: float, run: () => "" })).toThrow(
+      'Tool "float": the "x-mcp-header" at /properties/x is only allowed on a property of type "string", "integer" or "boolean"',
+    );
+  });
+
   it("a root annotation is refused too; a nested properties chain is fine", () => {
     expect(() =>
       server.tool("root", { input: { type: "object", "x-mcp-header": "X", properties: {} }, run: () => "" }),
