@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 
 const fixture = fileURLToPath(new URL("./fixtures/modern-stdio-server.js", import.meta.url));
 
-function spawnClient(capabilities?: { elicitation: object }) {
+function spawnClient(capabilities?: { elicitation: { [key: string]: unknown } }) {
   return createMCPClient({
     transport: new StdioMCPTransport({ command: process.execPath, args: [fixture] }),
     ...(capabilities ? { capabilities } : {}),
