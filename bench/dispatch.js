@@ -6,17 +6,28 @@ import { McpServer } from "../dist/index.js";
 
 const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } };
 
-/** A picomcp server with `nTemplates` templates, as a text-in/text-out handler. */
-export function picomcp(nTemplates) {
+/** A picomcp server with `nTemplates` templates, as a text-in/text-out handler (`modern`: 2026-07-28 requests, no initialize). */
+export function picomcp(nTemplates, modern = false) {
   const server = new McpServer({ name: "bench", version: "1" });
   server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) });
   for (let i = 0; i < nTemplates; i++)
     server.resource(`app${i}://items/{id}`, { read: ({ id }) => `item ${id}` });
   server.resource("config://app", { read: () => "theme=dark" });
   const conn = server.connect({ send: () => {} });
-  server.handle({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT }, conn);
+  if (!modern) server.handle({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT }, conn);
   return async (text) => JSON.stringify(await server.handle(JSON.parse(text), conn));
 }
+
+const META =
+  '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}';
+
+/** The same request as a 2026-07-28 client sends it: with the `_meta` envelope in its params. */
+const withMeta = (makeText) => (i) => {
+  const text = makeText(i);
+  return text.includes('"params":{')
+    ? text.replace('"params":{', `"params":{${META},`)
+    : `${text.slice(0, -1)},"params":{${META}}}`;
+};
 
 /** The same server on the official SDK. */
 export function sdk(nTemplates) {
@@ -93,13 +104,24 @@ const cases = [
   ],
 ];
 
-/** Rows of { case, picomcpNs, sdkNs, ratio }: ratio > 1 means picomcp is that many times faster. */
+/**
+ * Rows of { case, picomcpNs, sdkNs, ratio, picomcpModernNs }: ratio > 1 means picomcp (2025-11-25
+ * session) is that many times faster; the last column is the same request in the 2026-07-28 era
+ * (no `ping` there).
+ */
 export async function benchDispatch(iterations = 20_000) {
   const rows = [];
   for (const [name, makeText] of cases) {
     const p = await time(picomcp(100), makeText, iterations);
     const s = await time(sdk(100), makeText, iterations);
-    rows.push({ case: name, picomcpNs: Math.round(p), sdkNs: Math.round(s), ratio: +(s / p).toFixed(2) });
+    const m = name === "ping" ? undefined : await time(picomcp(100, true), withMeta(makeText), iterations);
+    rows.push({
+      case: name,
+      picomcpNs: Math.round(p),
+      sdkNs: Math.round(s),
+      ratio: +(s / p).toFixed(2),
+      picomcpModernNs: m === undefined ? "—" : Math.round(m),
+    });
   }
   return rows;
 }

@@ -3,6 +3,7 @@
 // scaling, how much slower N templates are than 10).
 import { benchColdStart } from "./cold-start.js";
 import { benchDispatch, benchReadScaling } from "./dispatch.js";
+import { benchHttp } from "./http.js";
 import { benchJsonSchema } from "./json-schema.js";
 import { benchTemplates } from "./template-match.js";
 import { benchTypecheck } from "./typecheck.js";
@@ -10,6 +11,11 @@ import { benchTypecheckTools } from "./typecheck-tools.js";
 
 console.log("\n## Dispatch, server side (JSON text in, JSON text out): picomcp vs the official SDK");
 console.table(await benchDispatch());
+
+console.log(
+  "\n## The HTTP handler in-process: a 2025-11-25 session and 2026-07-28 requests side by side (µs)",
+);
+console.table([await benchHttp()]);
 
 console.log("\n## resources/read of a template URI, N templates registered");
 const scaling = await benchReadScaling();

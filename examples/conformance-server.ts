@@ -2,6 +2,7 @@
 // fixture of its server scenarios. Listens on HOST:PORT (default 127.0.0.1:3000) at /mcp.
 import { McpServer } from "picomcp";
 import { type NodeServer, serve } from "picomcp/node";
+import { register2026Fixtures } from "./conformance-2026.js";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -14,6 +15,19 @@ const server = new McpServer({ name: "picomcp-conformance", version: "1.0.0" });
 let http: NodeServer | undefined;
 
 // ---------------------------------------------------------------- tools
+
+// first in tools/list: http-header-validation calls tools[0] with `arguments: {}`
+server.tool("test_x_mcp_header", {
+  description: "SEP-2243: region is mirrored into the Mcp-Param-Region header",
+  input: {
+    type: "object",
+    properties: {
+      region: { type: "string", description: "mirrored into Mcp-Param-Region", "x-mcp-header": "Region" },
+      level: { type: "integer", description: "not mirrored" },
+    },
+  },
+  run: (args: { region?: string }) => `region=${args.region ?? "<none>"}`,
+});
 
 server.tool("test_simple_text", {
   description: "Returns a simple text response",
@@ -195,14 +209,30 @@ server.tool("test_elicitation_sep1330_enums", {
 });
 
 server.tool("json_schema_2020_12_tool", {
-  description: "A tool whose input schema uses JSON Schema 2020-12 ($schema, $defs, $ref)",
+  description:
+    "A tool whose input schema uses JSON Schema 2020-12 ($schema, $defs, $ref, composition, if/then/else)",
   input: {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     $defs: {
-      address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } },
+      address: {
+        $anchor: "addressDef",
+        type: "object",
+        properties: { street: { type: "string" }, city: { type: "string" } },
+      },
     },
-    properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+    properties: {
+      name: { type: "string" },
+      address: { $ref: "#/$defs/address" },
+      contactMethod: { type: "string", enum: ["phone", "email"] },
+      phone: { type: "string" },
+      email: { type: "string" },
+    },
+    allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+    if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable
+    then: { required: ["phone"] },
+    else: { required: ["email"] },
     additionalProperties: false,
   },
   run: (args) => `Received: ${JSON.stringify(args)}`,
@@ -216,6 +246,9 @@ server.tool("test_reconnection", {
     return "Reconnection test completed";
   },
 });
+
+// 2026-07-28 diagnostics and input-required fixtures
+register2026Fixtures(server);
 
 // ---------------------------------------------------------------- resources
 

@@ -1,5 +1,6 @@
 // `npm run conformance`: the official MCP conformance suite (both installed versions, devDependencies)
-// against examples/conformance-server, on 127.0.0.1. Prints one line per scenario and ends with
+// against ONE examples/conformance-server process on 127.0.0.1: the 2025 era with both, then 2026-07-28
+// with 0.2.x, so one endpoint is shown to serve both eras. Prints one line per scenario and ends with
 // "N passed, N failed" (scenarios); exits 1 if any scenario failed or a run had fewer than expected.
 import { spawn } from "node:child_process";
 import { connect, createServer } from "node:net";
@@ -19,6 +20,12 @@ const runs = [
     cli: "node_modules/conformance-next/dist/index.js",
     args: ["--suite", "all", "--spec-version", "2025-11-25"],
     expect: 33,
+  },
+  {
+    name: "0.2.0-alpha.12 --suite all --spec-version 2026-07-28",
+    cli: "node_modules/conformance-next/dist/index.js",
+    args: ["--suite", "all", "--spec-version", "2026-07-28"],
+    expect: 40,
   },
 ];
 
@@ -68,16 +75,16 @@ function run(command, args, env) {
 
 let passed = 0;
 let failed = 0;
-for (const r of runs) {
-  const port = await freePort();
-  const server = spawn(process.execPath, ["build/examples/conformance-server.js"], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  try {
-    await waitForPort(port);
-    const url = `http://127.0.0.1:${port}/mcp`;
+const port = await freePort();
+const server = spawn(process.execPath, ["build/examples/conformance-server.js"], {
+  cwd: root,
+  env: { ...process.env, PORT: String(port), HOST: "127.0.0.1" },
+  stdio: ["ignore", "ignore", "inherit"],
+});
+try {
+  await waitForPort(port);
+  const url = `http://127.0.0.1:${port}/mcp`;
+  for (const r of runs) {
     const { out } = await run(
       process.execPath,
       ["--import", register, r.cli, "server", "--url", url, ...r.args],
@@ -87,7 +94,7 @@ for (const r of runs) {
     console.log(`\n# @modelcontextprotocol/conformance ${r.name}`);
     for (const [, mark, name, ok, bad] of rows) {
       const good = mark === "✓" && bad === "0";
-      console.log(`${good ? "PASS" : "FAIL"}  ${name.padEnd(32)} ${ok}/${Number(ok) + Number(bad)} checks`);
+      console.log(`${good ? "PASS" : "FAIL"}  ${name.padEnd(45)} ${ok}/${Number(ok) + Number(bad)} checks`);
       if (good) passed++;
       else failed++;
     }
@@ -96,9 +103,9 @@ for (const r of runs) {
       console.log(out.split("\n").slice(-30).join("\n").slice(0, 4000));
       failed += r.expect - rows.length;
     }
-  } finally {
-    server.kill("SIGTERM");
   }
+} finally {
+  server.kill("SIGTERM");
 }
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

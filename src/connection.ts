@@ -1,4 +1,6 @@
 /** One client's connection to the server: a stdio process, an HTTP session, an in-memory pair. */
+
+import type { ListenStream } from "./eras/listen.js";
 import type { Features, ProtocolVersion } from "./eras/versions.js";
 import { DEFAULT_FEATURES } from "./eras/versions.js";
 import { ErrorCode } from "./errors.js";
@@ -119,6 +121,8 @@ export class Connection {
   /** @internal — what the server declared to this client at initialize. */
   serverCapabilities: ServerCapabilities = {};
   /** @internal */ readonly subscriptions = new Set<string>();
+  /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
+  readonly listens = new Map<RequestId, ListenStream>();
   /** @internal — requests being handled, by id; `abort` cancels one. */
   readonly inflight = new Map<RequestId, { abort(reason: unknown): void }>();
   readonly #options: ConnectionOptions;
@@ -232,6 +236,11 @@ export class Connection {
     }
   }
 
+  /** Ends every open `subscriptions/listen` gracefully: each gets its final result. */
+  endListens(): void {
+    for (const stream of [...this.listens.values()]) stream.end();
+  }
+
   /** Closes the connection: aborts in-flight requests, fails pending outbound requests, drops subscriptions. */
   close(): void {
     if (this.state === "closed") return;
@@ -240,6 +249,8 @@ export class Connection {
     this.inflight.clear();
     for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
     this.subscriptions.clear();
+    for (const stream of this.listens.values()) stream.ended = true;
+    this.listens.clear();
     this.#onClosed(this);
     this.#options.onClose?.();
   }

@@ -1,5 +1,15 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection } from "./connection.js";
+import {
+  type InputRequest,
+  InputRequiredSignal,
+  type InputRound,
+  isElicitAnswer,
+  isSampleAnswer,
+  refuse,
+  rootsOfAnswer,
+} from "./eras/input.js";
+import { type CacheHint, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
 import type { ContentBlock, JsonRpcMessage, LoggingLevel, Meta, RequestId, Role } from "./types.js";
 
@@ -65,6 +75,11 @@ export interface Root {
 export interface ClientRequestOptions {
   /** Milliseconds to wait for the answer. Default: the server's `requestTimeoutMs` (60 s). */
   timeoutMs?: number;
+  /**
+   * 2026-07-28: the key of this input request in the `InputRequiredResult`. Default: the method and
+   * the call's position in the handler (`elicitation-1`, `sampling-1`, `roots-1`, …).
+   */
+  key?: string;
 }
 
 export type { ClientView };
@@ -93,6 +108,13 @@ export interface Context {
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult>;
   /** Lists the client's roots. */
   roots(options?: ClientRequestOptions): Promise<Root[]>;
+  /**
+   * 2026-07-28: the value the handler kept with {@link setRequestState} in an earlier round of this
+   * request (sealed, verified, expiring); undefined in the first round and in the initialize era.
+   */
+  readonly requestState: unknown;
+  /** 2026-07-28: keeps a JSON value for the next round (it comes back as {@link requestState}); ignored in the initialize era. */
+  setRequestState(value: unknown): void;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -121,6 +143,12 @@ export class ClientCapabilityError extends Error {
   }
 }
 
+/** @internal — what a 2026-07-28 request brings: its log level and, where it may ask for input, its round. */
+export interface ModernRequest {
+  readonly logLevel: LoggingLevel | undefined;
+  readonly input: InputRound | undefined;
+}
+
 /** @internal — built by the dispatcher for each request. */
 export class RequestContext implements Context {
   readonly requestId: RequestId;
@@ -130,6 +158,10 @@ export class RequestContext implements Context {
   /** This request's credentials: the transport's snapshot for it, else the connection's. */
   auth: AuthInfo | undefined;
   uri!: string;
+  /** `completion/complete` only: the arguments already chosen. */
+  arguments!: { [key: string]: string };
+  /** 2026-07-28: set by a cacheable method, sent as `ttlMs`/`cacheScope`. */
+  cacheHint: CacheHint | undefined;
   /** Set once the answer is out: later progress and log messages are dropped. */
   done = false;
   /** Set when the request is cancelled; it is then never answered. */
@@ -143,6 +175,7 @@ export class RequestContext implements Context {
   readonly #send: ((message: JsonRpcMessage) => void) | undefined;
   readonly #timeoutMs: number;
   #lastProgress = Number.NEGATIVE_INFINITY;
+  readonly #modern: ModernRequest | undefined;
 
   /**
    * `client` and `features` describe the revision of this one request: from the connection's
@@ -157,6 +190,7 @@ export class RequestContext implements Context {
     timeoutMs: number,
     client: ClientView,
     features: Features,
+    modern?: ModernRequest,
   ) {
     this.#conn = conn;
     this.requestId = requestId;
@@ -166,6 +200,7 @@ export class RequestContext implements Context {
     this.features = features;
     this.client = client;
     this.auth = conn.auth;
+    this.#modern = modern;
   }
 
   get signal(): AbortSignal {
@@ -203,7 +238,9 @@ export class RequestContext implements Context {
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (this.done || this.aborted) return;
-    const min = this.#conn.logLevel;
+    // 2026-07-28: no level in the request's _meta means no log messages for it
+    const min = this.#modern ? this.#modern.logLevel : this.#conn.logLevel;
+    if (this.#modern && min === undefined) return;
     if (min !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(min)) return;
     const params: { [key: string]: unknown } = { level, data };
     if (logger !== undefined) params.logger = logger;
@@ -211,13 +248,14 @@ export class RequestContext implements Context {
   }
 
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult> {
+    if (this.#modern) return this.#modernElicit(params, options?.key);
     const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
     if (params.mode === "url") {
       if (!caps?.url || !this.features.urlElicitation) {
         return Promise.reject(new ClientCapabilityError("URL-mode elicitation", "elicitation.url"));
       }
       const wire = { ...params, elicitationId: params.elicitationId ?? crypto.randomUUID() };
-      return this.#ask("elicitation/create", wire, options).then(toElicitResult);
+      return this.#ask("elicitation/create", wire, options).then(checkElicitResult);
     }
     // a client that declares `elicitation: {}` supports form mode (2025-06-18 had no modes)
     const formOk = caps && (caps.form !== undefined || caps.url === undefined);
@@ -229,31 +267,84 @@ export class RequestContext implements Context {
       requestedSchema: params.requestedSchema,
     };
     if (this.features.urlElicitation) wire.mode = "form";
-    return this.#ask("elicitation/create", wire, options).then(toElicitResult);
+    return this.#ask("elicitation/create", wire, options).then(checkElicitResult);
   }
 
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
     const caps = this.client.capabilities.sampling as { tools?: object } | undefined;
+    if (this.#modern) {
+      if (!caps) return refuse(missingCapability({ sampling: {} }));
+      if ((params.tools || params.toolChoice) && !caps.tools)
+        return refuse(missingCapability({ sampling: { tools: {} } }));
+      return this.#input("sampling/createMessage", params, options?.key, toSampleResult);
+    }
     if (!caps) return Promise.reject(new ClientCapabilityError("sampling", "sampling"));
     if ((params.tools || params.toolChoice) && !caps.tools) {
       return Promise.reject(new ClientCapabilityError("tool use in sampling", "sampling.tools"));
     }
     return this.#ask("sampling/createMessage", params, options).then((r) => {
-      if (
-        typeof r.model !== "string" ||
-        (r.role !== "assistant" && r.role !== "user") ||
-        r.content === undefined
-      ) {
-        throw new Error("The client answered sampling/createMessage with a malformed result");
-      }
-      return r as SampleResult;
+      const result = toSampleResult(r);
+      if (!result) throw new Error("The client answered sampling/createMessage with a malformed result");
+      return result;
     });
   }
 
   async roots(options?: ClientRequestOptions): Promise<Root[]> {
+    if (this.#modern) {
+      if (!this.client.capabilities.roots) throw missingCapability({ roots: {} });
+      return this.#input("roots/list", {}, options?.key, toRoots);
+    }
     if (!this.client.capabilities.roots) throw new ClientCapabilityError("roots", "roots");
     const result = await this.#ask("roots/list", {}, options);
     return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
+  }
+
+  get requestState(): unknown {
+    return this.#modern?.input?.state;
+  }
+
+  setRequestState(value: unknown): void {
+    const round = this.#modern?.input;
+    if (round) round.state = value;
+  }
+
+  /** @internal — sends a notification on this request's stream (a listen's acknowledgement, say). */
+  notify(message: JsonRpcMessage): void {
+    this.#emit(message);
+  }
+
+  #modernElicit(params: ElicitFormParams | ElicitUrlParams, key: string | undefined): Promise<ElicitResult> {
+    const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
+    if (params.mode === "url") {
+      if (!caps?.url) return refuse(missingCapability({ elicitation: { url: {} } }));
+      // 2026-07-28 has no elicitationId: the retry itself says the interaction is done
+      const wire = { mode: "url", message: params.message, url: params.url };
+      return this.#input("elicitation/create", wire, key, toElicitResult);
+    }
+    if (!caps || (caps.form === undefined && caps.url !== undefined))
+      return refuse(missingCapability({ elicitation: { form: {} } }));
+    const wire = { message: params.message, requestedSchema: params.requestedSchema };
+    return this.#input("elicitation/create", wire, key, toElicitResult);
+  }
+
+  /** 2026-07-28: the answer from the client's retry, or an input request that ends this run. */
+  #input<T>(
+    method: InputRequest["method"],
+    params: object,
+    key: string | undefined,
+    accept: (value: unknown) => T | undefined,
+  ): Promise<T> {
+    const round = this.#modern?.input;
+    if (!round) {
+      return refuse(
+        new Error(
+          `${method}: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client`,
+        ),
+      );
+    }
+    const k = key ?? round.autoKey(method);
+    const value = round.answer(k, { method, params: params as InputRequest["params"] }, accept);
+    return value === undefined ? refuse(new InputRequiredSignal(k)) : Promise.resolve(value);
   }
 
   #emit(message: JsonRpcMessage): void {
@@ -270,7 +361,11 @@ export class RequestContext implements Context {
   }
 }
 
-function toElicitResult(r: { [key: string]: unknown }): ElicitResult {
+const toElicitResult = isElicitAnswer as (r: unknown) => ElicitResult | undefined;
+const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefined;
+const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
+
+function checkElicitResult(r: { [key: string]: unknown }): ElicitResult {
   if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") {
     throw new Error("The client answered elicitation/create with a malformed result");
   }

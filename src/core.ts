@@ -1,7 +1,11 @@
 /** The server's state behind the registration API: registries, options, capabilities, method bodies. */
 
+import type { Connection } from "./connection.js";
 import type { RequestContext } from "./context.js";
-import type { Features } from "./eras/versions.js";
+import { honouredFilter, ListenStream, type SubscriptionLimits } from "./eras/listen.js";
+import { type CacheHint, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
+import type { RequestStateSeal } from "./eras/request-state.js";
+import { type Features, featuresOf, MODERN_VERSION } from "./eras/versions.js";
 import { complete } from "./prompts/completion.js";
 import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
 import { Registry } from "./registry.js";
@@ -34,7 +38,12 @@ export interface CoreOptions {
   uriTemplateLimits: UriTemplateLimits;
   onError: (error: unknown, info: ErrorInfo) => void;
   onListChanged: (kind: "tools" | "resources" | "prompts") => void;
+  cache: CacheHint;
+  requestState: RequestStateSeal;
+  subscriptionLimits: SubscriptionLimits;
 }
+
+const MODERN = featuresOf(MODERN_VERSION);
 
 /** @internal */
 export class ServerCore {
@@ -45,7 +54,15 @@ export class ServerCore {
   readonly tools: Registry<ToolEntry>;
   readonly prompts: Registry<PromptEntry>;
   readonly resources: ResourceRegistry;
+  /** 2026-07-28: the `_meta` of every result (the server's name and version). */
+  readonly serverMeta: { readonly [key: string]: unknown };
+  /** 2026-07-28: the server's caching default (`server/discover`, and registrations without their own). */
+  readonly cache: CacheHint;
+  /** 2026-07-28: seals and opens `requestState`. */
+  readonly requestState: RequestStateSeal;
   readonly #options: CoreOptions;
+  #modernCaps: ServerCapabilities | undefined;
+  #discover: { [key: string]: unknown } | undefined;
 
   constructor(options: CoreOptions) {
     this.#options = options;
@@ -53,13 +70,68 @@ export class ServerCore {
     this.instructions = options.instructions;
     this.pageSize = options.pageSize;
     this.requestTimeoutMs = options.requestTimeoutMs;
-    this.tools = new Registry("tool", () => options.onListChanged("tools"));
-    this.prompts = new Registry("prompt", () => options.onListChanged("prompts"));
+    this.serverMeta = serverInfoMeta(options.info);
+    this.cache = options.cache;
+    this.requestState = options.requestState;
+    const changed = (kind: "tools" | "resources" | "prompts") => {
+      // what registrations imply is derived once per change, not once per request
+      this.#modernCaps = this.#discover = undefined;
+      options.onListChanged(kind);
+    };
+    this.tools = new Registry("tool", () => changed("tools"));
+    this.prompts = new Registry("prompt", () => changed("prompts"));
     this.resources = new ResourceRegistry(
-      () => options.onListChanged("resources"),
+      () => changed("resources"),
       options.pathSafety,
       options.uriTemplateLimits,
+      options.cache,
     );
+  }
+
+  /** The capabilities a 2026-07-28 request sees (cached until a registration changes). */
+  get modernCapabilities(): ServerCapabilities {
+    this.#modernCaps ??= this.capabilities(MODERN);
+    return this.#modernCaps;
+  }
+
+  /** `server/discover` (cached until a registration changes). */
+  discover(ctx: RequestContext): { [key: string]: unknown } {
+    ctx.cacheHint = this.cache;
+    if (!this.#discover) {
+      const d: { [key: string]: unknown } = {
+        supportedVersions: SUPPORTED_VERSIONS,
+        capabilities: this.modernCapabilities,
+      };
+      if (this.instructions !== undefined) d.instructions = this.instructions;
+      this.#discover = d;
+    }
+    return this.#discover;
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledges on the request's stream, forwards what it asked for, and
+   * stays pending until the client cancels it or the server ends it (then it has been answered).
+   */
+  async listen(p: Params, ctx: RequestContext, conn: Connection): Promise<undefined> {
+    const filter = honouredFilter(p.notifications, this.modernCapabilities, this.#options.subscriptionLimits);
+    const stream = new ListenStream(ctx.requestId, filter, (m) => ctx.notify(m), this.serverMeta);
+    // the server's own result ends it: nothing more is sent for this request
+    stream.onEnd = () => ctx.abort(new Error("The subscription ended"));
+    conn.listens.set(ctx.requestId, stream);
+    try {
+      stream.acknowledge();
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          stream.ended = true;
+          resolve();
+        };
+        if (ctx.signal.aborted) stop();
+        else ctx.signal.addEventListener("abort", stop, { once: true });
+      });
+    } finally {
+      if (conn.listens.get(ctx.requestId) === stream) conn.listens.delete(ctx.requestId);
+    }
+    return undefined;
   }
 
   /** The capabilities to declare: derived from what is registered. */
@@ -84,13 +156,13 @@ export class ServerCore {
   }
 
   listTools(p: Params, ctx: RequestContext) {
-    return listTools(this.tools, p, ctx, this.pageSize);
+    return listTools(this.tools, p, ctx, this.pageSize, this.cache);
   }
   callTool(p: Params, ctx: RequestContext) {
     return callTool(this.tools, p, ctx);
   }
   listPrompts(p: Params, ctx: RequestContext) {
-    return listPrompts(this.prompts, p, ctx, this.pageSize);
+    return listPrompts(this.prompts, p, ctx, this.pageSize, this.cache);
   }
   getPrompt(p: Params, ctx: RequestContext) {
     return getPrompt(this.prompts, p, ctx);

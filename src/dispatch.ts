@@ -1,10 +1,22 @@
 /**
- * JSON-RPC envelope checks, the method table, and the mapping from "what happened" to "what the
- * client gets" — in one place.
+ * JSON-RPC envelope checks, the `initialize` handshake, and the routing between the eras: an
+ * initialized connection is served as its session, a request carrying 2026-07-28 `_meta` (and every
+ * `server/discover`) statelessly.
  */
 import type { AuthInfo, Connection } from "./connection.js";
-import { LOG_LEVELS, RequestContext } from "./context.js";
+import { RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
+import {
+  EMPTY,
+  execute,
+  hasCapability,
+  isObject,
+  methods,
+  type Params,
+  toErrorObject,
+} from "./dispatch/methods.js";
+import { modernRequest } from "./dispatch/modern.js";
+import { hasModernMeta } from "./eras/modern.js";
 import { shapeImplementation } from "./eras/serialize.js";
 import { type Features, featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
@@ -12,73 +24,24 @@ import { errorResponse } from "./jsonrpc.js";
 import type {
   ClientCapabilities,
   Implementation,
-  JsonRpcErrorObject,
   JsonRpcMessage,
   JsonRpcResponse,
-  LoggingLevel,
   RequestId,
-  ServerCapabilities,
 } from "./types.js";
 
 /** Per-message options a transport may give `handle`. */
 export interface HandleOptions {
-  /** Where messages related to this request go (progress, logs, requests to the client); default: the connection's `send`. */
+  /** Where messages related to this request go (progress, logs, requests to the client, a listen's stream); default: the connection's `send`. */
   send?: (message: JsonRpcMessage) => void;
   /** Aborting it cancels the request (an HTTP stream the client closed, say). */
   signal?: AbortSignal;
   /** This message's verified credentials, frozen (`ctx.auth`); default: the connection's. */
   auth?: AuthInfo;
-}
-
-type Params = { [key: string]: unknown };
-interface Method {
-  /** The server capability the method belongs to: without it the method does not exist (-32601). */
-  readonly capability?: keyof ServerCapabilities | "subscribe";
-  run(core: ServerCore, params: Params, ctx: RequestContext, conn: Connection): unknown;
-}
-
-const EMPTY = Object.freeze({});
-
-const methods: { readonly [method: string]: Method } = {
-  "tools/list": { capability: "tools", run: (c, p, ctx) => c.listTools(p, ctx) },
-  "tools/call": { capability: "tools", run: (c, p, ctx) => c.callTool(p, ctx) },
-  "prompts/list": { capability: "prompts", run: (c, p, ctx) => c.listPrompts(p, ctx) },
-  "prompts/get": { capability: "prompts", run: (c, p, ctx) => c.getPrompt(p, ctx) },
-  "resources/list": { capability: "resources", run: (c, p, ctx) => c.listResources(p, ctx) },
-  "resources/templates/list": {
-    capability: "resources",
-    run: (c, p, ctx) => c.listResourceTemplates(p, ctx),
-  },
-  "resources/read": { capability: "resources", run: (c, p, ctx) => c.readResource(p, ctx) },
-  "resources/subscribe": { capability: "subscribe", run: (_c, p, _ctx, conn) => subscription(p, conn, true) },
-  "resources/unsubscribe": {
-    capability: "subscribe",
-    run: (_c, p, _ctx, conn) => subscription(p, conn, false),
-  },
-  "completion/complete": { capability: "completions", run: (c, p, ctx) => c.complete(p, ctx) },
-  "logging/setLevel": { capability: "logging", run: (_c, p, _ctx, conn) => setLevel(p, conn) },
-};
-
-function subscription(params: Params, conn: Connection, on: boolean) {
-  if (typeof params.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
-  if (on) conn.subscriptions.add(params.uri);
-  else conn.subscriptions.delete(params.uri);
-  return EMPTY;
-}
-
-function setLevel(params: Params, conn: Connection) {
-  const level = params.level;
-  if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel)) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, {
-      level,
-    });
-  }
-  conn.logLevel = level as LoggingLevel;
-  return EMPTY;
-}
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  /**
+   * Serves the message as a 2026-07-28 request (the transport saw that revision in its headers): a
+   * missing `_meta` is then -32602. Default: the message's own `_meta` decides.
+   */
+  modern?: boolean;
 }
 
 function invalid(id: RequestId | undefined, message: string, conn: Connection): JsonRpcResponse {
@@ -185,6 +148,11 @@ async function request(
   conn: Connection,
   options: HandleOptions,
 ): Promise<JsonRpcResponse | undefined> {
+  if (
+    name === "server/discover" ||
+    (conn.state !== "ready" && (options.modern || hasModernMeta(params._meta)))
+  )
+    return modernRequest(core, id, name, params, conn, options);
   const f = conn.features;
   if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
   if (name === "initialize") {
@@ -195,57 +163,21 @@ async function request(
   if (conn.state !== "ready") {
     return invalid(id, "Invalid Request: the server is not initialized; send initialize first", conn);
   }
-  const method = methods[name];
-  if (!method || (method.capability && !hasCapability(conn.serverCapabilities, method.capability))) {
+  const method = methods.get(name);
+  if (!method || method.era === "modern" || !hasCapability(conn.serverCapabilities, method.capability)) {
     return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
   }
   if (conn.inflight.has(id))
     return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
-  const outer = options.signal;
-  if (outer?.aborted) return undefined;
+  if (options.signal?.aborted) return undefined;
   const meta = isObject(params._meta) ? params._meta : undefined;
   const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs, conn.client, f);
   if (options.auth !== undefined) ctx.auth = options.auth;
-  const onOuterAbort = () => ctx.abort(outer?.reason);
-  outer?.addEventListener("abort", onOuterAbort, { once: true });
-  conn.inflight.set(id, ctx);
-  let answer: JsonRpcResponse;
-  try {
-    const result = await method.run(core, params, ctx, conn);
-    answer = { jsonrpc: "2.0", id, result: result as { [key: string]: unknown } };
-  } catch (error) {
-    answer = errorResponse(id, toErrorObject(core, error, name, id), f);
-  } finally {
-    ctx.done = true;
-    outer?.removeEventListener("abort", onOuterAbort);
-    if (conn.inflight.get(id) === ctx) conn.inflight.delete(id);
-  }
-  // a cancelled request is never answered
-  return ctx.aborted ? undefined : answer;
-}
-
-function hasCapability(
-  caps: ServerCapabilities,
-  capability: keyof ServerCapabilities | "subscribe",
-): boolean {
-  if (capability === "subscribe") return caps.resources?.subscribe === true;
-  return caps[capability] !== undefined;
-}
-
-/** What the client gets for a thrown value: an `McpError` as it is; anything else a generic -32603. */
-export function toErrorObject(
-  core: ServerCore,
-  error: unknown,
-  method: string,
-  requestId: RequestId,
-): JsonRpcErrorObject {
-  if (error instanceof McpError) {
-    const out: JsonRpcErrorObject = { code: error.code, message: error.message };
-    if (error.data !== undefined) out.data = error.data;
-    return out;
-  }
-  core.reportError(error, { method, requestId });
-  return { code: ErrorCode.InternalError, message: "Internal error" };
+  const outcome = await execute(core, method, name, params, ctx, conn, options.signal);
+  if (outcome === undefined) return undefined;
+  return "error" in outcome
+    ? errorResponse(id, outcome.error, f)
+    : { jsonrpc: "2.0", id, result: outcome.result };
 }
 
 function initialize(core: ServerCore, id: RequestId, params: Params, conn: Connection): JsonRpcResponse {
@@ -291,3 +223,5 @@ export function establish(
   conn.state = "ready";
   return f;
 }
+
+export { toErrorObject };

@@ -20,6 +20,17 @@ export type {
 export { ClientCapabilityError } from "./context.js";
 export type { ErrorInfo } from "./core.js";
 export type { HandleOptions } from "./dispatch.js";
+export type { SubscriptionFilter, SubscriptionLimits } from "./eras/listen.js";
+export {
+  type CacheHint,
+  type CacheOptions,
+  hasModernMeta,
+  META,
+  type ModernMeta,
+  readModernMeta,
+  SUPPORTED_VERSIONS,
+} from "./eras/modern.js";
+export type { RequestStateOptions } from "./eras/request-state.js";
 export {
   LATEST_LEGACY_VERSION,
   LEGACY_VERSIONS,

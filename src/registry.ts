@@ -75,8 +75,10 @@ export function permits(entry: Scoped, auth: { readonly scopes?: readonly string
 export function requireScopes(
   what: string,
   entry: Scoped,
-  ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined },
+  ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined; personal: boolean },
 ): void {
+  // what only some callers may read is never cached as public
+  if (entry.scopes) ctx.personal = true;
   if (permits(entry, ctx.auth)) return;
   const scopes = entry.scopes!;
   throw new McpError(

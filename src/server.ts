@@ -1,14 +1,21 @@
 /** `McpServer`: the registration API and the one seam transports use (`connect` + `handle`). */
+
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions } from "./dispatch.js";
+import type { SubscriptionLimits } from "./eras/listen.js";
+import { type CacheOptions, cacheHint } from "./eras/modern.js";
+import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
 import type { ResourceOptions } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
+import type { HeaderParam } from "./tools/headers.js";
 import { createToolEntry, type ToolOptions } from "./tools/tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
+
+const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
@@ -34,6 +41,18 @@ export interface McpServerOptions extends Implementation {
   bus?: ChangeBus;
   /** Validates tools' plain JSON Schema `input` / `output` (ajv, …; see docs/tools.md). Default: picomcp's own. */
   jsonSchemaValidator?: JsonSchemaValidator;
+  /**
+   * 2026-07-28 caching hints of `server/discover` and of every registration without its own `cache`.
+   * Default: `{ ttlMs: 0, scope: "private" }` (immediately stale, never shared between callers).
+   */
+  cache?: CacheOptions;
+  /**
+   * 2026-07-28 `requestState` of input-required results: `keys` (the first seals, all open; default:
+   * one random key per process, so replicas must share theirs), `ttlMs` (600000), `maxLength` (262144).
+   */
+  requestState?: RequestStateOptions;
+  /** 2026-07-28 `subscriptions/listen` limits: `maxResourceSubscriptions` (1000), `maxUriLength` (8192). */
+  subscriptionLimits?: SubscriptionLimits;
 }
 
 /** The handle a registration returns. */
@@ -80,6 +99,9 @@ export class McpServer {
       onError:
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       onListChanged: (kind) => this.#listChanged(kind),
+      cache: cacheHint(options.cache),
+      requestState: new RequestStateSeal(options.requestState),
+      subscriptionLimits: options.subscriptionLimits ?? {},
     });
     this.#bus.subscribe((event) => this.#deliver(event));
   }
@@ -97,7 +119,12 @@ export class McpServer {
     const I extends SchemaLike | undefined = undefined,
     const O extends SchemaLike | undefined = undefined,
   >(name: string, options: ToolOptions<I, O>): Registration {
-    return { remove: this.#core.tools.add(name, createToolEntry(name, options, this.#jsonSchemaValidator)) };
+    return {
+      remove: this.#core.tools.add(
+        name,
+        createToolEntry(name, options, this.#core.cache, this.#jsonSchemaValidator),
+      ),
+    };
   }
 
   /**
@@ -117,7 +144,7 @@ export class McpServer {
     name: string,
     options: PromptOptions<A>,
   ): Registration {
-    return { remove: this.#core.prompts.add(name, createPromptEntry(name, options)) };
+    return { remove: this.#core.prompts.add(name, createPromptEntry(name, options, this.#core.cache)) };
   }
 
   /** Tells every client subscribed to `uri` that it changed. */
@@ -146,9 +173,17 @@ export class McpServer {
     return dispatch(this.#core, message, connection, options);
   }
 
-  /** Closes every connection. */
+  /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
+  toolHeaders(name: string): readonly HeaderParam[] {
+    return this.#core.tools.get(name)?.headers ?? NO_HEADERS;
+  }
+
+  /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */
   close(): void {
-    for (const conn of [...this.#connections]) conn.close();
+    for (const conn of [...this.#connections]) {
+      conn.endListens();
+      conn.close();
+    }
   }
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
@@ -164,6 +199,9 @@ export class McpServer {
   }
 
   #deliver(event: ChangeEvent): void {
+    for (const conn of this.#connections) {
+      for (const stream of conn.listens.values()) stream.deliver(event);
+    }
     if (event.type === "resource_updated") {
       for (const conn of this.#connections) {
         if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {

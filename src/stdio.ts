@@ -253,6 +253,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       serveLine(line);
     }
     ended = true;
+    // a subscription lasts as long as the client listens: end of input ends it with its result
+    connection.endListens();
     maybeFinish();
   };
 

@@ -1,9 +1,13 @@
 /**
  * `connect(server)`: an in-memory client, already initialized, for unit tests of your own server.
- * Every message goes through JSON text both ways, exactly as on a real wire.
+ * Every message goes through JSON text both ways, exactly as on a real wire. With
+ * `protocolVersion: "2026-07-28"` it speaks the stateless revision instead: `_meta` on every request,
+ * and input-required results answered and retried, as a client of that revision does.
  */
 import type { Connection } from "./connection.js";
 import type { ElicitResult, Root, SampleResult } from "./context.js";
+import { META } from "./eras/modern.js";
+import { MODERN_VERSION } from "./eras/versions.js";
 import { McpError } from "./errors.js";
 import { encodeMessage } from "./jsonrpc.js";
 import type { McpServer } from "./server.js";
@@ -22,7 +26,7 @@ import type {
 
 /** Options of {@link connect}. */
 export interface TestClientOptions {
-  /** The revision to ask for. Default: 2025-11-25. */
+  /** The revision to ask for; "2026-07-28" sends `_meta` on every request instead of `initialize`. Default: 2025-11-25. */
   protocolVersion?: string;
   /** Default: `{}` plus the capabilities implied by the handlers given below. */
   capabilities?: ClientCapabilities;
@@ -65,7 +69,7 @@ export interface CompletionResult {
  * a URI, a completion ref) first, and everything else as one object.
  */
 export interface TestClient {
-  /** The initialize result. */
+  /** The initialize result (2026-07-28: the `server/discover` result). */
   readonly initializeResult: { [key: string]: unknown };
   /** Every notification the server sent, in order. */
   readonly notifications: JsonRpcNotification[];
@@ -110,6 +114,8 @@ export interface TestClient {
 }
 
 const wire = (m: JsonRpcMessage | JsonRpcMessage[]): any => JSON.parse(encodeMessage(m));
+/** 2026-07-28: how many input rounds a request may take before its last result is returned as it is. */
+const MAX_ROUNDS = 10;
 
 /**
  * Connects an in-memory client to `server` and initializes it.
@@ -137,17 +143,19 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     }
   };
 
+  /** What the client answers to a request of the server (or an input request of 2026-07-28). */
+  const answerFor = async (method: string, params: { [key: string]: unknown }): Promise<unknown> => {
+    if (method === "elicitation/create" && options.onElicit) return options.onElicit(params);
+    if (method === "sampling/createMessage" && options.onSample) return options.onSample(params);
+    if (method === "roots/list" && options.roots) return { roots: options.roots };
+    if (method === "ping") return {};
+    throw new McpError(-32601, `Method not found: ${method}`);
+  };
+
   const answerServerRequest = async (req: JsonRpcRequest) => {
     let response: JsonRpcResponse;
     try {
-      let result: unknown;
-      if (req.method === "elicitation/create" && options.onElicit)
-        result = await options.onElicit(req.params ?? {});
-      else if (req.method === "sampling/createMessage" && options.onSample)
-        result = await options.onSample(req.params ?? {});
-      else if (req.method === "roots/list" && options.roots) result = { roots: options.roots };
-      else if (req.method === "ping") result = {};
-      else throw new McpError(-32601, `Method not found: ${req.method}`);
+      const result = await answerFor(req.method, req.params ?? {});
       response = { jsonrpc: "2.0", id: req.id, result: result as { [key: string]: unknown } };
     } catch (e) {
       const err = e instanceof McpError ? e : new McpError(-32603, (e as Error).message);
@@ -163,7 +171,7 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     return answer === undefined ? undefined : wire(answer);
   };
 
-  const request = async <T>(method: string, params?: { [key: string]: unknown }): Promise<T> => {
+  const once = async <T>(method: string, params?: { [key: string]: unknown }): Promise<T> => {
     const msg: JsonRpcRequest = { jsonrpc: "2.0", id: ++nextId, method };
     if (params !== undefined) msg.params = params;
     const answer = (await send(encodeMessage(msg))) as JsonRpcResponse | undefined;
@@ -172,12 +180,38 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     return answer.result as T;
   };
 
-  const initializeResult = await request<{ [key: string]: unknown }>("initialize", {
-    protocolVersion: options.protocolVersion ?? "2025-11-25",
-    capabilities,
-    clientInfo: options.clientInfo ?? { name: "picomcp-test-client", version: "0.0.0" },
-  });
-  await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, connection);
+  const modern = options.protocolVersion === MODERN_VERSION;
+  const clientInfo = options.clientInfo ?? { name: "picomcp-test-client", version: "0.0.0" };
+  let logLevel: LoggingLevel | undefined;
+
+  /** 2026-07-28: the request with its `_meta`, retried with the answers while the server asks for input. */
+  const request = async <T>(method: string, params?: { [key: string]: unknown }): Promise<T> => {
+    if (!modern) return once<T>(method, params);
+    const meta: { [key: string]: unknown } = {
+      [META.protocolVersion]: MODERN_VERSION,
+      [META.clientCapabilities]: capabilities,
+      [META.clientInfo]: clientInfo,
+    };
+    if (logLevel !== undefined) meta[META.logLevel] = logLevel;
+    let p: { [key: string]: unknown } = { ...params, _meta: { ...meta, ...(params?._meta as object) } };
+    for (let round = 1; ; round++) {
+      const result = await once<{ [key: string]: any }>(method, p);
+      if (result.resultType !== "input_required" || round > MAX_ROUNDS) return result as T;
+      const inputResponses: { [key: string]: unknown } = {};
+      for (const [key, r] of Object.entries(result.inputRequests ?? {}) as [string, any][])
+        inputResponses[key] = await answerFor(r.method, r.params ?? {});
+      p = { ...p, inputResponses, requestState: result.requestState };
+    }
+  };
+
+  const initializeResult = modern
+    ? await request<{ [key: string]: unknown }>("server/discover")
+    : await request<{ [key: string]: unknown }>("initialize", {
+        protocolVersion: options.protocolVersion ?? "2025-11-25",
+        capabilities,
+        clientInfo,
+      });
+  if (!modern) await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, connection);
 
   const empty = async (p: Promise<unknown>) => {
     await p;
@@ -214,7 +248,11 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
       if (chosen !== undefined) params.context = { arguments: chosen };
       return request("completion/complete", params);
     },
-    setLogLevel: (level) => empty(request("logging/setLevel", { level })),
+    setLogLevel: async (level) => {
+      // 2026-07-28 has no logging/setLevel: the level travels in each later request's _meta
+      if (modern) logLevel = level;
+      else await empty(request("logging/setLevel", { level }));
+    },
     waitForNotification: (method) => new Promise((resolve) => waiters.push({ method, resolve })),
     close: () => connection.close(),
   };

@@ -18,7 +18,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ["auth/"], // picomcp/auth: the HTTP handler as an OAuth resource server (a subpath with jose)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
-  ["dispatch.ts"], // envelope checks, method table, error mapping
+  ["dispatch.ts"], // envelope checks, the legacy handshake, routing between eras
+  ["dispatch/"], // the method table, and the 2026-07-28 request path
   ["core.ts"], // the server's state and method bodies
   ["prompts/completion.ts"], // completion reads prompts and templates
   ["tools/", "prompts/", "resources/resources.ts"], // the primitives: registries and their methods

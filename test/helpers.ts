@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import type { Connection } from "../src/connection.js";
 import { encodeMessage } from "../src/jsonrpc.js";
 import type { McpServer } from "../src/server.js";
@@ -31,3 +32,37 @@ export function rawPeer(server: McpServer) {
 
 /** Resolves after pending microtasks and one macrotask. */
 export const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/** Spawns a Node script and collects its stdout lines. */
+export function spawnProcess(script: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  let buf = "";
+  let stderr = "";
+  child.stdout.on("data", (c) => {
+    buf += c.toString("utf8");
+    let nl = buf.indexOf("\n");
+    while (nl !== -1) {
+      lines.push(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      nl = buf.indexOf("\n");
+    }
+  });
+  child.stderr.on("data", (c) => (stderr += c));
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  return { child, lines, exited, stderr: () => stderr, rest: () => buf };
+}
+
+/** Resolves once `lines` holds a line for which `match` is true (polled; the test's timeout bounds it). */
+export async function lineWhere(lines: string[], match: (m: any) => boolean): Promise<any> {
+  for (;;) {
+    for (const l of lines) {
+      const m = JSON.parse(l);
+      if (match(m)) return m;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -145,9 +145,15 @@ describe("POST: sessions and versions", () => {
     const { handler } = setup();
     const res = await post(handler, call(1, "echo"));
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual(
-      error(-32000, "Bad Request: Mcp-Session-Id header is required (initialize first)"),
-    );
+    expect(await res.json()).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message:
+          "Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05",
+        data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] },
+      },
+    });
   });
 
   it("404 -32001 for an unknown session id, even for initialize", async () => {
@@ -345,7 +351,9 @@ describe("DNS rebinding, CORS", () => {
     });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
-    expect(ok.headers.get("access-control-expose-headers")).toBe("mcp-session-id");
+    expect(ok.headers.get("access-control-expose-headers")).toBe(
+      "mcp-session-id, mcp-protocol-version, www-authenticate",
+    );
     expect(
       (await post(handler, initBody(), { host: "mcp.example.com", origin: "https://mcp.example.com" }))
         .status,

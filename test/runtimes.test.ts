@@ -16,15 +16,18 @@ const runtimes: [string, string, string[]][] = [
 ];
 
 describe("the core and the HTTP handler on other runtimes", () => {
-  it.each(runtimes)("run on %s: sessions, templates, SSE progress, the Origin guard", (_name, bin, args) => {
-    const out = execFileSync(bin, args, {
-      cwd: root,
-      encoding: "utf8",
-      timeout: 60_000,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    expect(out.trim()).toBe("portable: ok");
-  });
+  it.each(runtimes)(
+    "run on %s: sessions, templates, SSE progress, the Origin guard, 2026-07-28 headers",
+    (_name, bin, args) => {
+      const out = execFileSync(bin, args, {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, NO_COLOR: "1" },
+      });
+      expect(out.trim()).toBe("portable: ok");
+    },
+  );
 
   it.each(runtimes)(
     "run picomcp/auth with jose on %s: RS256, ES256, EdDSA, and the 401",

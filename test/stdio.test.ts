@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { McpServer } from "../src/index.js";
 import { serveStdio } from "../src/stdio.js";
+import { spawnProcess } from "./helpers.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/stdio-server.js", import.meta.url));
 const init = (id: number | string = 0, v = "2025-11-25") =>
@@ -182,32 +182,9 @@ describe("stdio framing", () => {
   });
 });
 
-/** Spawns the fixture server and collects its stdout lines. */
-function spawnFixture(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [fixture], {
-    env: { ...process.env, ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  const lines: string[] = [];
-  let buf = "";
-  let stderr = "";
-  child.stdout.on("data", (c) => {
-    buf += c.toString("utf8");
-    let nl = buf.indexOf("\n");
-    while (nl !== -1) {
-      lines.push(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      nl = buf.indexOf("\n");
-    }
-  });
-  child.stderr.on("data", (c) => (stderr += c));
-  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  return { child, lines, exited, stderr: () => stderr, rest: () => buf };
-}
-
 describe("stdio process", () => {
   it("keeps console.log off stdout, and exits 0 on EOF after in-flight work", async () => {
-    const f = spawnFixture();
+    const f = spawnProcess(fixture);
     f.child.stdin.write(init() + "\n");
     f.child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"noisy"}}\n');
     f.child.stdin.write(
@@ -223,7 +200,7 @@ describe("stdio process", () => {
   });
 
   it("answers every request line of a hostile stream exactly once and stays up", async () => {
-    const f = spawnFixture({ MAX_LINE: "65536" });
+    const f = spawnProcess(fixture, { MAX_LINE: "65536" });
     const send: string[] = [init("init")];
     const expectIds = new Map<string, number>(); // id -> expected answers
     let anonymous = 0; // answers without id expected

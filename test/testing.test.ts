@@ -129,4 +129,42 @@ describe("picomcp/testing", () => {
       ),
     ).toEqual(["tplb://{x}"]);
   });
+
+  it("speaks 2026-07-28 when asked: _meta on every request, input rounds answered, log level in _meta", async () => {
+    const server = new McpServer({ name: "unit", version: "1.2.3" });
+    server.tool("greet", {
+      run: async (_a, ctx) => {
+        ctx.log("info", "greeting");
+        const [who, roots] = await Promise.all([
+          ctx.elicit({ message: "Name?", requestedSchema: { type: "object", properties: {} } }),
+          ctx.roots(),
+        ]);
+        return `Hello, ${who.content?.name} at ${roots[0]?.uri} (${ctx.client.protocolVersion})`;
+      },
+    });
+    const seen: object[] = [];
+    const client = await connect(server, {
+      protocolVersion: "2026-07-28",
+      onElicit: (params) => {
+        seen.push(params);
+        return { action: "accept", content: { name: "Ann" } };
+      },
+      roots: [{ uri: "file:///w" }],
+    });
+    expect(client.initializeResult.supportedVersions).toContain("2026-07-28");
+    expect(client.connection.protocolVersion).toBeUndefined();
+    await client.setLogLevel("info");
+    expect(await client.callTool("greet")).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: "Hello, Ann at file:///w (2026-07-28)" }],
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "unit", version: "1.2.3" } },
+    });
+    expect(seen).toEqual([{ message: "Name?", requestedSchema: { type: "object", properties: {} } }]);
+    // the first round logged too: the handler runs once per round
+    expect(client.notifications.map((n) => n.method)).toEqual([
+      "notifications/message",
+      "notifications/message",
+    ]);
+    await expect(client.ping()).rejects.toMatchObject({ code: -32601 });
+  });
 });

@@ -301,6 +301,7 @@ async function scopeRefusal(response: Response): Promise<{ response: Response; r
 function exposeChallenge(response: Response): Response {
   if (!response.headers.has("access-control-allow-origin")) return response;
   const expose = response.headers.get("access-control-expose-headers");
+  if (expose?.split(",").some((h) => h.trim().toLowerCase() === "www-authenticate")) return response;
   const value = expose ? `${expose}, www-authenticate` : "www-authenticate";
   try {
     response.headers.set("access-control-expose-headers", value);

@@ -262,14 +262,18 @@ export function versionFeatures(version: string | null): Features {
   return isLegacyVersion(version) ? featuresOf(version) : DEFAULT_FEATURES;
 }
 
-export function unsupportedVersion(requested: string): Response {
+/** 400 -32022 naming `supported`: a session's revisions by default (outside one, the endpoint's). */
+export function unsupportedVersion(
+  requested: string,
+  supported: readonly string[] = LEGACY_VERSIONS,
+): Response {
   return httpError(
     400,
     ErrorCode.UnsupportedProtocolVersion,
-    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${LEGACY_VERSIONS.join(", ")}`,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${supported.join(", ")}`,
     undefined,
     undefined,
-    { supported: [...LEGACY_VERSIONS], requested },
+    { supported: [...supported], requested },
   );
 }
 
@@ -297,8 +301,11 @@ export function answerResponse(
   return new Response(null, { status: 202, headers });
 }
 
+/** What a browser may send when the preflight does not list its headers (both eras). */
 const CORS_ALLOW_HEADERS =
-  "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id";
+  "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name";
+/** What a browser may read: the session id, the revision, and the challenge of a 401. */
+const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate";
 
 export function preflight(request: Request, methods: string): Response {
   const headers: { [name: string]: string } = { allow: `${methods}, OPTIONS` };
@@ -315,7 +322,7 @@ export function preflight(request: Request, methods: string): Response {
 export function withCors(response: Response, origin: string): Response {
   const add = (h: Headers) => {
     h.set("access-control-allow-origin", origin);
-    h.set("access-control-expose-headers", "mcp-session-id");
+    h.set("access-control-expose-headers", CORS_EXPOSE_HEADERS);
     h.append("vary", "origin");
   };
   try {

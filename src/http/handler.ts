@@ -1,5 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
+import { SUPPORTED_VERSIONS } from "../eras/modern.js";
 import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
@@ -30,9 +31,10 @@ import {
   withCors,
   withErrorBody,
 } from "./guard.js";
+import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { EventStream, Session, SessionTable } from "./session.js";
-import { SSE_HEADERS, SseWriter } from "./sse.js";
+import { LiveStreams, SSE_HEADERS } from "./sse.js";
 
 const BATCH_VERSION = "2025-03-26";
 
@@ -53,8 +55,8 @@ export class StreamableHttp {
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #idleMs: number;
-  readonly #live = new Set<SseWriter>();
-  #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #streams: LiveStreams;
+  readonly #modern: ModernHttp;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -64,6 +66,16 @@ export class StreamableHttp {
     this.#retryMs = positive(o.retryMs ?? 1000, "retryMs");
     this.#keepAliveMs = positive(o.keepAliveMs ?? 15_000, "keepAliveMs");
     this.#idleMs = positive(o.sessionIdleMs ?? 30 * 60_000, "sessionIdleMs");
+    this.#streams = new LiveStreams({
+      keepAliveMs: this.#keepAliveMs,
+      everyMs: Math.max(10, Math.min(this.#keepAliveMs, this.#idleMs / 2, 60_000)),
+      maxBufferedBytes: o.maxBufferedBytes ?? 8 * 1024 * 1024,
+      // idle sessions expire on the same beat; it goes on while any session is left
+      beat: (now) => {
+        this.#table?.sweep(now);
+        return (this.#table?.size ?? 0) > 0;
+      },
+    });
     this.#maxBatch = count(o.maxBatchSize ?? (o.sessions === false ? 0 : 100), "maxBatchSize");
     this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
     const limits = {
@@ -72,6 +84,12 @@ export class StreamableHttp {
       perPrincipal: positive(o.maxSessionsPerPrincipal ?? 100, "maxSessionsPerPrincipal"),
       anonymousPerMinute: positive(o.anonymousSessionsPerMinute ?? 1200, "anonymousSessionsPerMinute"),
     };
+    this.#modern = new ModernHttp({
+      server,
+      maxBodyBytes: this.#maxBody,
+      maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
+      sink: (onGone) => this.#streams.open(onGone),
+    });
     if (o.sessions !== false) {
       this.#table = new SessionTable(limits, (s) => this.#end(s));
       this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
@@ -109,7 +127,12 @@ export class StreamableHttp {
       if (verdict instanceof Response) return withErrorBody(verdict);
       if (verdict) auth = freezeAuth(verdict);
     }
-    if (request.method === "POST") return this.#post(request, auth);
+    // dual-era routing: a live session stays legacy; else the version header, initialize, the body
+    const sid = request.headers.get("mcp-session-id");
+    const modern = isModernHeader(request.headers) && !(sid !== null && this.#table?.get(sid));
+    if (request.method === "POST")
+      return modern ? this.#modern.post(request, auth) : this.#post(request, auth);
+    if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
@@ -158,7 +181,9 @@ export class StreamableHttp {
       return json(parseErrorResponse(features), {});
     }
     const init = isObject(message) && message.method === "initialize";
-    if (!init && version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
+    if (!session && !init && isModernBody(message)) return this.#modern.serve(request, message, auth);
+    if (!init && version !== null && !isLegacyVersion(version))
+      return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
       return httpError(
         400,
@@ -178,8 +203,10 @@ export class StreamableHttp {
       return httpError(
         400,
         SERVER_ERROR,
-        "Bad Request: Mcp-Session-Id header is required (initialize first)",
+        `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
         features,
+        undefined,
+        { supported: [...SUPPORTED_VERSIONS] },
       );
     }
     return this.#initialize(this.#table, message, auth);
@@ -215,7 +242,7 @@ export class StreamableHttp {
     }
     session = new Session(id, connection, standalone);
     table.add(session);
-    this.#startTimer();
+    this.#streams.start();
     return json(answer, { "mcp-session-id": id });
   }
 
@@ -260,7 +287,7 @@ export class StreamableHttp {
       done,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
-      sink: (onGone) => this.#sink(onGone),
+      sink: (onGone) => this.#streams.open(onGone),
     });
   }
 
@@ -281,7 +308,7 @@ export class StreamableHttp {
       if (!stream || dot < 0 || !Number.isInteger(seq) || seq < 0 || seq > stream.seq) {
         return httpError(400, SERVER_ERROR, "Bad Request: unknown Last-Event-ID", features);
       }
-      const sink = this.#sink(() => {
+      const sink = this.#streams.open(() => {
         if (stream.sink === sink) stream.sink = undefined;
         session.lastActive = Date.now();
       });
@@ -293,7 +320,7 @@ export class StreamableHttp {
     if (session.standalone.sink?.open) {
       return httpError(409, SERVER_ERROR, "Conflict: this session already has a GET stream open", features);
     }
-    const sink = this.#sink(() => {
+    const sink = this.#streams.open(() => {
       if (session.standalone.sink === sink) session.standalone.sink = undefined;
       session.lastActive = Date.now();
     });
@@ -325,44 +352,11 @@ export class StreamableHttp {
     return session;
   }
 
-  #sink(onGone: () => void): SseWriter {
-    const sink = new SseWriter({ maxBufferedBytes: this.#o.maxBufferedBytes ?? 8 * 1024 * 1024, onGone });
-    this.#live.add(sink);
-    this.#startTimer();
-    return sink;
-  }
-
   #end(session: Session): void {
     this.#table?.remove(session);
     session.closeStreams();
     // idempotent: its onClose comes back here and finds nothing left to do
     session.connection.close();
-  }
-
-  /** One timer for all: expires idle sessions and writes keep-alives; it stops when nothing is left. */
-  #startTimer(): void {
-    if (this.#timer !== undefined) return;
-    const every = Math.max(10, Math.min(this.#keepAliveMs, this.#idleMs / 2, 60_000));
-    this.#timer = setInterval(() => this.#tick(), every);
-    (this.#timer as { unref?: () => void }).unref?.();
-  }
-
-  #tick(): void {
-    const now = Date.now();
-    this.#table?.sweep(now);
-    for (const sink of this.#live) {
-      const stalled = sink.stalledSince;
-      if (!sink.open) this.#live.delete(sink);
-      // a client that stayed behind for a long time is gone, whatever its socket says
-      else if (stalled !== undefined && now - stalled > 4 * this.#keepAliveMs) sink.drop();
-      else if (now - sink.lastWrite >= this.#keepAliveMs) sink.comment("keepalive");
-    }
-    if ((this.#table?.size ?? 0) === 0 && this.#live.size === 0) this.#stopTimer();
-  }
-
-  #stopTimer(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
   }
 
   closeSseStream(target: { sessionId: string; requestId: RequestId }): boolean {
@@ -378,9 +372,8 @@ export class StreamableHttp {
   }
 
   close(): void {
+    this.#modern.close();
     if (this.#table) for (const s of [...this.#table.values()]) this.#end(s);
-    for (const sink of this.#live) sink.close();
-    this.#live.clear();
-    this.#stopTimer();
+    this.#streams.close();
   }
 }

@@ -33,6 +33,8 @@ export interface HttpHandlerOptions {
   keepAliveMs?: number;
   /** Bytes queued for an SSE client that is not reading before it is dropped as gone. Default: 8388608 (8 MiB). */
   maxBufferedBytes?: number;
+  /** Most 2026-07-28 `subscriptions/listen` streams open at once; one more gets 503 (`Retry-After: 5`). Default: 10000. */
+  maxListenStreams?: number;
   /**
    * Verifies the credentials of every request: return the caller's `AuthInfo` (frozen, it becomes that
    * request's `ctx.auth`; its principal binds the session it opens), nothing (anonymous), or a `Response`

@@ -133,3 +133,67 @@ export class SseWriter {
     this.#options.onGone();
   }
 }
+
+/** Options of {@link LiveStreams}. */
+export interface LiveStreamsOptions {
+  /** Milliseconds of silence before a keep-alive comment; a stream behind for four times as long is dropped. */
+  keepAliveMs: number;
+  /** Milliseconds between beats. */
+  everyMs: number;
+  /** Bytes queued for a client that is not reading before its stream is dropped. */
+  maxBufferedBytes: number;
+  /** Runs on every beat; true while the caller still needs the timer although no stream is open. */
+  beat: (now: number) => boolean;
+}
+
+/** The open SSE streams, and one timer for all of them that stops when nothing is left. */
+export class LiveStreams {
+  readonly #live = new Set<SseWriter>();
+  readonly #o: LiveStreamsOptions;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: LiveStreamsOptions) {
+    this.#o = options;
+  }
+
+  /** A new stream, kept alive until it closes; `onGone` runs when the client is gone. */
+  open(onGone: () => void): SseWriter {
+    const sink = new SseWriter({ maxBufferedBytes: this.#o.maxBufferedBytes, onGone });
+    this.#live.add(sink);
+    this.start();
+    return sink;
+  }
+
+  /** Starts the timer, if it is not running. */
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => this.#tick(), this.#o.everyMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    const busy = this.#o.beat(now);
+    const keepAliveMs = this.#o.keepAliveMs;
+    for (const sink of this.#live) {
+      const stalled = sink.stalledSince;
+      if (!sink.open) this.#live.delete(sink);
+      // a client that stayed behind for a long time is gone, whatever its socket says
+      else if (stalled !== undefined && now - stalled > 4 * keepAliveMs) sink.drop();
+      else if (now - sink.lastWrite >= keepAliveMs) sink.comment("keepalive");
+    }
+    if (!busy && this.#live.size === 0) this.#stop();
+  }
+
+  #stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Closes every stream and stops the timer. */
+  close(): void {
+    for (const sink of this.#live) sink.close();
+    this.#live.clear();
+    this.#stop();
+  }
+}

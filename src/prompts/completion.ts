@@ -28,15 +28,13 @@ export async function complete(
     if (!prompt)
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`, { name: ref.name });
     requireScopes(`prompt ${ref.name}`, prompt, ctx);
-    completer = prompt.complete[argument.name];
+    completer = own(prompt.complete, argument.name);
   } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
     const template = resources.templateByUri(ref.uri);
     if (!template)
       throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`, { uri: ref.uri });
     requireScopes(`resource template ${ref.uri}`, template, ctx);
-    completer = (template.options.complete as { [key: string]: Completer | undefined } | undefined)?.[
-      argument.name
-    ];
+    completer = own(template.options.complete as { [key: string]: Completer | undefined }, argument.name);
   } else {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -50,11 +48,18 @@ export async function complete(
     typeof chosen === "object" && chosen !== null && !Array.isArray(chosen)
       ? (chosen as { [k: string]: string })
       : {};
-  const answer: CompletionAnswer = await completer(
-    argument.value,
-    Object.assign(Object.create(ctx), { arguments: args }),
-  );
+  // set on the context itself: a derived object would lose its private fields (ctx.log would throw)
+  ctx.arguments = args;
+  const answer: CompletionAnswer = await completer(argument.value, ctx);
   return { completion: toCompletion(answer) };
+}
+
+/** The completer named `name` (a name from the wire: "constructor" must not reach Object.prototype). */
+function own(
+  table: { [key: string]: Completer | undefined } | undefined,
+  name: string,
+): Completer | undefined {
+  return table !== undefined && Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
 function toCompletion(answer: CompletionAnswer): { values: string[]; total?: number; hasMore?: boolean } {

@@ -1,6 +1,7 @@
 /** The prompt registry and the `prompts/list` and `prompts/get` methods. */
 import { toPromptResult } from "../content.js";
 import type { Completer, Context, RequestContext } from "../context.js";
+import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
 import { listingFor, shapeMessages } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -43,6 +44,8 @@ export interface PromptOptions<
   _meta?: Meta;
   /** OAuth scopes a caller needs (all of them) to see, get and complete the prompt. Default: none. */
   scopes?: readonly string[];
+  /** 2026-07-28: how long `prompts/list` may be cached (the list takes the shortest ttl, public only if every prompt is). Default: the server's `cache`. */
+  cache?: CacheOptions;
   /** Builds the messages: a string (one user message), messages, or a whole result. */
   get: (args: ArgsOf<A>, ctx: Context) => unknown;
 }
@@ -57,10 +60,11 @@ export interface PromptEntry extends Scoped {
   readonly description: string | undefined;
   readonly get: (args: any, ctx: Context) => unknown;
   readonly shaped: Map<string, object>;
+  readonly cache: CacheHint;
 }
 
 /** Validates options and builds the registry entry; throws on programming mistakes. */
-export function createPromptEntry(name: string, options: PromptOptions<any>): PromptEntry {
+export function createPromptEntry(name: string, options: PromptOptions<any>, cache: CacheHint): PromptEntry {
   if (typeof name !== "string" || name.length === 0) throw new TypeError("A prompt needs a non-empty name");
   if (typeof options?.get !== "function") throw new TypeError(`Prompt "${name}" needs a get function`);
   let args: PromptArgument[] = [];
@@ -109,6 +113,7 @@ export function createPromptEntry(name: string, options: PromptOptions<any>): Pr
     get: options.get,
     shaped: new Map(),
     scopes: scopesOption(`Prompt "${name}"`, options.scopes),
+    cache: cacheHint(options.cache, cache),
   };
 }
 
@@ -118,8 +123,11 @@ export function listPrompts(
   params: { cursor?: unknown },
   ctx: RequestContext,
   pageSize: number,
+  cache: CacheHint,
 ) {
-  return listResult("prompts", visibleTo(prompts.values(), ctx), params.cursor, pageSize, (p) =>
+  const all = prompts.values();
+  if (ctx.features.modern) ctx.cacheHint = listHint(all, cache);
+  return listResult("prompts", visibleTo(all, ctx), params.cursor, pageSize, (p) =>
     listingFor(p, ctx.features),
   );
 }
@@ -145,7 +153,7 @@ export async function getPrompt(
     if (typeof v !== "string")
       throw new McpError(ErrorCode.InvalidParams, `Argument ${k} of prompt ${name} must be a string`);
   }
-  const missing = prompt.required.filter((a) => given[a] === undefined);
+  const missing = prompt.required.filter((a) => !Object.hasOwn(given, a) || given[a] === undefined);
   if (missing.length) {
     throw new McpError(
       ErrorCode.InvalidParams,

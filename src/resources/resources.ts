@@ -1,6 +1,14 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
 import type { Completer, RequestContext, ResourceContext } from "../context.js";
+import {
+  type CacheHint,
+  type CacheOptions,
+  cacheHint,
+  combineHints,
+  listHint,
+  PRIVATE_NO_CACHE,
+} from "../eras/modern.js";
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -26,6 +34,8 @@ export interface ResourceOptions<U extends string> extends ResourceDetails {
   scopes?: readonly string[];
   /** Templates: enumerates concrete resources into `resources/list`. */
   list?: (ctx: RequestContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
+  /** 2026-07-28: how long `resources/read` of it (and the lists naming it) may be cached; `"public"` only if every caller reads the same. Default: the server's `cache`. */
+  cache?: CacheOptions;
   /** Templates: completion per variable for `completion/complete`. */
   complete?: { [K in UriVariableName<U>]?: Completer };
   /** Reads the resource: the variables of the URI first, the context (with the concrete `uri`) second. */
@@ -42,6 +52,7 @@ export interface ResourceEntry extends Scoped {
   readonly pathSafety: boolean;
   readonly options: ResourceOptions<string>;
   readonly shaped: Map<string, object>;
+  readonly cache: CacheHint;
 }
 
 /** Statics by exact URI, templates through an index; announces changes. */
@@ -54,11 +65,19 @@ export class ResourceRegistry {
   readonly #onChange: () => void;
   readonly #pathSafety: boolean;
   readonly #limits: UriTemplateLimits;
+  /** The server's caching default. */
+  readonly cache: CacheHint;
 
-  constructor(onChange: () => void, pathSafety = true, limits: UriTemplateLimits = {}) {
+  constructor(
+    onChange: () => void,
+    pathSafety = true,
+    limits: UriTemplateLimits = {},
+    cache: CacheHint = PRIVATE_NO_CACHE,
+  ) {
     this.#onChange = onChange;
     this.#pathSafety = pathSafety;
     this.#limits = limits;
+    this.cache = cache;
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
@@ -85,6 +104,7 @@ export class ResourceRegistry {
       options,
       shaped: new Map(),
       scopes: scopesOption(`Resource ${uri}`, options.scopes),
+      cache: cacheHint(options.cache, this.cache),
     };
     table.set(uri, entry);
     const unroute = template ? this.#router.add(template, entry) : undefined;
@@ -152,6 +172,12 @@ export async function listResources(
   ctx: RequestContext,
   pageSize: number,
 ) {
+  if (ctx.features.modern) {
+    const a = listHint(reg.statics, reg.cache);
+    const b = listHint(reg.templates, reg.cache);
+    ctx.cacheHint =
+      reg.templates.length === 0 || a === b ? a : reg.statics.length === 0 ? b : combineHints([a, b], a);
+  }
   const items: object[] = visibleTo(reg.statics, ctx).map((e) => listingFor(e, ctx.features));
   for (const t of visibleTo(reg.templates, ctx)) {
     if (!t.options.list) continue;
@@ -171,6 +197,7 @@ export function listResourceTemplates(
   ctx: RequestContext,
   pageSize: number,
 ) {
+  if (ctx.features.modern) ctx.cacheHint = listHint(reg.templates, reg.cache);
   return listResult("resourceTemplates", visibleTo(reg.templates, ctx), params.cursor, pageSize, (e) =>
     listingFor(e, ctx.features),
   );
@@ -189,6 +216,7 @@ export async function readResource(
   if (!hit) throw notFound(uri, ctx);
   requireScopes(`resource ${uri}`, hit.entry, ctx);
   ctx.uri = uri;
+  ctx.cacheHint = hit.entry.cache;
   let value: unknown;
   try {
     value = await hit.entry.options.read(hit.params as never, ctx);

@@ -1,6 +1,8 @@
 /** The tool registry and the `tools/list` and `tools/call` methods. */
+
 import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
+import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
 import { listingFor, shapeCallToolResult } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
@@ -14,6 +16,7 @@ import {
   type SchemaLike,
 } from "../schema/schema.js";
 import type { CallToolResult, Icon, Meta, ToolAnnotations } from "../types.js";
+import { type HeaderParam, headerParams } from "./headers.js";
 
 /** Options of `server.tool(name, options)`. */
 export interface ToolOptions<
@@ -36,6 +39,8 @@ export interface ToolOptions<
   _meta?: Meta;
   /** OAuth scopes a caller needs (all of them) to see and call the tool. Default: none. */
   scopes?: readonly string[];
+  /** 2026-07-28: how long `tools/list` may be cached; the list takes the shortest ttl and is public only if every tool is. Default: the server's `cache`. */
+  cache?: CacheOptions;
   /** Runs the tool: returns a string, a content block, an array of them, `link(...)`, a whole result, or (with `output`) the structured value. */
   run: (
     args: I extends SchemaLike ? InferOutput<I> : Record<string, never>,
@@ -53,6 +58,9 @@ export interface ToolEntry extends Scoped {
   readonly output: CompiledSchema | undefined;
   readonly run: (args: any, ctx: Context) => unknown;
   readonly shaped: Map<string, object>;
+  readonly cache: CacheHint;
+  /** The arguments mirrored into `Mcp-Param-*` headers over HTTP (2026-07-28). */
+  readonly headers: readonly HeaderParam[];
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -62,6 +70,7 @@ const EMPTY_INPUT = Object.freeze({ type: "object", properties: {} });
 export function createToolEntry(
   name: string,
   options: ToolOptions<any, any>,
+  cache: CacheHint,
   validator?: JsonSchemaValidator,
 ): ToolEntry {
   if (typeof name !== "string" || !NAME.test(name)) {
@@ -81,8 +90,17 @@ export function createToolEntry(
   if (options.annotations !== undefined) listing.annotations = options.annotations;
   if (options.icons !== undefined) listing.icons = options.icons;
   if (options._meta !== undefined) listing._meta = options._meta;
-  const scopes = scopesOption(`Tool "${name}"`, options.scopes);
-  return { name, listing, input, output, run: options.run, shaped: new Map(), scopes };
+  return {
+    name,
+    listing,
+    input,
+    output,
+    run: options.run,
+    shaped: new Map(),
+    cache: cacheHint(options.cache, cache),
+    headers: headerParams(listing.inputSchema, name),
+    scopes: scopesOption(`Tool "${name}"`, options.scopes),
+  };
 }
 
 /** `tools/list`. */
@@ -91,8 +109,11 @@ export function listTools(
   params: { cursor?: unknown },
   ctx: RequestContext,
   pageSize: number,
+  cache: CacheHint,
 ) {
-  return listResult("tools", visibleTo(tools.values(), ctx), params.cursor, pageSize, (t) =>
+  const all = tools.values();
+  if (ctx.features.modern) ctx.cacheHint = listHint(all, cache);
+  return listResult("tools", visibleTo(all, ctx), params.cursor, pageSize, (t) =>
     listingFor(t, ctx.features),
   );
 }

@@ -73,6 +73,35 @@ export async function runChecks(handle, origin = "http://127.0.0.1:8000") {
   );
   check(bad.status === 403, "a foreign Origin is refused");
 
+  // 2026-07-28 on the same endpoint: no session, headers checked, the base64 form decoded
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const modern = (region) =>
+    post(
+      {
+        jsonrpc: "2.0",
+        id: 5,
+        method: "tools/call",
+        params: { name: "where", arguments: { region: "Zürich" }, _meta },
+      },
+      {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "where",
+        "mcp-param-region": region,
+      },
+    );
+  const utf8 = btoa(String.fromCharCode(...new TextEncoder().encode("Zürich")));
+  const ok = await modern(`=?base64?${utf8}?=`);
+  check(ok.status === 200 && ok.headers.get("mcp-session-id") === null, `modern status ${ok.status}`);
+  const answer = await ok.json();
+  check(answer.result.resultType === "complete", "resultType");
+  check(answer.result.content[0].text === "region=Zürich", `modern ${JSON.stringify(answer)}`);
+  const mismatch = await modern("=?base64?SGVsbG8?=");
+  check(mismatch.status === 400 && (await mismatch.json()).error.code === -32020, "bad base64 is -32020");
+
   const del = await handle(new Request(`${origin}/mcp`, { method: "DELETE", headers: { host, ...s } }));
   check(del.status === 204, `DELETE ${del.status}`);
 }

@@ -10,4 +10,17 @@ server.tool("slow_count", {
     return `counted to ${n}`;
   },
 });
+server.tool("where", {
+  input: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+  run: ({ region }) => `region=${region}`,
+});
 server.resource("files://{+path}", { read: ({ path }) => new TextEncoder().encode(path) });
+server.tool("greet", {
+  run: async (_args, ctx) => {
+    const r = await ctx.elicit(
+      { message: "Name?", requestedSchema: { type: "object", properties: {} } },
+      { key: "n" },
+    );
+    return `Hello, ${r.content?.name}!`;
+  },
+});

@@ -1,0 +1,145 @@
+/** The method table, shared by both eras, and running one method with its context in flight. */
+import type { Connection } from "../connection.js";
+import { LOG_LEVELS, type RequestContext } from "../context.js";
+import type { ServerCore } from "../core.js";
+import { InputRequiredSignal } from "../eras/input.js";
+import { ErrorCode, McpError } from "../errors.js";
+import type { JsonRpcErrorObject, LoggingLevel, RequestId, ServerCapabilities } from "../types.js";
+
+/** A request's params. */
+export type Params = { [key: string]: unknown };
+type Capability = keyof ServerCapabilities | "subscribe" | "listen";
+/** One entry of the method table. */
+export interface Method {
+  /** The server capability the method belongs to: without it the method does not exist (-32601). */
+  readonly capability?: Capability;
+  /** Only in this era; the other answers -32601. Default: both. */
+  readonly era?: "legacy" | "modern";
+  /** 2026-07-28: the method may answer `input_required` (its handler may ask the client). */
+  readonly input?: true;
+  run(core: ServerCore, params: Params, ctx: RequestContext, conn: Connection): unknown;
+}
+
+/** The empty result (and empty params). */
+export const EMPTY = Object.freeze({});
+
+/** The method table of both eras; a Map, so that a name from the wire ("constructor") never reaches Object.prototype. */
+export const methods = new Map<string, Method>([
+  ["tools/list", { capability: "tools", run: (c, p, ctx) => c.listTools(p, ctx) }],
+  ["tools/call", { capability: "tools", input: true, run: (c, p, ctx) => c.callTool(p, ctx) }],
+  ["prompts/list", { capability: "prompts", run: (c, p, ctx) => c.listPrompts(p, ctx) }],
+  ["prompts/get", { capability: "prompts", input: true, run: (c, p, ctx) => c.getPrompt(p, ctx) }],
+  ["resources/list", { capability: "resources", run: (c, p, ctx) => c.listResources(p, ctx) }],
+  [
+    "resources/templates/list",
+    { capability: "resources", run: (c, p, ctx) => c.listResourceTemplates(p, ctx) },
+  ],
+  ["resources/read", { capability: "resources", input: true, run: (c, p, ctx) => c.readResource(p, ctx) }],
+  [
+    "resources/subscribe",
+    { capability: "subscribe", era: "legacy", run: (_c, p, _ctx, conn) => subscription(p, conn, true) },
+  ],
+  [
+    "resources/unsubscribe",
+    { capability: "subscribe", era: "legacy", run: (_c, p, _ctx, conn) => subscription(p, conn, false) },
+  ],
+  ["completion/complete", { capability: "completions", run: (c, p, ctx) => c.complete(p, ctx) }],
+  [
+    "logging/setLevel",
+    { capability: "logging", era: "legacy", run: (_c, p, _ctx, conn) => setLevel(p, conn) },
+  ],
+  ["server/discover", { era: "modern", run: (c, _p, ctx) => c.discover(ctx) }],
+  [
+    "subscriptions/listen",
+    { capability: "listen", era: "modern", run: (c, p, ctx, conn) => c.listen(p, ctx, conn) },
+  ],
+]);
+
+function subscription(params: Params, conn: Connection, on: boolean) {
+  if (typeof params.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
+  if (on) conn.subscriptions.add(params.uri);
+  else conn.subscriptions.delete(params.uri);
+  return EMPTY;
+}
+
+function setLevel(params: Params, conn: Connection) {
+  const level = params.level;
+  if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel)) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, {
+      level,
+    });
+  }
+  conn.logLevel = level as LoggingLevel;
+  return EMPTY;
+}
+
+/** Whether `v` is a JSON object. */
+export function isObject(v: unknown): v is { [key: string]: unknown } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** What running a method gave: its result or its error. */
+export type Outcome = { result: { [key: string]: unknown } } | { error: JsonRpcErrorObject };
+
+/** Runs a method with `ctx` registered as in flight; undefined when the request was cancelled (never answered). */
+export async function execute(
+  core: ServerCore,
+  method: Method,
+  name: string,
+  params: Params,
+  ctx: RequestContext,
+  conn: Connection,
+  outer: AbortSignal | undefined,
+): Promise<Outcome | undefined> {
+  const id = ctx.requestId;
+  const onOuterAbort = () => ctx.abort(outer?.reason);
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  conn.inflight.set(id, ctx);
+  let outcome: Outcome;
+  try {
+    outcome = { result: (await method.run(core, params, ctx, conn)) as { [key: string]: unknown } };
+  } catch (error) {
+    // a call that waits for the client's input ends the run: not a failure of the handler
+    outcome = {
+      error:
+        error instanceof InputRequiredSignal
+          ? { code: ErrorCode.InternalError, message: error.message }
+          : toErrorObject(core, error, name, id),
+    };
+  } finally {
+    ctx.done = true;
+    outer?.removeEventListener("abort", onOuterAbort);
+    if (conn.inflight.get(id) === ctx) conn.inflight.delete(id);
+  }
+  return ctx.aborted ? undefined : outcome;
+}
+
+/** Whether `caps` holds the capability a method belongs to. */
+export function hasCapability(caps: ServerCapabilities, capability: Capability | undefined): boolean {
+  if (capability === undefined) return true;
+  if (capability === "subscribe") return caps.resources?.subscribe === true;
+  if (capability === "listen")
+    return !!(
+      caps.tools?.listChanged ||
+      caps.prompts?.listChanged ||
+      caps.resources?.listChanged ||
+      caps.resources?.subscribe
+    );
+  return caps[capability] !== undefined;
+}
+
+/** What the client gets for a thrown value: an `McpError` as it is; anything else a generic -32603. */
+export function toErrorObject(
+  core: ServerCore,
+  error: unknown,
+  method: string,
+  requestId: RequestId,
+): JsonRpcErrorObject {
+  if (error instanceof McpError) {
+    const out: JsonRpcErrorObject = { code: error.code, message: error.message };
+    if (error.data !== undefined) out.data = error.data;
+    return out;
+  }
+  core.reportError(error, { method, requestId });
+  return { code: ErrorCode.InternalError, message: "Internal error" };
+}

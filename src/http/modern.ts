@@ -1,0 +1,287 @@
+/**
+ * The 2026-07-28 revision over Streamable HTTP: every POST stands alone (no session, no handshake),
+ * its headers must agree with its body, errors map to the statuses the revision names, and the
+ * response is JSON, or SSE once a related notification comes first (a `subscriptions/listen` stream
+ * stays open until the client closes it, which cancels the request).
+ */
+import type { AuthInfo, Connection } from "../connection.js";
+import { hasModernMeta, META } from "../eras/modern.js";
+import { LEGACY_VERSIONS, MODERN_VERSION } from "../eras/versions.js";
+import { ErrorCode } from "../errors.js";
+import { encodeMessage } from "../jsonrpc.js";
+import type { McpServer } from "../server.js";
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
+import { encode } from "./exchange.js";
+import { accepts, isJsonContentType, readBody } from "./guard.js";
+import { checkHeaders } from "./headers.js";
+import { SSE_HEADERS, type SseWriter } from "./sse.js";
+
+const VERSION_KEY = META.protocolVersion;
+const CAPABILITIES_KEY = META.clientCapabilities;
+
+function isObject(v: unknown): v is { [key: string]: unknown } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function validId(id: unknown): RequestId | undefined {
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
+/** Whether `MCP-Protocol-Version` names the 2026-07-28 revision or a later one (dates sort as text). */
+export function isModernHeader(headers: Headers): boolean {
+  const v = headers.get("mcp-protocol-version")?.trim();
+  return v !== undefined && v >= MODERN_VERSION && !(LEGACY_VERSIONS as readonly string[]).includes(v);
+}
+
+/** Whether a parsed body is a request of the 2026-07-28 era: a `server/discover` probe, or the era's `_meta`. */
+export function isModernBody(message: unknown): boolean {
+  if (!isObject(message)) return false;
+  return (
+    message.method === "server/discover" || (isObject(message.params) && hasModernMeta(message.params._meta))
+  );
+}
+
+/** An error answer with the status the revision gives it; `id` when the request's id could be read. */
+function fail(
+  status: number,
+  id: RequestId | undefined,
+  code: number,
+  message: string,
+  extra?: object,
+): Response {
+  const body =
+    id === undefined
+      ? { jsonrpc: "2.0", error: { code, message } }
+      : { jsonrpc: "2.0", id, error: { code, message } };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...extra },
+  });
+}
+
+/** The HTTP status of a JSON answer: the protocol's refusals are 400, an unknown method 404, the rest 200. */
+function statusOf(answer: JsonRpcResponse): number {
+  if (!("error" in answer)) return 200;
+  switch (answer.error.code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.ParseError:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+/** What the modern pipeline needs from the handler. */
+export interface ModernOptions {
+  server: McpServer;
+  maxBodyBytes: number;
+  /** Most listen streams open at once. */
+  maxListens: number;
+  /** Opens an SSE body that gets keep-alive comments; `onGone` runs when the client goes away. */
+  sink(onGone: () => void): SseWriter;
+}
+
+/** @internal — the 2026-07-28 pipeline of one handler. */
+export class ModernHttp {
+  readonly #o: ModernOptions;
+  /** Connections of requests in flight (listen streams among them). */
+  readonly #open = new Set<Connection>();
+  #listens = 0;
+
+  constructor(o: ModernOptions) {
+    this.#o = o;
+  }
+
+  /** Graceful teardown: every open listen stream gets its final result before the streams close. */
+  close(): void {
+    for (const connection of this.#open) connection.endListens();
+  }
+
+  /** GET and DELETE have no meaning in the revision. */
+  notAllowed(): Response {
+    return fail(
+      405,
+      undefined,
+      ErrorCode.InvalidRequest,
+      "Method Not Allowed: 2026-07-28 requests use POST",
+      {
+        allow: "POST",
+      },
+    );
+  }
+
+  /** A POST whose headers named the revision: media types and body are checked here, with its codes. */
+  async post(request: Request, auth: AuthInfo | undefined): Promise<Response> {
+    const accept = request.headers.get("accept");
+    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+      return fail(
+        406,
+        undefined,
+        ErrorCode.InvalidRequest,
+        "Not Acceptable: Accept must list application/json and text/event-stream",
+      );
+    }
+    if (!isJsonContentType(request.headers.get("content-type"))) {
+      return fail(
+        415,
+        undefined,
+        ErrorCode.InvalidRequest,
+        "Unsupported Media Type: Content-Type must be application/json",
+      );
+    }
+    let text: string;
+    try {
+      const body = await readBody(request, this.#o.maxBodyBytes);
+      if (!body.ok && body.reason === "too-large") {
+        return fail(
+          413,
+          undefined,
+          ErrorCode.InvalidRequest,
+          `Payload Too Large: the body must not exceed ${this.#o.maxBodyBytes} bytes`,
+        );
+      }
+      if (!body.ok) throw new SyntaxError("not UTF-8");
+      text = body.text;
+    } catch {
+      return fail(400, undefined, ErrorCode.ParseError, "Parse error: the body is not UTF-8 text");
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
+    }
+    return this.serve(request, message, auth);
+  }
+
+  /** Validates one parsed message against the revision's rules and its headers, then answers it. */
+  async serve(request: Request, message: unknown, auth: AuthInfo | undefined): Promise<Response> {
+    if (!isObject(message)) {
+      const what = Array.isArray(message)
+        ? "batches are not part of 2026-07-28"
+        : "a message must be a JSON object";
+      return fail(400, undefined, ErrorCode.InvalidRequest, `Invalid Request: ${what}`);
+    }
+    const id = validId(message.id);
+    const method = message.method;
+    if (message.jsonrpc !== "2.0")
+      return fail(400, id, ErrorCode.InvalidRequest, 'Invalid Request: jsonrpc must be "2.0"');
+    if (typeof method !== "string") {
+      const response = "result" in message || "error" in message;
+      const why = response ? "clients do not send responses in 2026-07-28" : "method must be a string";
+      return fail(400, response ? undefined : id, ErrorCode.InvalidRequest, `Invalid Request: ${why}`);
+    }
+    const connection = this.#o.server.connect({ send: () => {}, ...(auth ? { auth } : {}) });
+    if (!("id" in message)) {
+      // no notification is defined for HTTP in this revision; one that arrives is accepted
+      await this.#o.server.handle(message, connection, { modern: true });
+      connection.close();
+      return new Response(null, { status: 202 });
+    }
+    const refusal = this.#refusal(request.headers, id, method, message.params);
+    if (refusal) {
+      connection.close();
+      return refusal;
+    }
+    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection);
+    if (this.#listens >= this.#o.maxListens) {
+      connection.close();
+      return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
+        "retry-after": "5",
+      });
+    }
+    this.#listens++;
+    return this.#exchange(request, message, connection, () => this.#listens--);
+  }
+
+  #refusal(
+    headers: Headers,
+    id: RequestId | undefined,
+    method: string,
+    params: unknown,
+  ): Response | undefined {
+    if (id === undefined)
+      return fail(
+        400,
+        undefined,
+        ErrorCode.InvalidRequest,
+        "Invalid Request: id must be a string or a number",
+      );
+    const p = params ?? {};
+    if (!isObject(p))
+      return fail(400, id, ErrorCode.InvalidParams, "Invalid params: params must be an object");
+    const meta = p._meta;
+    if (!isObject(meta) || typeof meta[VERSION_KEY] !== "string" || !isObject(meta[CAPABILITIES_KEY])) {
+      return fail(
+        400,
+        id,
+        ErrorCode.InvalidParams,
+        `Invalid params: _meta must carry "${VERSION_KEY}" (a string) and "${CAPABILITIES_KEY}" (an object)`,
+      );
+    }
+    const version = headers.get("mcp-protocol-version");
+    const mismatch = (why: string) => fail(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
+    if (version === null) return mismatch("the MCP-Protocol-Version header is required");
+    if (version.trim() !== meta[VERSION_KEY]) {
+      return mismatch(
+        `the MCP-Protocol-Version header ${JSON.stringify(version.trim())} does not match _meta ${JSON.stringify(meta[VERSION_KEY])}`,
+      );
+    }
+    const mirrored =
+      method === "tools/call" && typeof p.name === "string" ? this.#o.server.toolHeaders(p.name) : [];
+    const why = checkHeaders(headers, method, p, mirrored);
+    return why === undefined ? undefined : mismatch(why);
+  }
+
+  /** Runs the request on its own connection: JSON, or SSE from the first related notification on. */
+  #exchange(request: Request, message: object, connection: Connection, done = () => {}): Promise<Response> {
+    const abort = new AbortController();
+    const outer = request.signal;
+    if (outer.aborted) abort.abort();
+    else outer.addEventListener("abort", () => abort.abort(), { once: true });
+    return new Promise<Response>((resolve) => {
+      let sink: SseWriter | undefined;
+      let over = false;
+      const send = (m: JsonRpcMessage) => {
+        const data = over ? undefined : encode(m);
+        if (data === undefined || abort.signal.aborted) return;
+        if (!sink) {
+          // closing the stream is the client's cancellation
+          sink = this.#o.sink(() => abort.abort());
+          resolve(new Response(sink.readable, { status: 200, headers: SSE_HEADERS }));
+        }
+        sink.event(data);
+      };
+      const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
+        over = true;
+        done();
+        this.#open.delete(connection);
+        connection.close();
+        const one = Array.isArray(answer) ? answer[0] : answer;
+        if (sink) {
+          if (one) sink.event(encodeMessage(one));
+          sink.close();
+        } else if (one) {
+          resolve(
+            new Response(encodeMessage(one), {
+              status: statusOf(one),
+              headers: { "content-type": "application/json" },
+            }),
+          );
+        } else {
+          // cancelled before anything was sent: the client is gone and reads nothing
+          resolve(new Response(null, { status: 202 }));
+        }
+      };
+      this.#open.add(connection);
+      this.#o.server
+        .handle(message, connection, { send, signal: abort.signal, modern: true })
+        .then(finish, () => finish(undefined));
+    });
+  }
+}
