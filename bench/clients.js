@@ -262,12 +262,21 @@ export function answerOf(headers, body) {
   return body ? JSON.parse(body) : undefined;
 }
 
-/** Opens `n` connections; with sessions, each initializes its own session first. */
-export async function openConnections(port, n, { sessions }) {
+/** Opens `n` connections; with sessions, each initializes its own session first; 2026-07-28 needs none. */
+export async function openConnections(port, n, { sessions, modern = false }) {
   const conns = [];
   for (let i = 0; i < n; i++) {
     const c = new HttpConnection(port);
     await c.ready;
+    if (modern) {
+      Object.assign(c.headers, {
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "echo",
+      });
+      conns.push(c);
+      continue;
+    }
     const init = await c.request(initLine(0));
     if (init.status !== 200)
       throw new Error(`initialize answered ${init.status}: ${init.body.slice(0, 200)}`);

@@ -40,6 +40,10 @@ function rows(scaling) {
     ["httpSessionsP50", "… p50", "µs", "low"],
     ["httpSessionsP99", "… p99", "µs", "low"],
     ["httpSessionsCpu", "… server CPU per request", "µs", "low"],
+    ["httpModernRps", "Streamable HTTP 2026-07-28 echo (no session), 50 connections", "req/s", "high"],
+    ["httpModernP50", "… p50", "µs", "low"],
+    ["httpModernP99", "… p99", "µs", "low"],
+    ["httpModernCpu", "… server CPU per request", "µs", "low"],
     ["rssStart", "RSS after start", "MiB", "low"],
     ["rssLoad", "RSS after the stdio load", "MiB", "low"],
     ["rssHttp", "RSS after the HTTP load (sessions)", "MiB", "low"],
@@ -126,7 +130,7 @@ function targets(r, value, scaling) {
       `${q.label}: ${x(q.floor)} the floor (target ≥ 0.85×), ${x(q.lib)} the fastest library (target ≥ 1.2×)`,
     );
   }
-  for (const k of ["httpStatelessRps", "httpSessionsRps"]) {
+  for (const k of ["httpStatelessRps", "httpSessionsRps", "httpModernRps"]) {
     const q = r[k];
     if (!q) continue;
     line(

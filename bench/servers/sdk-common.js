@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import { z } from "zod";
 import { announce, itemText, parseArgs, profileText } from "./fixture.js";
 
-export async function run({ McpServer, ResourceTemplate, StdioServerTransport, HttpTransport }) {
+export async function run({ McpServer, ResourceTemplate, StdioServerTransport, HttpTransport, Modern }) {
   const args = parseArgs();
   const make = () => {
     const server = new McpServer({ name: "bench", version: "1.0.0" });
@@ -39,8 +39,14 @@ export async function run({ McpServer, ResourceTemplate, StdioServerTransport, H
     return;
   }
   const Transport = await HttpTransport();
+  // 2026-07-28 requests (where the SDK serves them) go to its own per-request handler
+  const modern = Modern ? await Modern(make) : undefined;
   const sessions = new Map();
   const http = createServer(async (req, res) => {
+    if (modern && (req.headers["mcp-protocol-version"] ?? "") >= "2026") {
+      await modern(req, res);
+      return;
+    }
     if (!args.sessions) {
       const server = make();
       const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -7,4 +7,9 @@ await run({
   ResourceTemplate,
   StdioServerTransport: async () => (await import("@modelcontextprotocol/server/stdio")).StdioServerTransport,
   HttpTransport: async () => (await import("@modelcontextprotocol/node")).NodeStreamableHTTPServerTransport,
+  Modern: async (make) => {
+    const { createMcpHandler } = await import("@modelcontextprotocol/server");
+    const { toNodeHandler } = await import("@modelcontextprotocol/node");
+    return toNodeHandler(createMcpHandler(make));
+  },
 });
