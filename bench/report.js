@@ -20,6 +20,7 @@ function rows(scaling) {
   const last = scaling[scaling.length - 1];
   const r = [
     ["cold", "cold start, spawn → initialize answer", "ms", "low"],
+    ["coldPlain", "… with the tool's input as plain JSON Schema (no zod loaded)", "ms", "low"],
     ["echoRps", "stdio `tools/call` echo, 64 in flight", "req/s", "high"],
     ["echoCpu", "… server CPU per request", "µs", "low"],
     ["readRps", "stdio templated `resources/read`, 64 in flight", "req/s", "high"],
@@ -140,6 +141,12 @@ function targets(r, value, scaling) {
   }
   const cold = r.cold;
   if (cold) line(1 / cold.floor <= 1.3, `cold start: ${x(1 / cold.floor)} the floor's time (target ≤ 1.3×)`);
+  const plain = r.coldPlain;
+  if (plain)
+    line(
+      1 / plain.floor <= 1.3,
+      `cold start without zod: ${x(1 / plain.floor)} the floor's time (target ≤ 1.3×)`,
+    );
   const scale = value.scale?.picomcp;
   if (scale)
     line(

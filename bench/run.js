@@ -101,6 +101,12 @@ async function coldPhase(name) {
     const peer = await StdioPeer.start(name);
     add("cold", name, peer.coldMs);
     await peer.stop();
+    if (name !== "floor" && name !== "picomcp") continue;
+    // the same server with its tool's input as plain JSON Schema: the start without zod's import
+    const plain = await StdioPeer.start(name, ["--plain"]);
+    await check(plain, name, echo(7), 7, echoOk, "tools/call echo (plain JSON Schema)");
+    add("coldPlain", name, plain.coldMs);
+    await plain.stop();
   }
 }
 

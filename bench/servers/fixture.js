@@ -1,5 +1,5 @@
 // The one fixture every contender serves, and the command line every contender server reads.
-//   node bench/servers/<name>.js stdio|http [--sessions] [--templates N] [--statics N]
+//   node bench/servers/<name>.js stdio|http [--sessions] [--templates N] [--statics N] [--plain]
 // Tool `echo` (zod `{ text: string }`) answers its text; `users://{id}/profile` answers `profile <id>`;
 // N extra templates `res<i>://items/{id}` are registered first, so that a linear scan passes all of them;
 // `static://item/<i>` are S static resources for `resources/list`. Over HTTP the server prints `PORT <n>`.
@@ -12,6 +12,8 @@ export function parseArgs(argv = process.argv.slice(2)) {
   return {
     transport: argv[0] === "http" ? "http" : "stdio",
     sessions: argv.includes("--sessions"),
+    /** The echo tool's input as a plain JSON Schema, so that zod is never loaded (picomcp, for cold start). */
+    plain: argv.includes("--plain"),
     templates: value("--templates", 10),
     statics: value("--statics", 0),
   };

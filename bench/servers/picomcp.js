@@ -1,15 +1,14 @@
 // picomcp serving the fixture (see fixture.js).
-import { z } from "zod";
 import { McpServer } from "../../dist/index.js";
 import { itemText, parseArgs, profileText } from "./fixture.js";
 
 const args = parseArgs();
 const server = new McpServer({ name: "bench", version: "1.0.0" });
-server.tool("echo", {
-  description: "Echoes its text",
-  input: z.object({ text: z.string() }),
-  run: ({ text }) => text,
-});
+const { z } = args.plain ? {} : await import("zod");
+const input = args.plain
+  ? { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
+  : z.object({ text: z.string() });
+server.tool("echo", { description: "Echoes its text", input, run: ({ text }) => text });
 for (let i = 0; i < args.templates; i++)
   server.resource(`res${i}://items/{id}`, { read: ({ id }) => itemText(i, id) });
 server.resource("users://{id}/profile", { read: ({ id }) => profileText(id) });

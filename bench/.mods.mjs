@@ -1,0 +1,1 @@
+import { registerHooks } from "node:module";
