@@ -28,12 +28,23 @@ export function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
 }
 
+/** The server file and environment of a contender; `baseline` is picomcp from the build `--baseline` names. */
+function serverOf(name) {
+  if (name !== "baseline") return { file: `${SERVERS}${name}.js`, env: process.env };
+  return {
+    file: `${SERVERS}picomcp.js`,
+    env: { ...process.env, PICOMCP_DIST: process.env.PICOMCP_BASELINE },
+  };
+}
+
 /** A contender over stdio: spawned, initialized, and ready for `call` and `load`. */
 export class StdioPeer {
   static async start(name, args = []) {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [`${SERVERS}${name}.js`, "stdio", ...args], {
+    const { file, env } = serverOf(name);
+    const child = spawn(process.execPath, [file, "stdio", ...args], {
       stdio: ["pipe", "pipe", "ignore"],
+      env,
     });
     const peer = new StdioPeer(child);
     const init = await peer.call(initLine(0), 0);
@@ -141,8 +152,10 @@ export class StdioPeer {
 /** A contender over Streamable HTTP: spawned, listening on 127.0.0.1. */
 export class HttpPeer {
   static async start(name, args = []) {
-    const child = spawn(process.execPath, [`${SERVERS}${name}.js`, "http", ...args], {
+    const { file, env } = serverOf(name);
+    const child = spawn(process.execPath, [file, "http", ...args], {
       stdio: ["ignore", "pipe", "ignore"],
+      env,
     });
     const port = await new Promise((resolve, reject) => {
       let text = "";

@@ -79,14 +79,15 @@ export function report({ samples, sizes, names, labels, machine, rounds, quick, 
     if (sizes[n].packed) value.packed[n] = sizes[n].packed;
     value.deps[n] = sizes[n].dependencies;
   }
-  const libs = names.filter((n) => n !== "floor" && n !== "picomcp");
+  const libs = names.filter((n) => n !== "floor" && n !== "picomcp" && n !== "baseline");
+  const before = names.includes("baseline");
   const lines = [];
   lines.push(
     `Machine: ${machine}; shared with other workloads, so absolute numbers move between runs, ratios less.`,
     `${rounds} round(s), contenders interleaved (the order rotates each round); each cell is the median.`,
     "",
-    `| | ${names.map((n) => labels[n]).join(" | ")} | picomcp ÷ floor | picomcp ÷ best library |`,
-    `|---|${names.map(() => "---:").join("|")}|---:|---:|`,
+    `| | ${names.map((n) => labels[n]).join(" | ")} | picomcp ÷ floor | picomcp ÷ best library |${before ? " picomcp ÷ before |" : ""}`,
+    `|---|${names.map(() => "---:").join("|")}|---:|---:|${before ? "---:|" : ""}`,
   );
   const ratios = {};
   for (const [key, label, unit, better] of rows(scaling)) {
@@ -110,7 +111,7 @@ export function report({ samples, sizes, names, labels, machine, rounds, quick, 
     const rl = key === "deps" ? undefined : ratio(best);
     ratios[key] = { label, floor: rf, lib: rl, raw: v, better };
     lines.push(
-      `| ${label}${unit && unit !== "×" ? ` (${unit})` : ""} | ${cells.join(" | ")} | ${rf === undefined ? "–" : fmt(rf, "×")} | ${rl === undefined ? "–" : fmt(rl, "×")} |`,
+      `| ${label}${unit && unit !== "×" ? ` (${unit})` : ""} | ${cells.join(" | ")} | ${rf === undefined ? "–" : fmt(rf, "×")} | ${rl === undefined ? "–" : fmt(rl, "×")} |${before ? ` ${key === "deps" || ratio(v.baseline) === undefined ? "–" : fmt(ratio(v.baseline), "×")} |` : ""}`,
     );
   }
   lines.push("", "Ratios: above 1× means picomcp is better (more requests, less time, CPU or memory).", "");

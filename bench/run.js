@@ -3,7 +3,7 @@
 // rotates each round), medians and ratios from the same run. Progress goes to stderr, the report to
 // stdout (markdown) and the chart to docs/performance.svg.
 //   node bench/run.js [--quick] [--rounds N] [--only floor,picomcp,…] [--phases stdio,HTTP-stateless,…]
-//                     [--json file] [--svg file]
+//                     [--baseline dir-of-another-build] [--json file] [--svg file]
 // --quick checks that every contender answers every phase correctly, with no timing assertion (CI).
 import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -27,6 +27,12 @@ const CONTENDERS = {
   sdk1: "SDK 1.32.2",
   sdk2: "SDK v2 2.4.0",
 };
+// --baseline DIR: picomcp from another build too (say main's dist), as "before" beside "after"
+const baseline = flag("--baseline");
+if (baseline) {
+  process.env.PICOMCP_BASELINE = baseline;
+  CONTENDERS.baseline = "picomcp before (--baseline)";
+}
 const names = flag("--only", Object.keys(CONTENDERS).join(",")).split(",");
 const T = quick
   ? { load: 150, latency: 20, cold: 1, scaling: [10, 1000], list: 1, conns: 4, http: 200, warm: 50 }
@@ -101,7 +107,7 @@ async function coldPhase(name) {
     const peer = await StdioPeer.start(name);
     add("cold", name, peer.coldMs);
     await peer.stop();
-    if (name !== "floor" && name !== "picomcp") continue;
+    if (name !== "floor" && name !== "picomcp" && name !== "baseline") continue;
     // the same server with its tool's input as plain JSON Schema: the start without zod's import
     const plain = await StdioPeer.start(name, ["--plain"]);
     await check(plain, name, echo(7), 7, echoOk, "tools/call echo (plain JSON Schema)");
@@ -142,7 +148,7 @@ async function listPhase(name) {
 }
 
 /** Contenders that serve 2026-07-28 over HTTP; the others get "–" in that row, not a failure. */
-const MODERN = new Set(["floor", "picomcp", "tmcp", "sdk2"]);
+const MODERN = new Set(["floor", "picomcp", "baseline", "tmcp", "sdk2"]);
 
 async function httpPhase(name, sessions, modern = false) {
   const mode = modern ? "Modern" : sessions ? "Sessions" : "Stateless";

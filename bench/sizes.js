@@ -47,6 +47,7 @@ function closure(roots) {
 export function installedSizes(names) {
   const sizes = {};
   for (const name of names) {
+    if (name === "baseline") continue;
     if (name === "picomcp") {
       const [pack] = JSON.parse(
         execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: ROOT, encoding: "utf8" }),

@@ -1,1 +1,0 @@
-import { registerHooks } from "node:module";
