@@ -55,6 +55,36 @@ function rows(scaling) {
   return r;
 }
 
+/** The chart's labels, shorter than the table's. */
+const SHORT = {
+  cold: "cold start",
+  coldPlain: "cold start, no zod",
+  echoRps: "stdio echo req/s",
+  echoCpu: "stdio echo CPU/req",
+  readRps: "stdio read req/s",
+  readCpu: "stdio read CPU/req",
+  latP50: "stdio 1 in flight p50",
+  latP99: "stdio 1 in flight p99",
+  scale: "5,000 templates ÷ 10",
+  list: "resources/list 10,000",
+  httpStatelessRps: "HTTP stateless req/s",
+  httpStatelessP50: "HTTP stateless p50",
+  httpStatelessP99: "HTTP stateless p99",
+  httpStatelessCpu: "HTTP stateless CPU/req",
+  httpSessionsRps: "HTTP sessions req/s",
+  httpSessionsP50: "HTTP sessions p50",
+  httpSessionsP99: "HTTP sessions p99",
+  httpSessionsCpu: "HTTP sessions CPU/req",
+  httpModernRps: "HTTP 2026-07-28 req/s",
+  httpModernP50: "HTTP 2026-07-28 p50",
+  httpModernP99: "HTTP 2026-07-28 p99",
+  httpModernCpu: "HTTP 2026-07-28 CPU/req",
+  rssStart: "RSS after start",
+  rssLoad: "RSS after stdio load",
+  rssHttp: "RSS after HTTP load",
+  installed: "installed size",
+};
+
 /** `{ markdown, svg }` of one run. */
 export function report({ samples, sizes, names, labels, machine, rounds, quick, scaling }) {
   const value = {};
@@ -109,7 +139,7 @@ export function report({ samples, sizes, names, labels, machine, rounds, quick, 
       : undefined;
     const rf = key === "installed" || key === "packed" || key === "deps" ? undefined : ratio(v.floor);
     const rl = key === "deps" ? undefined : ratio(best);
-    ratios[key] = { label, floor: rf, lib: rl, raw: v, better };
+    ratios[key] = { label, short: SHORT[key] ?? label, floor: rf, lib: rl, raw: v, better };
     lines.push(
       `| ${label}${unit && unit !== "×" ? ` (${unit})` : ""} | ${cells.join(" | ")} | ${rf === undefined ? "–" : fmt(rf, "×")} | ${rl === undefined ? "–" : fmt(rl, "×")} |${before ? ` ${key === "deps" || ratio(v.baseline) === undefined ? "–" : fmt(ratio(v.baseline), "×")} |` : ""}`,
     );
@@ -171,14 +201,14 @@ function chart(ratios) {
     (k) => (ratios[k].floor !== undefined || ratios[k].lib !== undefined) && !/^(hit|miss)\d/.test(k),
   );
   const rowH = 34;
-  const left = 330;
+  const left = 190;
   const width = 900;
   const top = 50;
   const height = top + keys.length * rowH + 40;
   const plot = width - left - 30;
-  const lo = Math.log(1 / 16);
-  const hi = Math.log(16);
-  const xOf = (v) => left + ((Math.log(Math.min(16, Math.max(1 / 16, v))) - lo) / (hi - lo)) * plot;
+  const lo = Math.log(1 / 32);
+  const hi = Math.log(512);
+  const xOf = (v) => left + ((Math.log(Math.min(512, Math.max(1 / 32, v))) - lo) / (hi - lo)) * plot;
   const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/`/g, "");
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
@@ -187,7 +217,7 @@ function chart(ratios) {
     `<rect x="${left}" y="28" width="12" height="10" fill="#2b6cb0"/><text x="${left + 16}" y="37">÷ hand-written floor</text>`,
     `<rect x="${left + 160}" y="28" width="12" height="10" fill="#dd6b20"/><text x="${left + 176}" y="37">÷ best other library</text>`,
   ];
-  for (const tick of [1 / 16, 1 / 4, 1 / 2, 1, 2, 4, 16]) {
+  for (const tick of [1 / 32, 1 / 8, 1 / 2, 1, 2, 8, 32, 128, 512]) {
     const x = xOf(tick).toFixed(1);
     out.push(
       `<line x1="${x}" y1="${top - 6}" x2="${x}" y2="${height - 34}" stroke="${tick === 1 ? "#000" : "#ddd"}"/>`,
@@ -196,10 +226,8 @@ function chart(ratios) {
   }
   keys.forEach((k, i) => {
     const y = top + i * rowH;
-    const { label, floor, lib } = ratios[k];
-    out.push(
-      `<text x="${left - 8}" y="${y + 18}" text-anchor="end">${esc(label.replace(/^… /, "  … "))}</text>`,
-    );
+    const { short, floor, lib } = ratios[k];
+    out.push(`<text x="${left - 8}" y="${y + 18}" text-anchor="end">${esc(short)}</text>`);
     const bar = (v, dy, color) => {
       if (v === undefined) return;
       const x0 = xOf(1);

@@ -3,9 +3,9 @@
 // rotates each round), medians and ratios from the same run. Progress goes to stderr, the report to
 // stdout (markdown) and the chart to docs/performance.svg.
 //   node bench/run.js [--quick] [--rounds N] [--only floor,picomcp,…] [--phases stdio,HTTP-stateless,…]
-//                     [--baseline dir-of-another-build] [--json file] [--svg file]
+//                     [--baseline dir-of-another-build] [--json file] [--svg file] [--from saved.json]
 // --quick checks that every contender answers every phase correctly, with no timing assertion (CI).
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, StdioPeer } from "./clients.js";
@@ -198,8 +198,12 @@ const ALL_PHASES = [
 const only = flag("--phases");
 const PHASES = only ? ALL_PHASES.filter(([p]) => only.split(",").includes(p.replace(/ /g, "-"))) : ALL_PHASES;
 
+// --from FILE: the report and chart again from the samples a run saved with --json, without measuring
+const from = flag("--from");
+const saved = from ? JSON.parse(readFileSync(from, "utf8")) : undefined;
+if (saved) Object.assign(samples, saved.samples);
 const started = performance.now();
-for (let round = 0; round < rounds; round++) {
+for (let round = 0; round < (saved ? 0 : rounds); round++) {
   for (const [phase, run] of PHASES) {
     // rotate the order every round so that no contender always runs first (or right after the slowest)
     const order = names.map((_, i) => names[(i + round) % names.length]);
@@ -215,9 +219,20 @@ for (let round = 0; round < rounds; round++) {
 }
 log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
-const sizes = installedSizes(names);
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, Node ${process.version}, ${process.platform}`;
-const out = report({ samples, sizes, names, labels: CONTENDERS, machine, rounds, quick, scaling: T.scaling });
+const sizes = saved?.sizes ?? installedSizes(names);
+const machine =
+  saved?.machine ??
+  `${cpus().length} × ${cpus()[0]?.model ?? "CPU"}, Node ${process.version}, ${process.platform}`;
+const out = report({
+  samples,
+  sizes,
+  names,
+  labels: CONTENDERS,
+  machine,
+  rounds: saved?.rounds ?? rounds,
+  quick,
+  scaling: T.scaling,
+});
 process.stdout.write(out.markdown);
 const json = flag("--json");
 if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
