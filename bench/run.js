@@ -18,7 +18,7 @@ const flag = (name, fallback) => {
   return i === -1 ? fallback : argv[i + 1];
 };
 const quick = argv.includes("--quick");
-const rounds = Number(flag("--rounds", quick ? 1 : 5));
+const rounds = Number(flag("--rounds", quick ? 1 : 3));
 const CONTENDERS = {
   floor: "floor (no library)",
   picomcp: "picomcp",

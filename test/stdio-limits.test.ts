@@ -71,6 +71,41 @@ describe("stdio backpressure", () => {
   });
 });
 
+/** A stdout that always takes its input, and records each write as it came. */
+class CountingStdout implements StdioWritable {
+  readonly writes: string[] = [];
+  write(chunk: string, callback?: (error?: Error | null) => void): boolean {
+    if (chunk) this.writes.push(chunk);
+    callback?.();
+    return true;
+  }
+  once(): unknown {
+    return this;
+  }
+}
+
+describe("stdio writes", () => {
+  it("the answers that finish in one turn of the event loop go out in one write, in the order they finished", async () => {
+    const server = new McpServer({ name: "stdio-writes", version: "1.0.0" });
+    server.tool("big", { run: () => "b" });
+    const stdin = new PassThrough();
+    const stdout = new CountingStdout();
+    const handle = serveStdio(server, { stdin, stdout, onEnd: () => {} });
+    stdin.write(`${init}\n`);
+    while (stdout.writes.length < 1) await tick();
+    stdin.write(`${Array.from({ length: 10 }, (_, i) => callLine(i + 1)).join("\n")}\n`);
+    while (stdout.writes.length < 2) await tick();
+    for (let i = 0; i < 5; i++) await tick();
+    expect(stdout.writes.length).toBe(2);
+    const ids = stdout.writes[1]!.split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id);
+    expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    stdin.end();
+    await handle.closed;
+  });
+});
+
 /** The answer that is not initialize's. */
 const other = (stdout: StuckStdout) =>
   stdout.lines.map((l) => JSON.parse(l)).find((m) => Array.isArray(m) || m.id !== 0);

@@ -1,0 +1,128 @@
+// The node:http bridge hands a fetch handler a lazy Request: it must behave as a full Request for
+// whatever a handler does with it (headers, every way to read the body, clone, the signal), over real
+// sockets on 127.0.0.1.
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { toNodeListener } from "../src/http/node.js";
+
+let http: Server | undefined;
+afterEach(() => {
+  http?.closeAllConnections();
+  http?.close();
+  http = undefined;
+});
+
+async function listen(handler: (request: Request) => Response | Promise<Response>): Promise<number> {
+  http = createServer(toNodeListener(handler));
+  await new Promise<void>((resolve) => http!.listen(0, "127.0.0.1", resolve));
+  return (http.address() as AddressInfo).port;
+}
+
+/** One request with raw header pairs (duplicates kept); resolves with the status and the body text. */
+function send(
+  port: number,
+  method: string,
+  headers: [string, string][],
+  body?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method,
+      path: "/p?q=1",
+      headers: [["Host", `127.0.0.1:${port}`], ...headers].flat(),
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const json = (value: unknown) => Response.json(value);
+
+describe("the lazy Request of the node:http bridge", () => {
+  it("is a Request with the method, URL and headers (duplicates joined), and reads its body as text", async () => {
+    const port = await listen(async (request) =>
+      json({
+        instance: request instanceof Request,
+        method: request.method,
+        url: request.url,
+        a: request.headers.get("x-a"),
+        text: await request.text(),
+        used: request.bodyUsed,
+      }),
+    );
+    const answer = await send(
+      port,
+      "POST",
+      [
+        ["X-A", "1"],
+        ["X-A", "2"],
+      ],
+      "héllo",
+    );
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({
+      instance: true,
+      method: "POST",
+      url: `http://127.0.0.1:${port}/p?q=1`,
+      a: "1, 2",
+      text: "héllo",
+      used: true,
+    });
+  });
+
+  it("clones, reads JSON, bytes and the body stream like a full Request", async () => {
+    const port = await listen(async (request) => {
+      const copy = request.clone();
+      const reader = copy.body!.getReader();
+      let streamed = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        streamed += value.byteLength;
+      }
+      return json({ parsed: await request.json(), streamed, mode: request.mode, cache: request.cache });
+    });
+    const answer = await send(port, "POST", [["content-type", "application/json"]], '{"n":[1,2]}');
+    expect(JSON.parse(answer.body)).toEqual({
+      parsed: { n: [1, 2] },
+      streamed: 11,
+      mode: "cors",
+      cache: "default",
+    });
+  });
+
+  it("has no body on GET, and reading one gives the empty string", async () => {
+    const port = await listen(async (request) => json({ body: request.body, text: await request.text() }));
+    const answer = await send(port, "GET", []);
+    expect(JSON.parse(answer.body)).toEqual({ body: null, text: "" });
+  });
+
+  it("aborts its signal when the client goes away before the answer", async () => {
+    let aborted!: (value: boolean) => void;
+    const seen = new Promise<boolean>((r) => (aborted = r));
+    const port = await listen(
+      (request) =>
+        new Promise<Response>((resolve) => {
+          request.signal.addEventListener("abort", () => {
+            aborted(true);
+            resolve(new Response(null, { status: 204 }));
+          });
+        }),
+    );
+    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/" });
+    req.on("error", () => {});
+    req.write("partial");
+    await new Promise((r) => setTimeout(r, 50));
+    req.destroy();
+    expect(await seen).toBe(true);
+  });
+});
