@@ -13,8 +13,11 @@ afterEach(() => {
   http = undefined;
 });
 
-async function listen(handler: (request: Request) => Response | Promise<Response>): Promise<number> {
-  http = createServer(toNodeListener(handler));
+async function listen(
+  handler: (request: Request) => Response | Promise<Response>,
+  path?: string,
+): Promise<number> {
+  http = createServer(toNodeListener(handler, path === undefined ? {} : { path }));
   await new Promise<void>((resolve) => http!.listen(0, "127.0.0.1", resolve));
   return (http.address() as AddressInfo).port;
 }
@@ -25,14 +28,18 @@ function send(
   method: string,
   headers: [string, string][],
   body?: string,
+  target = "/p?q=1",
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: "127.0.0.1",
       port,
       method,
-      path: "/p?q=1",
-      headers: [["Host", `127.0.0.1:${port}`], ...headers].flat(),
+      path: target,
+      headers: (headers.some(([k]) => k === "Host")
+        ? headers
+        : [["Host", `127.0.0.1:${port}`], ...headers]
+      ).flat(),
     });
     req.on("response", (res) => {
       let text = "";
@@ -104,6 +111,19 @@ describe("the lazy Request of the node:http bridge", () => {
     const port = await listen(async (request) => json({ body: request.body, text: await request.text() }));
     const answer = await send(port, "GET", []);
     expect(JSON.parse(answer.body)).toEqual({ body: null, text: "" });
+  });
+
+  it("with a path, has the URL a parsed one would have, whether the target is the path or only leads to it", async () => {
+    const port = await listen((request) => json({ url: request.url }), "/mcp");
+    const url = async (target: string, host = `127.0.0.1:${port}`) => {
+      const answer = await send(port, "GET", [["Host", host]], undefined, target);
+      return answer.status === 200 ? JSON.parse(answer.body).url : answer.status;
+    };
+    expect(await url("/mcp")).toBe(`http://127.0.0.1:${port}/mcp`);
+    expect(await url("/mcp", "LocalHost:80")).toBe("http://localhost/mcp");
+    expect(await url("/mcp?x=1")).toBe(`http://127.0.0.1:${port}/mcp?x=1`);
+    expect(await url("/a/../mcp")).toBe(`http://127.0.0.1:${port}/mcp`);
+    expect(await url("/other")).toBe(404);
   });
 
   it("aborts its signal when the client goes away before the answer", async () => {

@@ -98,8 +98,12 @@ export function toNodeListener(
   handler: (request: Request) => Response | Promise<Response>,
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const path = options.path;
+  // a request target that is exactly the endpoint, when the endpoint is already in a URL's normal form,
+  // needs no URL parsed to know where it goes (the URL is made if the handler asks for it)
+  const exact = path !== undefined && new URL(path, "http://h").pathname === path ? path : undefined;
   return (req, res) => {
-    bridge(handler, req, res, options.path).catch(() => res.destroy());
+    bridge(handler, req, res, path, exact).catch(() => res.destroy());
   };
 }
 
@@ -108,6 +112,7 @@ async function bridge(
   req: IncomingMessage,
   res: ServerResponse,
   path: string | undefined,
+  exact: string | undefined,
 ): Promise<void> {
   const host = req.headers.host;
   // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
@@ -118,35 +123,51 @@ async function bridge(
       true,
     );
   }
-  let url: URL;
-  try {
-    url = new URL(req.url ?? "/", `http://${host ?? "localhost"}`);
-    if (url.username || url.password) throw new TypeError("credentials in the URL");
-  } catch {
-    return writeResponse(
-      res,
-      httpError(400, SERVER_ERROR, "Bad Request: the request target is malformed"),
-      true,
-    );
-  }
-  if (path !== undefined && url.pathname !== path) {
-    return writeResponse(res, httpError(404, SERVER_ERROR, `Not Found: the MCP endpoint is ${path}`), false);
+  const base = `http://${host ?? "localhost"}`;
+  let url: string | undefined;
+  if (exact === undefined || req.url !== exact) {
+    let parsed: URL;
+    try {
+      parsed = new URL(req.url ?? "/", base);
+      if (parsed.username || parsed.password) throw new TypeError("credentials in the URL");
+    } catch {
+      return writeResponse(
+        res,
+        httpError(400, SERVER_ERROR, "Bad Request: the request target is malformed"),
+        true,
+      );
+    }
+    if (path !== undefined && parsed.pathname !== path) {
+      return writeResponse(
+        res,
+        httpError(404, SERVER_ERROR, `Not Found: the MCP endpoint is ${path}`),
+        false,
+      );
+    }
+    url = parsed.href;
   }
   const method = req.method ?? "GET";
-  const request = lazyRequest(req, res, url.href, method);
+  const state: LazyState = { req, url: url ?? (() => new URL(exact!, base).href), method, closed: false };
+  res.on("close", () => {
+    if (res.writableFinished) return;
+    state.closed = true;
+    state.aborter?.abort();
+  });
   let response: Response;
   try {
-    response = await handler(request);
+    response = await handler(new NodeRequest(state) as unknown as Request);
   } catch {
     response = httpError(500, ErrorCode.InternalError, "Internal error");
   }
-  await writeResponse(res, response, abandoned(request));
+  // the handler stopped reading the body (too large): the connection closes after the answer
+  await writeResponse(res, response, (state.body?.abandoned() ?? false) || (state.read?.abandoned ?? false));
 }
 
 /** What a {@link lazyRequest} made so far: each web object only once something asks for it. */
 interface LazyState {
   readonly req: IncomingMessage;
-  readonly url: string;
+  /** The URL, or how to make it. */
+  url: string | (() => string);
   readonly method: string;
   headers?: Headers;
   aborter?: AbortController;
@@ -178,7 +199,9 @@ class NodeRequest {
   }
 
   get url(): string {
-    return this[STATE].url;
+    const s = this[STATE];
+    if (typeof s.url !== "string") s.url = s.url();
+    return s.url;
   }
 
   get headers(): Headers {
@@ -268,7 +291,7 @@ function real(request: NodeRequest): Request {
       init.body = s.body.stream;
       init.duplex = "half";
     }
-    s.real = new Request(s.url, init);
+    s.real = new Request(request.url, init);
   }
   return s.real;
 }
@@ -276,41 +299,24 @@ function real(request: NodeRequest): Request {
 // every other member of Request asks the full request
 for (const key of Object.getOwnPropertyNames(Request.prototype)) {
   if (key === "constructor" || Object.hasOwn(NodeRequest.prototype, key)) continue;
-  const d = Object.getOwnPropertyDescriptor(Request.prototype, key)!;
+  const full = (r: NodeRequest) => real(r) as unknown as { [k: string]: (...a: unknown[]) => unknown };
   Object.defineProperty(
     NodeRequest.prototype,
     key,
-    typeof d.value === "function"
+    typeof Object.getOwnPropertyDescriptor(Request.prototype, key)!.value === "function"
       ? {
-          value(this: NodeRequest, ...args: unknown[]) {
-            const r = real(this) as unknown as { [k: string]: (...a: unknown[]) => unknown };
-            return r[key]!(...args);
+          value: function (this: NodeRequest, ...args: unknown[]) {
+            return full(this)[key]!(...args);
           },
         }
       : {
-          get(this: NodeRequest) {
-            return (real(this) as unknown as { [k: string]: unknown })[key];
+          get: function (this: NodeRequest) {
+            return full(this)[key];
           },
         },
   );
 }
 Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
-
-function lazyRequest(req: IncomingMessage, res: ServerResponse, url: string, method: string): Request {
-  const state: LazyState = { req, url, method, closed: false };
-  res.on("close", () => {
-    if (res.writableFinished) return;
-    state.closed = true;
-    state.aborter?.abort();
-  });
-  return new NodeRequest(state) as unknown as Request;
-}
-
-/** Whether the handler stopped reading the body (too large): the connection closes after the answer. */
-function abandoned(request: Request): boolean {
-  const s = (request as unknown as NodeRequest)[STATE];
-  return (s.body?.abandoned() ?? false) || (s.read?.abandoned ?? false);
-}
 
 /** The request body as a web stream that pauses the socket while nobody reads it. */
 function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; abandoned(): boolean } {
