@@ -82,7 +82,8 @@ describe("server.resourcesAsTools()", () => {
     const server = shop();
     server.resourcesAsTools();
     const client = await sdkClient(server);
-    const call = (args: { [key: string]: unknown }) => client.callTool({ name: "read_resource", arguments: args });
+    const call = (args: { [key: string]: unknown }) =>
+      client.callTool({ name: "read_resource", arguments: args });
     expect(await call({ uri: "books://2" })).toEqual({
       content: [{ type: "text", text: "Resource not found: books://2" }],
       isError: true,

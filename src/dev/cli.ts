@@ -9,7 +9,9 @@ on 127.0.0.1 to list, call, read and watch everything it offers, in either proto
 
 const [command, ...rest] = process.argv.slice(2);
 if (command !== "dev") {
-  console.error(command === undefined || command === "--help" ? USAGE : `Unknown command: ${command}\n\n${USAGE}`);
+  console.error(
+    command === undefined || command === "--help" ? USAGE : `Unknown command: ${command}\n\n${USAGE}`,
+  );
   process.exit(command === "--help" ? 0 : 2);
 }
 

@@ -4,7 +4,14 @@
 const $ = (id) => document.getElementById(id);
 const MODERN = "2026-07-28";
 const CLIENT = { name: "picomcp-dev", version: "1.0.0" };
-const state = { era: $("era").value, generation: 0, caps: {}, pending: new Map(), next: 1, subscribed: new Set() };
+const state = {
+  era: $("era").value,
+  generation: 0,
+  caps: {},
+  pending: new Map(),
+  next: 1,
+  subscribed: new Set(),
+};
 let listenId;
 
 function el(tag, props = {}, ...children) {
@@ -120,7 +127,8 @@ events.addEventListener("stderr", (e) => push("logs", el("li", { class: "stderr"
 events.addEventListener("stdout", (e) => push("logs", el("li", {}, `stdout (not JSON-RPC): ${e.data}`)));
 events.addEventListener("status", (e) => {
   const s = JSON.parse(e.data);
-  $("status").textContent = s.state === "running" ? `running (pid ${s.pid})` : s.state + (s.reason ? `: ${s.reason}` : "");
+  $("status").textContent =
+    s.state === "running" ? `running (pid ${s.pid})` : s.state + (s.reason ? `: ${s.reason}` : "");
   if (s.state === "running" && !booting && s.generation > state.generation) start(s.generation);
   if (s.state === "exited") notice(`server exited (${s.signal ?? `code ${s.code}`})`);
 });
@@ -144,7 +152,8 @@ async function connect() {
   if (state.era === MODERN) {
     const d = await request("server/discover");
     state.caps = d.capabilities ?? {};
-    $("server").textContent = `${d._meta?.["io.modelcontextprotocol/serverInfo"]?.name ?? "server"} · ${MODERN}`;
+    $("server").textContent =
+      `${d._meta?.["io.modelcontextprotocol/serverInfo"]?.name ?? "server"} · ${MODERN}`;
     listen();
   } else {
     const init = await request("initialize", {
@@ -163,7 +172,8 @@ async function connect() {
 
 /** 2026-07-28: one listen carries list changes and the subscribed URIs; a new set replaces it. */
 function listen() {
-  if (listenId) void send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: listenId } });
+  if (listenId)
+    void send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: listenId } });
   listenId = `listen-${state.next++}`;
   const notifications = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
   if (state.subscribed.size) notifications.resourceSubscriptions = [...state.subscribed];
@@ -223,12 +233,31 @@ function field(name, schema, required, completer) {
   const id = `f-${name}`;
   let input;
   if (Array.isArray(schema.enum)) {
-    input = el("select", { id, name }, el("option", { value: "" }, ""), ...schema.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))));
+    input = el(
+      "select",
+      { id, name },
+      el("option", { value: "" }, ""),
+      ...schema.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))),
+    );
   } else if (schema.type === "boolean") input = el("input", { id, name, type: "checkbox" });
-  else if (schema.type === "number" || schema.type === "integer") input = el("input", { id, name, type: "text", inputmode: "decimal" });
-  else if (schema.type === "string" || schema.type === undefined) input = el("input", { id, name, type: "text", autocomplete: "off" });
+  else if (schema.type === "number" || schema.type === "integer")
+    input = el("input", { id, name, type: "text", inputmode: "decimal" });
+  else if (schema.type === "string" || schema.type === undefined)
+    input = el("input", { id, name, type: "text", autocomplete: "off" });
   else input = el("textarea", { id, name, placeholder: JSON.stringify(schema.type === "array" ? [] : {}) });
-  const box = el("div", { class: "field", "data-field": name }, el("label", { for: id }, name, required ? " *" : "", about ? el("span", { class: "about" }, ` — ${about}`) : undefined), input, el("div", { class: "error" }));
+  const box = el(
+    "div",
+    { class: "field", "data-field": name },
+    el(
+      "label",
+      { for: id },
+      name,
+      required ? " *" : "",
+      about ? el("span", { class: "about" }, ` — ${about}`) : undefined,
+    ),
+    input,
+    el("div", { class: "error" }),
+  );
   if (completer) {
     const list = el("datalist", { id: `${id}-options` });
     input.setAttribute("list", list.id);
@@ -289,8 +318,10 @@ function collect(form, schema) {
       else if (s.maximum !== undefined && value > s.maximum) fail(`must be at most ${s.maximum}`);
     } else if (s.type === "string" || s.type === undefined) {
       if (s.minLength !== undefined && raw.length < s.minLength) fail(`at least ${s.minLength} characters`);
-      else if (s.maxLength !== undefined && raw.length > s.maxLength) fail(`at most ${s.maxLength} characters`);
-      else if (s.pattern !== undefined && !new RegExp(s.pattern, "u").test(raw)) fail(`must match ${s.pattern}`);
+      else if (s.maxLength !== undefined && raw.length > s.maxLength)
+        fail(`at most ${s.maxLength} characters`);
+      else if (s.pattern !== undefined && !new RegExp(s.pattern, "u").test(raw))
+        fail(`must match ${s.pattern}`);
     } else {
       try {
         value = JSON.parse(raw);
@@ -304,7 +335,11 @@ function collect(form, schema) {
 }
 
 function detail(title, description, ...body) {
-  $("detail").replaceChildren(el("h1", {}, title), description ? el("p", { class: "description" }, description) : "", ...body);
+  $("detail").replaceChildren(
+    el("h1", {}, title),
+    description ? el("p", { class: "description" }, description) : "",
+    ...body,
+  );
 }
 
 function result(value, isError = false) {
@@ -313,7 +348,8 @@ function result(value, isError = false) {
   for (const b of blocks ?? [value]) {
     const c = b.content ?? b;
     if (c.type === "text" || typeof c.text === "string") out.append(el("pre", {}, c.text));
-    else if (c.type === "resource") out.append(el("pre", {}, c.resource.uri, "\n", c.resource.text ?? `[blob ${c.resource.mimeType}]`));
+    else if (c.type === "resource")
+      out.append(el("pre", {}, c.resource.uri, "\n", c.resource.text ?? `[blob ${c.resource.mimeType}]`));
     else out.append(el("pre", {}, JSON.stringify(c, null, 2)));
   }
   if (value.structuredContent) out.append(el("pre", {}, JSON.stringify(value.structuredContent, null, 2)));
@@ -324,7 +360,10 @@ function answerInto(target, promise) {
   target.replaceChildren(el("p", { class: "hint" }, "…"));
   promise.then(
     (r) => target.replaceChildren(result(r, r.isError)),
-    (e) => target.replaceChildren(result({ content: [{ type: "text", text: `${e.code ?? ""} ${e.message}` }] }, true)),
+    (e) =>
+      target.replaceChildren(
+        result({ content: [{ type: "text", text: `${e.code ?? ""} ${e.message}` }] }, true),
+      ),
   );
 }
 
@@ -334,31 +373,59 @@ function showTool(tool) {
   const schema = tool.inputSchema ?? {};
   const required = new Set(schema.required ?? []);
   const out = el("div");
-  const form = el("form", {}, ...Object.entries(schema.properties ?? {}).map(([n, s]) => field(n, s, required.has(n))), el("div", {}, el("button", { type: "submit" }, "Call")));
+  const form = el(
+    "form",
+    {},
+    ...Object.entries(schema.properties ?? {}).map(([n, s]) => field(n, s, required.has(n))),
+    el("div", {}, el("button", { type: "submit" }, "Call")),
+  );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const args = collect(form, schema);
     if (!args) return;
     const token = `p${state.next}`;
     out.replaceChildren(el("progress", { "data-token": token, max: "1", value: "0" }));
-    const call = request("tools/call", { name: tool.name, arguments: args }, { extraMeta: { progressToken: token } });
+    const call = request(
+      "tools/call",
+      { name: tool.name, arguments: args },
+      { extraMeta: { progressToken: token } },
+    );
     const target = el("div");
     out.append(target);
     answerInto(target, call);
-    call.then((r) => {
-      // the server's own validation message names the fields: show it next to them too
-      const m = r.isError && /^Invalid arguments for tool [^:]+: (.*)$/s.exec(r.content?.[0]?.text ?? "");
-      if (m) for (const part of m[1].split("; ")) showError(form, part.split(": ")[0], part.split(": ").slice(1).join(": "));
-    }, () => {});
+    call.then(
+      (r) => {
+        // the server's own validation message names the fields: show it next to them too
+        const m = r.isError && /^Invalid arguments for tool [^:]+: (.*)$/s.exec(r.content?.[0]?.text ?? "");
+        if (m)
+          for (const part of m[1].split("; "))
+            showError(form, part.split(": ")[0], part.split(": ").slice(1).join(": "));
+      },
+      () => {},
+    );
   });
   detail(tool.title ?? tool.name, tool.description, form, out);
 }
 
 function showResource(resource) {
   const out = el("div");
-  const read = el("button", { type: "button", onclick: () => answerInto(out, request("resources/read", { uri: resource.uri })) }, "Read");
-  const subscribe = el("button", { type: "button", onclick: () => subscribeTo(resource.uri, subscribe) }, state.subscribed.has(resource.uri) ? "Unsubscribe" : "Subscribe");
-  detail(resource.title ?? resource.name, resource.description, el("p", { class: "uri" }, resource.uri, resource.mimeType ? ` · ${resource.mimeType}` : ""), el("div", {}, read, " ", subscribe), out);
+  const read = el(
+    "button",
+    { type: "button", onclick: () => answerInto(out, request("resources/read", { uri: resource.uri })) },
+    "Read",
+  );
+  const subscribe = el(
+    "button",
+    { type: "button", onclick: () => subscribeTo(resource.uri, subscribe) },
+    state.subscribed.has(resource.uri) ? "Unsubscribe" : "Subscribe",
+  );
+  detail(
+    resource.title ?? resource.name,
+    resource.description,
+    el("p", { class: "uri" }, resource.uri, resource.mimeType ? ` · ${resource.mimeType}` : ""),
+    el("div", {}, read, " ", subscribe),
+    out,
+  );
   if (!state.caps.resources?.subscribe) subscribe.disabled = true;
 }
 
@@ -379,11 +446,16 @@ function expand(template, values) {
   return template.replace(EXPRESSION, (_, op, list) => {
     const names = list.split(",").map((v) => v.replace(/[*]$|:\d+$/, ""));
     const reserved = op === "+" || op === "#";
-    const enc = (v) => (reserved ? encodeURI(v) : encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
+    const enc = (v) =>
+      reserved
+        ? encodeURI(v)
+        : encodeURIComponent(v).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     const defined = names.filter((n) => values[n] !== undefined && values[n] !== "");
     if (!defined.length) return "";
     const named = op === ";" || op === "?" || op === "&";
-    const parts = defined.map((n) => (named ? `${n}${values[n] === "" && op === ";" ? "" : `=${enc(values[n])}`}` : enc(values[n])));
+    const parts = defined.map((n) =>
+      named ? `${n}${values[n] === "" && op === ";" ? "" : `=${enc(values[n])}`}` : enc(values[n]),
+    );
     const first = op === "+" || op === "" ? "" : op;
     const sep = { "": ",", "+": ",", "#": ",", ".": ".", "/": "/", ";": ";", "?": "&", "&": "&" }[op];
     return first + parts.join(sep);
@@ -391,7 +463,9 @@ function expand(template, values) {
 }
 
 function variables(template) {
-  return [...template.matchAll(EXPRESSION)].flatMap((m) => m[2].split(",").map((v) => v.replace(/[*]$|:\d+$/, "")));
+  return [...template.matchAll(EXPRESSION)].flatMap((m) =>
+    m[2].split(",").map((v) => v.replace(/[*]$|:\d+$/, "")),
+  );
 }
 
 function values(form, names) {
@@ -405,12 +479,23 @@ function showTemplate(template) {
   let form;
   const completer = state.caps.completions
     ? async (name, value) => {
-        const others = Object.fromEntries(Object.entries(values(form, names)).filter(([n, v]) => n !== name && v !== ""));
-        const r = await request("completion/complete", { ref: { type: "ref/resource", uri: template.uriTemplate }, argument: { name, value }, context: { arguments: others } });
+        const others = Object.fromEntries(
+          Object.entries(values(form, names)).filter(([n, v]) => n !== name && v !== ""),
+        );
+        const r = await request("completion/complete", {
+          ref: { type: "ref/resource", uri: template.uriTemplate },
+          argument: { name, value },
+          context: { arguments: others },
+        });
         return r.completion?.values ?? [];
       }
     : undefined;
-  form = el("form", {}, ...names.map((n) => field(n, { type: "string" }, false, completer)), el("div", {}, el("button", { type: "submit" }, "Read")));
+  form = el(
+    "form",
+    {},
+    ...names.map((n) => field(n, { type: "string" }, false, completer)),
+    el("div", {}, el("button", { type: "submit" }, "Read")),
+  );
   form.addEventListener("input", () => {
     preview.textContent = expand(template.uriTemplate, values(form, names));
   });
@@ -426,12 +511,26 @@ function showPrompt(prompt) {
   const out = el("div");
   let form;
   const completer = state.caps.completions
-    ? async (name, value) => (await request("completion/complete", { ref: { type: "ref/prompt", name: prompt.name }, argument: { name, value } })).completion?.values ?? []
+    ? async (name, value) =>
+        (
+          await request("completion/complete", {
+            ref: { type: "ref/prompt", name: prompt.name },
+            argument: { name, value },
+          })
+        ).completion?.values ?? []
     : undefined;
-  form = el("form", {}, ...args.map((a) => field(a.name, { type: "string", description: a.description }, a.required, completer)), el("div", {}, el("button", { type: "submit" }, "Get")));
+  form = el(
+    "form",
+    {},
+    ...args.map((a) => field(a.name, { type: "string", description: a.description }, a.required, completer)),
+    el("div", {}, el("button", { type: "submit" }, "Get")),
+  );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const schema = { properties: Object.fromEntries(args.map((a) => [a.name, { type: "string" }])), required: args.filter((a) => a.required).map((a) => a.name) };
+    const schema = {
+      properties: Object.fromEntries(args.map((a) => [a.name, { type: "string" }])),
+      required: args.filter((a) => a.required).map((a) => a.name),
+    };
     const chosen = collect(form, schema);
     if (chosen) answerInto(out, request("prompts/get", { name: prompt.name, arguments: chosen }));
   });
