@@ -100,8 +100,9 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     proc.stdin!.on("error", () => {}); // a child that died mid-write: its exit is reported below
     proc.on("error", (error) => log(`picomcp dev: cannot start ${entry}: ${error.message}`));
     proc.on("exit", (code, signal) => {
-      if (child === proc) child = undefined;
-      if (gen !== generation || closing) return;
+      // stop() lets go of the child before it ends it: only an exit of its own is news
+      if (child !== proc || closing) return;
+      child = undefined;
       log(`picomcp dev: the server exited (${signal ?? `code ${code}`}); waiting for a change to restart`);
       setStatus({ state: "exited", generation: gen, code, signal });
     });
@@ -232,7 +233,9 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
       watcher?.close();
       for (const res of clients) res.end();
       await stop();
-      await new Promise<void>((done) => (server as Server).close(() => done()));
+      const closed = new Promise<void>((done) => (server as Server).close(() => done()));
+      server.closeAllConnections(); // idle keep-alive sockets would hold close() for seconds
+      await closed;
     },
   };
 }
