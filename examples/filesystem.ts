@@ -122,9 +122,19 @@ server.resource("file:///{+path}", {
 
 server.resourcesAsTools();
 
-// fs.watch names the file relative to the root; subscribers of its URI hear about it
+// fs.watch names the file relative to the root, often twice for one save: one notice per burst
+const pending = new Map<string, ReturnType<typeof setTimeout>>();
 watch(root, { recursive: true }, (_event, name) => {
-  if (name) server.resourceUpdated(uriOf(join(root, name.toString())));
+  if (!name) return;
+  const uri = uriOf(join(root, name.toString()));
+  clearTimeout(pending.get(uri));
+  pending.set(
+    uri,
+    setTimeout(() => {
+      pending.delete(uri);
+      server.resourceUpdated(uri);
+    }, 30),
+  );
 });
 
 serveStdio(server);

@@ -3,16 +3,17 @@
  * bookshop example: list, call a tool, fill a template with completion, see notifications arrive, switch
  * eras. A screenshot lands in .test-out/ for a person to look at.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevRunner, runDev } from "../src/dev/runner.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const bookshop = fileURLToPath(new URL("../build/examples/bookshop.js", import.meta.url));
+const filesystem = fileURLToPath(new URL("../build/examples/filesystem.js", import.meta.url));
 const out = fileURLToPath(new URL("../.test-out/", import.meta.url));
 
 let browser: BrowserContext;
@@ -121,5 +122,36 @@ describe("the dev console in chromium, against the bookshop", () => {
       .toBe("Recommend one book from our catalog for someone who likes poetry.");
     const sent = await page.locator("#traffic li.out").first().textContent();
     expect(sent).toContain('"io.modelcontextprotocol/protocolVersion":"2026-07-28"');
+  });
+});
+
+describe("the dev console in chromium, against the filesystem example", () => {
+  it("lists the files, reads one, hears it change, and reads it again through read_resource", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "picomcp-fs-console-")));
+    writeFileSync(join(root, "notes.md"), "# Notes\n");
+    const uri = pathToFileURL(join(root, "notes.md")).href;
+    const files = await runDev({ entry: filesystem, args: [root], port: 0, log: () => {} });
+    try {
+      await page.goto(files.url);
+      await expect.poll(() => nav("tools").allTextContents()).toEqual(["list_resources", "read_resource"]);
+      expect(await nav("resources").allTextContents()).toEqual([`${uri}notes.md`]);
+      expect(await nav("templates").allTextContents()).toEqual(["file:///{+path}file"]);
+      await nav("resources").first().click();
+      await page.getByRole("button", { name: "Subscribe" }).click();
+      await page.getByRole("button", { name: "Read" }).click();
+      await expect.poll(() => page.locator("#detail .result").textContent()).toBe("# Notes\n");
+      writeFileSync(join(root, "notes.md"), "# Notes\nchanged\n");
+      await expect
+        .poll(() => page.locator("#notifications li").allTextContents())
+        .toContainEqual(expect.stringMatching(`resources/updated ${uri}$`));
+      await nav("tools").filter({ hasText: "read_resource" }).click();
+      await page.fill("#f-uri", uri);
+      await page.getByRole("button", { name: "Call" }).click();
+      await expect.poll(() => page.locator("#detail .result").textContent()).toBe(`${uri}\n# Notes\nchanged\n`);
+      await page.screenshot({ path: join(out, "dev-console-filesystem.png") });
+    } finally {
+      await files.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
