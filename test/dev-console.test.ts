@@ -147,7 +147,9 @@ describe("the dev console in chromium, against the filesystem example", () => {
       await nav("tools").filter({ hasText: "read_resource" }).click();
       await page.fill("#f-uri", uri);
       await page.getByRole("button", { name: "Call" }).click();
-      await expect.poll(() => page.locator("#detail .result").textContent()).toBe(`${uri}\n# Notes\nchanged\n`);
+      await expect
+        .poll(() => page.locator("#detail .result").textContent())
+        .toBe(`${uri}\n# Notes\nchanged\n`);
       await page.screenshot({ path: join(out, "dev-console-filesystem.png") });
     } finally {
       await files.close();

@@ -112,7 +112,9 @@ describe("picomcp dev: the runner", () => {
     const first = await call(dev.url, toolCall(1), (m) => m.id === 1);
     expect(first.result.content).toEqual([{ type: "text", text: "one" }]);
     p.write("two");
-    await expect.poll(() => status(dev.url), { timeout: 10_000 }).toMatchObject({ state: "running", generation: 2 });
+    await expect
+      .poll(() => status(dev.url), { timeout: 10_000 })
+      .toMatchObject({ state: "running", generation: 2 });
     expect((await call(dev.url, toolCall(2), (m) => m.id === 2)).result.content).toEqual([
       { type: "text", text: "two" },
     ]);
@@ -139,9 +141,9 @@ describe("picomcp dev: the runner", () => {
       status: 403,
       body: "Forbidden host",
     });
-    expect(await raw(dev.url, "POST", "/send", { host, ...json, origin: "http://evil.example" }, "{}")).toEqual(
-      { status: 403, body: "Forbidden origin" },
-    );
+    expect(
+      await raw(dev.url, "POST", "/send", { host, ...json, origin: "http://evil.example" }, "{}"),
+    ).toEqual({ status: 403, body: "Forbidden origin" });
     expect(await raw(dev.url, "POST", "/send", { host, "content-type": "text/plain" }, "{}")).toEqual({
       status: 415,
       body: "Content-Type must be application/json",

@@ -162,3 +162,23 @@ describe("server.resourcesAsTools()", () => {
     });
   });
 });
+
+describe("docs/resources.md: resources as tools", () => {
+  it("reads a day's notes through read_resource", async () => {
+    const { server } = await import("../examples/docs/resources-as-tools.js");
+    const client = await sdkClient(server);
+    expect(
+      await client.callTool({ name: "read_resource", arguments: { uri: "notes://2026-12-01" } }),
+    ).toEqual({
+      content: [
+        {
+          type: "resource",
+          resource: { uri: "notes://2026-12-01", mimeType: "text/plain", text: "Notes of 2026-12-01" },
+        },
+      ],
+    });
+    expect((await client.listTools()).tools[1]!.description).toContain(
+      "- notes://{date} — The notes of one day",
+    );
+  });
+});
