@@ -95,6 +95,7 @@ Connect a client:
   Raw JSON-RPC:   curl -s ${url} -H 'content-type: application/json' \\
                     -H 'accept: application/json, text/event-stream' -d '${init}'
   Over stdio:     node build/examples/bookshop.js --stdio
+  Dev console:    npx picomcp dev build/examples/bookshop.js
 
 Press Ctrl+C to stop.`);
 }

@@ -166,7 +166,7 @@ describe("server.resourcesAsTools()", () => {
 describe("docs/resources.md: resources as tools", () => {
   it("reads a day's notes through read_resource", async () => {
     const { server } = await import("../examples/docs/resources-as-tools.js");
-    const client = await sdkClient(server);
+    const client = await sdkClient(server as never);
     expect(
       await client.callTool({ name: "read_resource", arguments: { uri: "notes://2026-12-01" } }),
     ).toEqual({
