@@ -66,10 +66,21 @@ function request(method, params = {}, { id = `c${state.next++}`, extraMeta } = {
   if (state.era === MODERN) params = { ...params, _meta: meta({ ...params._meta, ...extraMeta }) };
   else if (extraMeta) params = { ...params, _meta: { ...params._meta, ...extraMeta } };
   return new Promise((resolve, reject) => {
-    state.pending.set(id, { resolve, reject, generation: state.generation });
+    // a listen stays open by design; anything else unanswered for a minute is reported, not left spinning
+    const timer =
+      method === "subscriptions/listen"
+        ? undefined
+        : setTimeout(() => {
+            if (state.pending.delete(id)) reject(new Error(`${method}: no answer after 60 s`));
+          }, 60_000);
+    const done = (fn) => (value) => {
+      clearTimeout(timer);
+      fn(value);
+    };
+    state.pending.set(id, { resolve: done(resolve), reject: done(reject) });
     send({ jsonrpc: "2.0", id, method, params }).catch((e) => {
       state.pending.delete(id);
-      reject(e);
+      done(reject)(e);
     });
   });
 }
