@@ -40,6 +40,7 @@ export {
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
 export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
+export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";
 export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-safety.js";
 export type { ListedResource, ResourceOptions } from "./resources/resources.js";

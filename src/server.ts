@@ -8,11 +8,12 @@ import type { SubscriptionLimits } from "./eras/listen.js";
 import { type CacheOptions, cacheHint } from "./eras/modern.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
+import { type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import type { ResourceOptions } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
-import { createToolEntry, type ToolOptions } from "./tools/tools.js";
+import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
@@ -74,6 +75,7 @@ export class McpServer {
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
+  readonly #onResourcesChanged = new Set<() => void>();
 
   constructor(options: McpServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -147,6 +149,44 @@ export class McpServer {
     return { remove: this.#core.prompts.add(name, createPromptEntry(name, options, this.#core.cache)) };
   }
 
+  /**
+   * Exposes the resources through two tools, for clients that only call tools: `list_resources` and
+   * `read_resource` (its description names the templates; kept in sync as resources come and go).
+   * @example server.resourcesAsTools();
+   */
+  resourcesAsTools(options?: ResourcesAsToolsOptions): Registration {
+    const core = this.#core;
+    const bridge = new ResourceTools(
+      core.resources,
+      core.pageSize,
+      core.cache,
+      this.#jsonSchemaValidator,
+      options,
+    );
+    const add = (entry: ToolEntry) => core.tools.add(entry.name, entry);
+    const removeList = add(bridge.list());
+    let removeRead: () => void;
+    try {
+      removeRead = add(bridge.read());
+    } catch (error) {
+      removeList();
+      throw error;
+    }
+    const sync = () => {
+      if (!bridge.stale) return;
+      removeRead();
+      removeRead = add(bridge.read());
+    };
+    this.#onResourcesChanged.add(sync);
+    return {
+      remove: () => {
+        this.#onResourcesChanged.delete(sync);
+        removeList();
+        removeRead();
+      },
+    };
+  }
+
   /** Tells every client subscribed to `uri` that it changed. */
   resourceUpdated(uri: string): void {
     this.#bus.publish({ type: "resource_updated", uri });
@@ -187,6 +227,7 @@ export class McpServer {
   }
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
+    if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
     if (this.#connections.size === 0) return;
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {

@@ -15,13 +15,15 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
  */
 const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
+  ["dev/cli.ts"], // the `picomcp` command (Node only)
+  ["dev/runner.ts"], // picomcp dev: the child, the watcher and the console's endpoints (Node only)
   ["auth/"], // picomcp/auth: the HTTP handler as an OAuth resource server (a subpath with jose)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch.ts"], // envelope checks, the legacy handshake, routing between eras
   ["dispatch/"], // the method table, and the 2026-07-28 request path
   ["core.ts"], // the server's state and method bodies
-  ["prompts/completion.ts"], // completion reads prompts and templates
+  ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
   ["tools/", "prompts/", "resources/resources.ts"], // the primitives: registries and their methods
   ["resources/"], // URI templates, router, params, decoding, path safety
   ["context.ts", "connection.ts", "jsonrpc.ts"], // per-request context and the connection
@@ -30,7 +32,7 @@ const FLOORS: readonly (readonly string[])[] = [
 ];
 
 /** Modules allowed to import `node:*` (everything else runs on Deno, Bun and Workers). */
-const NODE_ONLY = new Set(["stdio.ts", "http/node.ts"]);
+const NODE_ONLY = new Set(["stdio.ts", "http/node.ts", "dev/cli.ts", "dev/runner.ts"]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
 const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = { "auth/": ["jose"] };
