@@ -77,7 +77,12 @@ export class RedisBus implements ChangeBus {
     client.on("error", failed);
     this.#subscriber = client.duplicate();
     this.#subscriber.on("error", failed);
-    this.#subscriber.on("ready", () => this.#health.recovered());
+    // back only when both connections are: the subscriber resubscribed, the publisher can publish
+    const ready = () => {
+      if (client.isReady && this.#subscriber.isReady) this.#health.recovered();
+    };
+    client.on("ready", ready);
+    this.#subscriber.on("ready", ready);
     this.ready = this.#start();
   }
 
