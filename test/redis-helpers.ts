@@ -66,7 +66,9 @@ export async function startInstance(name: string, env: { [k: string]: string } =
   });
   instance.url = await new Promise<string>((resolve, reject) => {
     let out = "";
-    child.once("exit", (code) => reject(new Error(`instance ${name} exited with ${code}: ${instance.stderr}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`instance ${name} exited with ${code}: ${instance.stderr}`)),
+    );
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk;
       if (out.includes("\n")) resolve(out.trim());

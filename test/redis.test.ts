@@ -94,7 +94,10 @@ async function legacySubscriber(): Promise<{ backend: string; sse: SseMessages }
   await init.text();
   expect((await legacy({ jsonrpc: "2.0", method: "notifications/initialized" }, sid)).status).toBe(202);
   for (const [i, uri] of URIS.entries()) {
-    const res = await legacy({ jsonrpc: "2.0", id: i + 1, method: "resources/subscribe", params: { uri } }, sid);
+    const res = await legacy(
+      { jsonrpc: "2.0", id: i + 1, method: "resources/subscribe", params: { uri } },
+      sid,
+    );
     expect(await res.json()).toEqual({ jsonrpc: "2.0", id: i + 1, result: {} });
   }
   const get = await fetch(proxy.url, {
@@ -133,14 +136,20 @@ describe("two instances on one Redis, behind a round-robin proxy", () => {
   });
 
   it("fans a resourceUpdated out to listen streams and session subscribers on both, once each", async () => {
-    streams.push(await listener("L1"), await listener("L2"), await legacySubscriber(), await legacySubscriber());
+    streams.push(
+      await listener("L1"),
+      await listener("L2"),
+      await legacySubscriber(),
+      await legacySubscriber(),
+    );
     expect(streams.map((s) => s.backend)).toEqual(["0", "1", "0", "1"]);
     expect([await touch("note://a", 0), await touch("note://a", 1)]).toEqual(["A", "B"]);
     // the end marks come after every earlier message on the channel: a duplicate would be in by then
     await touch("note://end", 0);
     await touch("note://end", 1);
     for (const s of streams) await s.sse.until(count("note://end", 2));
-    for (const s of streams) expect(heard(s.sse)).toEqual(["note://a", "note://a", "note://end", "note://end"]);
+    for (const s of streams)
+      expect(heard(s.sse)).toEqual(["note://a", "note://a", "note://end", "note://end"]);
     const listen = streams[0]!.sse.messages[1];
     expect(listen).toEqual({
       jsonrpc: "2.0",
@@ -217,10 +226,34 @@ describe("two instances on one Redis, behind a round-robin proxy", () => {
       }
       const served = new Set<string>();
       for (let i = 0; i < 4; i++)
-        served.add(((await client.callTool({ name: "touch", arguments: { uri: "x" } })).content as any)[0].text);
+        served.add(
+          ((await client.callTool({ name: "touch", arguments: { uri: "x" } })).content as any)[0].text,
+        );
       expect(served.size).toBe(1);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe("without Redis", () => {
+  it("the default in-process bus fans out on one instance with no Redis anywhere", async () => {
+    const solo = await startInstance("solo");
+    const front = await startProxy([solo.url], true);
+    const saved = proxy;
+    proxy = front;
+    try {
+      const [l, s] = [await listener("solo"), await legacySubscriber()];
+      expect(await touch("note://a", 0)).toBe("solo");
+      await touch("note://end", 0);
+      for (const x of [l, s]) await x.sse.until(count("note://end", 1));
+      for (const x of [l, s]) expect(heard(x.sse)).toEqual(["note://a", "note://end"]);
+      await Promise.all([l.sse.close(), s.sse.close()]);
+      expect(solo.stderr).toBe("");
+    } finally {
+      proxy = saved;
+      await front.close();
+      await solo.stop();
     }
   });
 });
@@ -245,7 +278,8 @@ describe("RedisBus in-process", () => {
       await raw.publish(channel, JSON.stringify({ from: "x", event: { type: "resource_updated" } }));
       buses[0]!.publish({ type: "list_changed", kind: "tools" });
       buses[0]!.publish({ type: "resource_updated", uri: "note://end" });
-      const end = (i: number) => until(() => got[i]!.length > 0 && JSON.stringify(got[i]).includes("note://end"));
+      const end = (i: number) =>
+        until(() => got[i]!.length > 0 && JSON.stringify(got[i]).includes("note://end"));
       await Promise.all([end(1), end(2)]);
       const tools = { type: "list_changed", kind: "tools" };
       const updated = { type: "resource_updated", uri: "note://end" };
