@@ -8,7 +8,7 @@ import { freePort, startRedis } from "./redis-helpers.js";
 
 let url: string;
 let redis: { stop(): Promise<void> };
-const clients: ReturnType<typeof createClient>[] = [];
+const clients: { destroy(): void }[] = [];
 const setup = useTestServers();
 
 async function connected() {

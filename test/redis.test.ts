@@ -273,7 +273,7 @@ describe("RedisBus in-process", () => {
     try {
       await Promise.all(buses.map((b) => b.ready));
       const got = buses.map(() => [] as unknown[]);
-      buses.forEach((b, i) => b.subscribe((e) => got[i]!.push(e)));
+      for (const [i, b] of buses.entries()) b.subscribe((e) => void got[i]!.push(e));
       await raw.publish(channel, "not json");
       await raw.publish(channel, JSON.stringify({ from: "x", event: { type: "resource_updated" } }));
       buses[0]!.publish({ type: "list_changed", kind: "tools" });
