@@ -73,7 +73,7 @@ export class RedisBus implements ChangeBus {
     const bytes = crypto.getRandomValues(new Uint8Array(9));
     this.id = btoa(String.fromCharCode(...bytes));
     // a client without an error listener crashes the process on the first lost connection
-    const failed = (error: Error) => this.#health.failed(error);
+    const failed = (error: Error) => this.#failed(error);
     client.on("error", failed);
     this.#subscriber = client.duplicate();
     this.#subscriber.on("error", failed);
@@ -92,8 +92,13 @@ export class RedisBus implements ChangeBus {
       await this.#subscriber.connect();
       await this.#subscriber.subscribe(this.#channel, (message) => this.#receive(message));
     } catch (error) {
-      this.#health.failed(error);
+      this.#failed(error);
     }
+  }
+
+  /** A failure, unless the bus was closed: then the connection's end is no outage. */
+  #failed(error: unknown): void {
+    if (!this.#closed) this.#health.failed(error);
   }
 
   #receive(message: string): void {
@@ -108,11 +113,11 @@ export class RedisBus implements ChangeBus {
     if (this.#closed || (event.type === "list_changed" && !this.#shareLists)) return;
     // a command sent while disconnected would wait in the client's queue and arrive late, or never
     if (!this.#client.isReady) {
-      this.#health.failed(new Error("the client is not connected"));
+      this.#failed(new Error("the client is not connected"));
       return;
     }
     const message = JSON.stringify({ from: this.id, event });
-    this.#client.publish(this.#channel, message).catch((error: unknown) => this.#health.failed(error));
+    this.#client.publish(this.#channel, message).catch((error: unknown) => this.#failed(error));
   }
 
   subscribe(listener: (event: ChangeEvent) => void): () => void {
