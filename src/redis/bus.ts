@@ -51,7 +51,7 @@ function parse(message: string): { from: string; event: ChangeEvent } | undefine
 export class RedisBus implements ChangeBus {
   /** This instance's id in the messages it publishes. */
   readonly id: string;
-  /** Settles once the first subscription is in place (or failed: then the client keeps retrying). */
+  /** Settles once the subscription is in place; while Redis is unreachable it waits (the client retries). */
   readonly ready: Promise<void>;
   readonly #local = new LocalBus();
   readonly #client: RedisClient;
