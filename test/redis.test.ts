@@ -291,6 +291,28 @@ describe("RedisBus in-process", () => {
   });
 });
 
+describe("RedisBus with no Redis at all", () => {
+  it("delivers locally, says so once, never throws, and logs nothing after close", async () => {
+    const lines: string[] = [];
+    const client = createClient({ url: `redis://127.0.0.1:${await freePort()}` });
+    const bus = new RedisBus(client, { log: (l) => lines.push(l) });
+    const got: unknown[] = [];
+    bus.subscribe((e) => void got.push(e));
+    await until(() => lines.length > 0);
+    for (let i = 0; i < 3; i++) bus.publish({ type: "resource_updated", uri: `note://${i}` });
+    expect(got).toEqual([0, 1, 2].map((i) => ({ type: "resource_updated", uri: `note://${i}` })));
+    expect(lines).toEqual([
+      "picomcp/redis: Redis is unreachable (connect ECONNREFUSED " +
+        `${client.options?.url?.slice("redis://".length)}); ${BUS_DOWN}`,
+    ]);
+    bus.close();
+    client.destroy();
+    bus.publish({ type: "resource_updated", uri: "note://closed" });
+    expect(lines).toHaveLength(1);
+    expect(got).toHaveLength(4);
+  });
+});
+
 /** Resolves once `check` holds (polled); rejects after `ms`. */
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const start = Date.now();
