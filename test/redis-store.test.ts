@@ -42,6 +42,10 @@ describe("RedisEventStore", () => {
     expect(await b.after("s1", 4)).toEqual([{ seq: 5, data: '{"n":5,"text":"a b\\nc"}' }]);
     const ttl = await one.pTTL("picomcp:events:s1");
     expect(ttl > 0 && ttl <= 60_000).toBe(true);
+    const big = new RedisEventStore(other, { maxEventChars: 10 });
+    await big.append("s2", 1, "0123456789");
+    await big.append("s2", 2, "0123456789A");
+    expect(await a.after("s2", 0)).toEqual([{ seq: 1, data: "0123456789" }]);
     await b.drop("s1");
     expect(await a.after("s1", 0)).toEqual([]);
     expect(await one.exists("picomcp:events:s1")).toBe(0);

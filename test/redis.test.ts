@@ -211,6 +211,14 @@ describe("two instances on one Redis, behind a round-robin proxy", () => {
       expect([again.status, again.headers.get("x-backend")]).toEqual([200, "0"]);
       expect(again.headers.get("mcp-session-id")).not.toBe(sid);
       expect(await again.json()).toMatchObject({ id: 0, result: { protocolVersion: "2025-11-25" } });
+      // the official SDK client fails cleanly on the 404 (it is the application's to start over)
+      const client = new Client({ name: "sdk", version: "1.0.0" });
+      await expect(
+        client.connect(new StreamableHTTPClientTransport(new URL(roundRobin.url))),
+      ).rejects.toMatchObject({
+        code: 404,
+      });
+      await client.close();
     } finally {
       await roundRobin.close();
     }

@@ -11,6 +11,8 @@ export interface RedisEventStoreOptions {
   prefix?: string;
   /** Events kept per stream; the oldest go first. Default: 1000. */
   maxEventsPerStream?: number;
+  /** Characters of the largest event kept; a larger one is delivered live but not kept. Default: 4 Mi. */
+  maxEventChars?: number;
   /** Milliseconds a stream is kept after its last event (match `sessionIdleMs`). Default: 1800000. */
   ttlMs?: number;
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
@@ -31,6 +33,7 @@ export class RedisEventStore implements EventStore {
   readonly #client: RedisClient;
   readonly #prefix: string;
   readonly #max: number;
+  readonly #maxChars: number;
   readonly #ttlMs: number;
   readonly #health: Health;
 
@@ -38,6 +41,7 @@ export class RedisEventStore implements EventStore {
     this.#client = client;
     this.#prefix = options.prefix ?? "picomcp:events:";
     this.#max = positive(options.maxEventsPerStream ?? 1000, "maxEventsPerStream");
+    this.#maxChars = positive(options.maxEventChars ?? 4 * 1024 * 1024, "maxEventChars");
     this.#ttlMs = positive(options.ttlMs ?? 30 * 60_000, "ttlMs");
     this.#health = new Health(
       options.log,
@@ -49,7 +53,7 @@ export class RedisEventStore implements EventStore {
   }
 
   async append(streamId: string, seq: number, data: string): Promise<void> {
-    if (!this.#ready()) return;
+    if (data.length > this.#maxChars || !this.#ready()) return;
     const key = this.#prefix + streamId;
     try {
       // one connection keeps the order, and the client pipelines the three
