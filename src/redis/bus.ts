@@ -111,8 +111,9 @@ export class RedisBus implements ChangeBus {
   publish(event: ChangeEvent): void {
     this.#local.publish(event);
     if (this.#closed || (event.type === "list_changed" && !this.#shareLists)) return;
-    // a command sent while disconnected would wait in the client's queue and arrive late, or never
-    if (!this.#client.isReady) {
+    // a command sent while disconnected would wait in the client's queue and arrive late, or never;
+    // after a failure on either connection, wait for both to be back (the client may not know yet)
+    if (this.#health.down || !this.#client.isReady) {
       this.#failed(new Error("the client is not connected"));
       return;
     }
