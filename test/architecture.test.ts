@@ -17,7 +17,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
   ["dev/cli.ts"], // the `picomcp` command (Node only)
   ["dev/runner.ts"], // picomcp dev: the child, the watcher and the console's endpoints (Node only)
-  ["auth/"], // picomcp/auth: the HTTP handler as an OAuth resource server (a subpath with jose)
+  ["auth/", "redis/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch.ts"], // envelope checks, the legacy handshake, routing between eras
@@ -35,7 +35,10 @@ const FLOORS: readonly (readonly string[])[] = [
 const NODE_ONLY = new Set(["stdio.ts", "http/node.ts", "dev/cli.ts", "dev/runner.ts"]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
-const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = { "auth/": ["jose"] };
+const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {
+  "auth/": ["jose"],
+  "redis/": ["redis"],
+};
 
 function mayImport(file: string, spec: string): boolean {
   if (spec.startsWith("node:")) return NODE_ONLY.has(file);
@@ -192,6 +195,19 @@ describe("src/ floors", () => {
       f.startsWith("auth/") ? [] : deps.filter((d) => d.startsWith("auth/")).map((d) => `${f} -> ${d}`),
     );
     expect(intoAuth).toEqual([]);
+  });
+
+  it("lets only redis/ import redis, and nothing else import redis/", () => {
+    expect(mayImport("redis/bus.ts", "redis")).toBe(true);
+    expect(mayImport("bus.ts", "redis")).toBe(false);
+    expect(mayImport("http/event-store.ts", "redis")).toBe(false);
+    expect(mayImport("auth/jwt.ts", "redis")).toBe(false);
+    expect(mayImport("redis/bus.ts", "jose")).toBe(false);
+    expect(mayImport("redis/bus.ts", "ioredis")).toBe(false);
+    const intoRedis = [...graph].flatMap(([f, deps]) =>
+      f.startsWith("redis/") ? [] : deps.filter((d) => d.startsWith("redis/")).map((d) => `${f} -> ${d}`),
+    );
+    expect(intoRedis).toEqual([]);
   });
 
   it("never evaluates strings as code", () => {
