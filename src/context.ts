@@ -115,7 +115,30 @@ export interface Context {
   readonly requestState: unknown;
   /** 2026-07-28: keeps a JSON value for the next round (it comes back as {@link requestState}); ignored in the initialize era. */
   setRequestState(value: unknown): void;
+  /**
+   * Tasks: turns this `tools/call` into a task, when the tool allows it (`task` option) and the
+   * client declared the tasks extension. The client gets the task at once; the handler goes on, and
+   * its return value becomes the task's result. Resolves with the task's handle, or undefined when
+   * the call stays an ordinary one (then nothing changes).
+   */
+  task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined>;
 }
+
+/** The handle of a running task (see `ctx.task()`). */
+export interface TaskHandle {
+  /** The task's id, as the client sees it. */
+  readonly taskId: string;
+  /** Sets the task's `statusMessage` (what `tasks/get` shows while it works). */
+  status(message: string): Promise<void>;
+}
+
+/** @internal — where a call to the client goes once an extension has taken the request over (a task). */
+export type Asker = (
+  method: InputRequest["method"],
+  params: object,
+  key: string | undefined,
+  accept: (value: unknown) => unknown,
+) => Promise<unknown>;
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
 export interface ResourceContext extends Context {
@@ -168,6 +191,10 @@ export class RequestContext implements Context {
   aborted = false;
   /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
   personal = false;
+  /** Set by the tasks extension on a call that may become a task: what `task()` does. */
+  taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
+  /** Set once a task runs the handler: its calls to the client wait for `tasks/update`. */
+  asker: Asker | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
   #controller: AbortController | undefined;
@@ -308,6 +335,10 @@ export class RequestContext implements Context {
     if (round) round.state = value;
   }
 
+  task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined> {
+    return this.taskStarter ? this.taskStarter(options) : Promise.resolve(undefined);
+  }
+
   /** @internal — sends a notification on this request's stream (a listen's acknowledgement, say). */
   notify(message: JsonRpcMessage): void {
     this.#emit(message);
@@ -334,6 +365,7 @@ export class RequestContext implements Context {
     key: string | undefined,
     accept: (value: unknown) => T | undefined,
   ): Promise<T> {
+    if (this.asker) return this.asker(method, params, key, accept) as Promise<T>;
     const round = this.#modern?.input;
     if (!round) {
       return refuse(

@@ -6,6 +6,9 @@ import { honouredFilter, ListenStream, type SubscriptionLimits } from "./eras/li
 import { type CacheHint, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
 import { type Features, featuresOf, MODERN_VERSION } from "./eras/versions.js";
+import { Extensions } from "./ext/extension.js";
+import { Skills } from "./ext/skills.js";
+import { type TaskOptions, tasksExtension } from "./ext/tasks.js";
 import { complete } from "./prompts/completion.js";
 import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
 import { Registry } from "./registry.js";
@@ -41,9 +44,11 @@ export interface CoreOptions {
   cache: CacheHint;
   requestState: RequestStateSeal;
   subscriptionLimits: SubscriptionLimits;
+  tasks: TaskOptions;
 }
 
 const MODERN = featuresOf(MODERN_VERSION);
+const TASK_ERROR: ErrorInfo = { method: "tools/call (task)", requestId: "task" };
 
 /** @internal */
 export class ServerCore {
@@ -60,6 +65,10 @@ export class ServerCore {
   readonly cache: CacheHint;
   /** 2026-07-28: seals and opens `requestState`. */
   readonly requestState: RequestStateSeal;
+  /** The extensions: their capabilities, methods and wrappers. */
+  readonly extensions = new Extensions();
+  /** The skills extension's registry. */
+  readonly skills: Skills;
   readonly #options: CoreOptions;
   #modernCaps: ServerCapabilities | undefined;
   #discover: { [key: string]: unknown } | undefined;
@@ -86,6 +95,9 @@ export class ServerCore {
       options.uriTemplateLimits,
       options.cache,
     );
+    this.skills = new Skills(options.pageSize, options.cache);
+    this.extensions.add(tasksExtension(this.tools, options.tasks, (e) => this.reportError(e, TASK_ERROR)));
+    this.extensions.add(this.skills.extension());
   }
 
   /** The capabilities a 2026-07-28 request sees (cached until a registration changes). */
@@ -144,6 +156,8 @@ export class ServerCore {
     if (this.prompts.size > 0) caps.prompts = { listChanged: true };
     if (this.resources.size > 0) caps.resources = { subscribe: true, listChanged: true };
     if (this.tools.size > 0) caps.tools = { listChanged: true };
+    const extensions = this.extensions.capabilities(f);
+    if (extensions) caps.extensions = extensions;
     return caps;
   }
 

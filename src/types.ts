@@ -206,6 +206,8 @@ export interface ServerCapabilities {
   prompts?: { listChanged?: boolean };
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
+  /** Extensions the server serves, by identifier, with their settings. */
+  extensions?: { [id: string]: object };
 }
 
 /** Log levels of RFC 5424, from least to most severe. */
