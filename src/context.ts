@@ -1,6 +1,7 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection } from "./connection.js";
 import {
+  type Asker,
   type InputRequest,
   InputRequiredSignal,
   type InputRound,
@@ -8,6 +9,7 @@ import {
   isSampleAnswer,
   refuse,
   rootsOfAnswer,
+  type TaskHandle,
 } from "./eras/input.js";
 import { type CacheHint, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
@@ -82,7 +84,7 @@ export interface ClientRequestOptions {
   key?: string;
 }
 
-export type { ClientView };
+export type { Asker, ClientView, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -116,29 +118,12 @@ export interface Context {
   /** 2026-07-28: keeps a JSON value for the next round (it comes back as {@link requestState}); ignored in the initialize era. */
   setRequestState(value: unknown): void;
   /**
-   * Tasks: turns this `tools/call` into a task, when the tool allows it (`task` option) and the
-   * client declared the tasks extension. The client gets the task at once; the handler goes on, and
-   * its return value becomes the task's result. Resolves with the task's handle, or undefined when
-   * the call stays an ordinary one (then nothing changes).
+   * Turns this `tools/call` into a task when the tool allows it (`task`) and the client declared
+   * the tasks extension: the client gets the task now, the handler's return value becomes its
+   * result. Resolves with its handle, or undefined (the call stays an ordinary one).
    */
   task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined>;
 }
-
-/** The handle of a running task (see `ctx.task()`). */
-export interface TaskHandle {
-  /** The task's id, as the client sees it. */
-  readonly taskId: string;
-  /** Sets the task's `statusMessage` (what `tasks/get` shows while it works). */
-  status(message: string): Promise<void>;
-}
-
-/** @internal — where a call to the client goes once an extension has taken the request over (a task). */
-export type Asker = (
-  method: InputRequest["method"],
-  params: object,
-  key: string | undefined,
-  accept: (value: unknown) => unknown,
-) => Promise<unknown>;
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
 export interface ResourceContext extends Context {
@@ -191,9 +176,8 @@ export class RequestContext implements Context {
   aborted = false;
   /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
   personal = false;
-  /** Set by the tasks extension on a call that may become a task: what `task()` does. */
+  /** Set by the tasks extension: what `task()` does; then where calls to the client go (`tasks/update`). */
   taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
-  /** Set once a task runs the handler: its calls to the client wait for `tasks/update`. */
   asker: Asker | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal

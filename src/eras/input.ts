@@ -12,6 +12,22 @@ export interface InputRequest {
   readonly params: { readonly [key: string]: unknown };
 }
 
+/** The handle of a running task (see `ctx.task()`). */
+export interface TaskHandle {
+  /** The task's id, as the client sees it. */
+  readonly taskId: string;
+  /** Sets the task's `statusMessage` (what `tasks/get` shows while it works). */
+  status(message: string): Promise<void>;
+}
+
+/** @internal — where a call to the client goes once an extension has taken the request over (a task). */
+export type Asker = (
+  method: InputRequest["method"],
+  params: object,
+  key: string | undefined,
+  accept: (value: unknown) => unknown,
+) => Promise<unknown>;
+
 /** Why a call to the client did not resolve: its answer is requested from the client (not an error to catch). */
 export class InputRequiredSignal extends Error {
   /** The input request's key. */

@@ -63,7 +63,9 @@ export class Extensions {
     let out: { [id: string]: object } | undefined;
     for (const ext of this.#all) {
       const settings = ext.settings(f);
-      if (settings !== undefined) (out ??= {})[ext.id] = settings;
+      if (settings === undefined) continue;
+      out ??= {};
+      out[ext.id] = settings;
     }
     return out;
   }
