@@ -67,12 +67,14 @@ export function appParts<I extends SchemaLike | undefined, O extends SchemaLike 
   const resource: ResourceOptions<string> = {
     name: ui.name ?? name,
     mimeType: APP_MIME_TYPE,
-    read: async () => ({
-      uri: ui.uri,
-      mimeType: APP_MIME_TYPE,
-      text: typeof html === "string" ? html : await html(),
-      ...(Object.keys(uiMeta).length ? { _meta: { ui: uiMeta } } : {}),
-    }),
+    read: async () => [
+      {
+        uri: ui.uri,
+        mimeType: APP_MIME_TYPE,
+        text: typeof html === "string" ? html : await html(),
+        ...(Object.keys(uiMeta).length ? { _meta: { ui: uiMeta } } : {}),
+      },
+    ],
   };
   if (Object.keys(uiMeta).length) resource._meta = { ui: uiMeta };
   const link: { [key: string]: unknown } = { resourceUri: ui.uri };
