@@ -160,13 +160,20 @@ export class McpServer {
    */
   skill(name: string, options: SkillOptions): Registration {
     const core = this.#core;
-    const removes = core.skills.add(name, options).map(([uri, r]) => core.resources.add(uri, r));
-    return {
-      remove: () => {
-        core.skills.remove(name);
-        for (const remove of removes) remove();
-      },
+    const removes: (() => void)[] = [];
+    const remove = () => {
+      core.skills.remove(name);
+      for (const r of removes) r();
     };
+    const files = core.skills.add(name, options);
+    try {
+      for (const [uri, r] of files) removes.push(core.resources.add(uri, r));
+    } catch (error) {
+      // a file URI that is taken undoes the whole skill
+      remove();
+      throw error;
+    }
+    return { remove };
   }
 
   /**

@@ -8,13 +8,15 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { server } from "../build/examples/apps.js";
+import { server } from "../examples/apps.js";
 import { type NodeServer, serve } from "../src/http/node.js";
 import { McpServer } from "../src/index.js";
 
 let http: NodeServer;
 beforeAll(async () => {
-  http = await serve(server, { port: 0 });
+  // the example is built on the package (picomcp), so it is served by the package's own transport
+  const { serve: servePackage } = await import("picomcp/node");
+  http = (await servePackage(server, { port: 0 })) as NodeServer;
 });
 afterAll(() => http.close());
 
@@ -109,7 +111,7 @@ describe("server.app", () => {
         text: "<p>1</p>",
         _meta: { ui: { csp: { connectDomains: ["https://api.example.com"] } } },
       });
-      expect((await read())?.text).toBe("<p>2</p>");
+      expect(await read()).toMatchObject({ text: "<p>2</p>" });
     } finally {
       await c.close();
       await h.close();
