@@ -147,6 +147,6 @@ describe("a skill whose file URI is taken", () => {
     expect((await p.request("skills/list")).answer.error.code).toBe(-32601);
     expect(
       (await p.request("resources/list")).answer.result.resources.map((r: { uri: string }) => r.uri),
-    ).toEqual(["skill://dup/notes.md"]);
+    ).toEqual(["skill://dup/SKILL.md"]);
   });
 });
