@@ -108,6 +108,7 @@ export class McpServer {
       requestState: new RequestStateSeal(options.requestState),
       subscriptionLimits: options.subscriptionLimits ?? {},
       tasks: options.tasks ?? {},
+      publish: (event) => this.#bus.publish(event),
     });
     this.#bus.subscribe((event) => this.#deliver(event));
   }
@@ -258,6 +259,8 @@ export class McpServer {
     for (const conn of this.#connections) {
       for (const stream of conn.listens.values()) stream.deliver(event);
     }
+    // task changes go to listen streams only: the initialize era has no such notification
+    if (event.type === "task") return;
     if (event.type === "resource_updated") {
       for (const conn of this.#connections) {
         if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {

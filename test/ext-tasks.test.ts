@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { McpError, McpServer, MemoryTaskStore, type TaskRecord, type TaskStore } from "../src/index.js";
 import { rawPeer, tick } from "./helpers.js";
-import { modernPeer, SERVER_META } from "./modern-helpers.js";
+import { meta, modernPeer, SERVER_META } from "./modern-helpers.js";
+
+const SUB = "io.modelcontextprotocol/subscriptionId";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 const WITH = { extensions: { [TASKS]: {} }, elicitation: {} };
@@ -344,5 +346,71 @@ describe("MemoryTaskStore", () => {
     expect((await store.get("a"))?.status).toBe("completed");
     await store.set(record("unknown", null));
     expect(await store.get("unknown")).toBeUndefined();
+  });
+});
+
+describe("notifications/tasks on subscriptions/listen", () => {
+  function listen(s: McpServer, id: string, notifications: unknown, capabilities: object, auth?: object) {
+    const stream: any[] = [];
+    const abort = new AbortController();
+    const conn = s.connect({ send: () => {}, ...(auth ? { auth } : {}) });
+    const answer = s.handle(
+      {
+        jsonrpc: "2.0",
+        id,
+        method: "subscriptions/listen",
+        params: { _meta: meta(capabilities), notifications },
+      },
+      conn,
+      { send: (m) => void stream.push(JSON.parse(JSON.stringify(m))), signal: abort.signal },
+    );
+    return { stream, abort, answer };
+  }
+
+  it("tells a listen that names the task each change, as the detailed task, and nobody else", async () => {
+    const { s, gate } = server();
+    const p = modernPeer(s);
+    const { taskId } = (await p.request("tools/call", { name: "job" }, WITH)).answer.result;
+    const l = listen(s, "L1", { taskIds: [taskId] }, WITH);
+    const other = listen(s, "L2", { taskIds: ["someone-else"] }, WITH);
+    const bob = listen(s, "L3", { taskIds: [taskId] }, WITH, { subject: "bob" });
+    await tick();
+    expect(l.stream[0]).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: { [SUB]: "L1" }, notifications: { taskIds: [taskId] } },
+    });
+    gate.resolve();
+    await until(p, taskId, (r) => r.status === "completed");
+    await tick();
+    const told = l.stream.slice(1).map((m) => [m.method, m.params.status, m.params.taskId, m.params._meta]);
+    expect(told).toEqual([
+      ["notifications/tasks", "working", taskId, { [SUB]: "L1" }],
+      ["notifications/tasks", "completed", taskId, { [SUB]: "L1" }],
+    ]);
+    expect(l.stream[2].params.result).toEqual({ content: [{ type: "text", text: `done as ${taskId}` }] });
+    expect(l.stream[2].params.owner).toBeUndefined();
+    expect(other.stream).toHaveLength(1);
+    expect(bob.stream).toHaveLength(1);
+    for (const x of [l, other, bob]) x.abort.abort();
+  });
+
+  it("refuses taskIds from a client without the extension (-32021)", async () => {
+    const { s } = server();
+    const l = listen(s, "L1", { taskIds: ["x"] }, {});
+    expect(await l.answer).toEqual({
+      jsonrpc: "2.0",
+      id: "L1",
+      error: {
+        code: -32021,
+        message: "Missing required client capability: extensions",
+        data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+      },
+    });
+    const bad = listen(s, "L2", { taskIds: [1] }, WITH);
+    expect((await bad.answer)?.error).toEqual({
+      code: -32602,
+      message: "notifications.taskIds must be a list of task ids",
+    });
   });
 });

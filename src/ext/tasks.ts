@@ -3,6 +3,7 @@
  * calls `ctx.task()` is answered at once with a task (`resultType: "task"`); the client polls
  * `tasks/get`, answers the task's input requests with `tasks/update`, and may `tasks/cancel` it.
  */
+import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
 import type { RequestContext, TaskHandle } from "../context.js";
 import type { InputRequest } from "../eras/input.js";
@@ -54,6 +55,7 @@ const AUTO_KEY: { readonly [method: string]: string } = {
 export function tasksExtension(
   tools: Registry<ToolEntry>,
   options: TaskOptions,
+  publish: (event: ChangeEvent) => void,
   report: (error: unknown) => void,
 ): Extension {
   const store = options.store ?? new MemoryTaskStore();
@@ -69,7 +71,13 @@ export function tasksExtension(
     l.record.lastUpdatedAt = new Date().toISOString();
     const snapshot = structuredClone(l.record);
     // writes of one task go out in order, whatever the store's latency
-    l.writes = l.writes.then(() => store.set(snapshot)).catch(report);
+    l.writes = l.writes
+      .then(() => store.set(snapshot))
+      .then(() => {
+        const { owner, ...task } = snapshot;
+        publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
+      })
+      .catch(report);
     return l.writes;
   };
 
