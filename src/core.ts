@@ -168,8 +168,7 @@ export class ServerCore {
     if (this.prompts.size > 0) caps.prompts = { listChanged: true };
     if (this.resources.size > 0) caps.resources = { subscribe: true, listChanged: true };
     if (this.tools.size > 0) caps.tools = { listChanged: true };
-    const extensions = this.extensions.capabilities(f);
-    if (extensions) caps.extensions = extensions;
+    this.extensions.declare(f, caps as { [key: string]: unknown });
     return caps;
   }
 

@@ -288,19 +288,22 @@ describe("tasks (io.modelcontextprotocol/tasks)", () => {
     expect(writes).toEqual(["create working", "set working", "set completed"]);
   });
 
-  it("ctx.task() is undefined in the initialize era: the call stays an ordinary one", async () => {
+  it("before 2025-11-25 there are no tasks: ctx.task() is undefined and tasks/* do not exist", async () => {
     const { s, gate } = server();
     gate.resolve();
     const legacy = rawPeer(s);
-    await legacy.initialize();
+    const init = await legacy.initialize("2025-06-18");
+    expect(init.result.capabilities.tasks).toBeUndefined();
     const call = (id: number, method: string, params: object) =>
       legacy.send({ jsonrpc: "2.0", id, method, params });
-    expect(await call(1, "tools/call", { name: "job", arguments: {} })).toEqual({
+    expect(await call(1, "tools/call", { name: "job", arguments: {}, task: {} })).toEqual({
       jsonrpc: "2.0",
       id: 1,
       result: { content: [{ type: "text", text: "done at once" }] },
     });
     expect((await call(2, "tasks/get", { taskId: "x" })).error.code).toBe(-32601);
+    const tools = (await call(3, "tools/list", {})).result.tools;
+    expect(tools.find((t: { name: string }) => t.name === "job").execution).toBeUndefined();
   });
 
   it("rejects a bad task option at registration", () => {
@@ -350,7 +353,13 @@ describe("MemoryTaskStore", () => {
 });
 
 describe("notifications/tasks on subscriptions/listen", () => {
-  function listen(s: McpServer, id: string, notifications: unknown, capabilities: object, auth?: object) {
+  function listen(
+    s: McpServer,
+    id: string,
+    notifications: unknown,
+    capabilities: object,
+    auth?: { subject: string },
+  ) {
     const stream: any[] = [];
     const abort = new AbortController();
     const conn = s.connect({ send: () => {}, ...(auth ? { auth } : {}) });
@@ -408,7 +417,7 @@ describe("notifications/tasks on subscriptions/listen", () => {
       },
     });
     const bad = listen(s, "L2", { taskIds: [1] }, WITH);
-    expect((await bad.answer)?.error).toEqual({
+    expect(((await bad.answer) as { error?: unknown })?.error).toEqual({
       code: -32602,
       message: "notifications.taskIds must be a list of task ids",
     });

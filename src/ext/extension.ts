@@ -13,7 +13,7 @@ type Params = { [key: string]: unknown };
 export interface ExtensionMethod {
   /** Only in this era; the other answers -32601. Default: `"modern"` (2026-07-28). */
   readonly era?: "legacy" | "modern" | "both";
-  /** Whether the request's client must declare the extension (-32021 otherwise). Default: true. */
+  /** 2026-07-28: whether the request's client must declare the extension (-32021 otherwise). Default: true. */
   readonly clientMustDeclare?: boolean;
   run(params: Params, ctx: RequestContext): unknown;
 }
@@ -22,8 +22,14 @@ export interface ExtensionMethod {
 export interface Extension {
   /** Its identifier, `io.modelcontextprotocol/tasks` say: the key under `capabilities.extensions`. */
   readonly id: string;
-  /** The settings to declare for revision `f`, or undefined: not declared (its methods answer -32601). */
+  /** The settings to declare under `capabilities.extensions` for revision `f`, or undefined: none. */
   settings(f: Features): object | undefined;
+  /**
+   * Capabilities outside `extensions` for revision `f` (2025-11-25 tasks are the core `tasks`
+   * capability). The extension is served in `f` when this or `settings` gives something; otherwise
+   * its methods answer -32601 and its wrappers do not run.
+   */
+  capabilities?(f: Features): { [key: string]: object } | undefined;
   /** Methods it adds, by name. */
   readonly methods?: { readonly [name: string]: ExtensionMethod };
   /** Wraps existing methods: `next` runs the method (and any wrapper below this one). */
@@ -58,8 +64,18 @@ export class Extensions {
     for (const [name, method] of Object.entries(ext.methods ?? {})) this.#methods.set(name, { ext, method });
   }
 
-  /** `capabilities.extensions` for revision `f`, or undefined when none is declared. */
-  capabilities(f: Features): { [id: string]: object } | undefined {
+  /** Copies each served extension's capabilities for revision `f` into `caps` (settings under `caps.extensions`). */
+  declare(f: Features, caps: { [key: string]: unknown }): void {
+    for (const ext of this.#all) Object.assign(caps, ext.capabilities?.(f));
+    const extensions = this.#extensions(f);
+    if (extensions) caps.extensions = extensions;
+  }
+
+  #served(ext: Extension, f: Features): boolean {
+    return ext.settings(f) !== undefined || ext.capabilities?.(f) !== undefined;
+  }
+
+  #extensions(f: Features): { [id: string]: object } | undefined {
     let out: { [id: string]: object } | undefined;
     for (const ext of this.#all) {
       const settings = ext.settings(f);
@@ -73,13 +89,13 @@ export class Extensions {
   /** The extension method `name`, when its extension is declared for `f`. */
   method(name: string, f: Features): ResolvedMethod | undefined {
     const found = this.#methods.get(name);
-    if (!found || found.ext.settings(f) === undefined) return undefined;
+    if (!found || !this.#served(found.ext, f)) return undefined;
     const { ext, method } = found;
     const era = method.era ?? "modern";
     return {
       era: era === "both" ? undefined : era,
       run: (params, ctx) => {
-        if (method.clientMustDeclare !== false && !clientDeclares(ctx, ext.id))
+        if (ctx.features.modern && method.clientMustDeclare !== false && !clientDeclares(ctx, ext.id))
           throw missingCapability({ extensions: { [ext.id]: {} } });
         return method.run(params, ctx);
       },
@@ -91,7 +107,7 @@ export class Extensions {
     let next = async () => run();
     for (const ext of this.#all) {
       const wrap = ext.wrap?.[name];
-      if (wrap === undefined || ext.settings(ctx.features) === undefined) continue;
+      if (wrap === undefined || !this.#served(ext, ctx.features)) continue;
       const inner = next;
       next = async () => wrap(params, ctx, inner);
     }

@@ -101,6 +101,8 @@ export function createToolEntry(
   const task = options.task;
   if (task !== undefined && task !== "optional" && task !== "required")
     throw new TypeError(`Tool "${name}": task must be "optional" or "required"`);
+  // 2025-11-25 lists it (the client asks for the task); the revisions before and after drop it
+  if (task !== undefined) listing.execution = { taskSupport: task };
   return {
     task,
     name,
