@@ -40,7 +40,6 @@ export {
 } from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { APP_MIME_TYPE, APPS, type AppOptions, type AppUi, rendersApps } from "./ext/apps.js";
-export { clientDeclares, type Extension, type ExtensionMethod } from "./ext/extension.js";
 export { SKILLS, type SkillOptions } from "./ext/skills.js";
 export {
   MemoryTaskStore,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { McpError, McpServer, MemoryTaskStore, type TaskRecord, type TaskStore } from "../src/index.js";
 import { rawPeer, tick } from "./helpers.js";
 import { meta, modernPeer, SERVER_META } from "./modern-helpers.js";
@@ -421,5 +421,37 @@ describe("notifications/tasks on subscriptions/listen", () => {
       code: -32602,
       message: "notifications.taskIds must be a list of task ids",
     });
+  });
+});
+
+describe("a task whose ttl has passed", () => {
+  it("stops waiting: its open question rejects and its signal aborts", async () => {
+    vi.useFakeTimers();
+    try {
+      const seen: string[] = [];
+      const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {}, tasks: { ttlMs: 1000 } });
+      s.tool("ask", {
+        task: "optional",
+        run: async (_a, ctx) => {
+          await ctx.task();
+          ctx.signal.addEventListener("abort", () => seen.push("aborted"));
+          try {
+            await ctx.elicit({ message: "?", requestedSchema: { type: "object", properties: {} } });
+          } catch (e) {
+            seen.push((e as Error).message);
+          }
+          return "late";
+        },
+      });
+      const p = modernPeer(s);
+      const { taskId } = (await p.request("tools/call", { name: "ask" }, WITH)).answer.result;
+      await vi.advanceTimersByTimeAsync(0);
+      expect((await p.request("tasks/get", { taskId }, WITH)).answer.result.status).toBe("input_required");
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(seen).toEqual(["aborted", "The task expired"]);
+      expect((await p.request("tasks/get", { taskId }, WITH)).answer.error.code).toBe(-32602);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -31,6 +31,8 @@ export interface Live {
   readonly done: Promise<void>;
   settle: () => void;
   writes: Promise<void>;
+  /** Ends the task when its ttl has passed: a handler still waiting then is cancelled. */
+  expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
@@ -119,8 +121,12 @@ export class TaskRunner {
       done,
       settle,
       writes: Promise.resolve(),
+      expiry: undefined,
     };
     this.#live.set(record.taskId, l);
+    // the store forgets the task then: a handler still waiting for an answer must not wait forever
+    l.expiry = setTimeout(() => this.#stop(l, "The task expired"), ttlMs);
+    (l.expiry as { unref?: () => void }).unref?.();
     ctx.asker = (method, params, key, accept) => this.#ask(l, method, params, key, accept);
     return l;
   }
@@ -143,6 +149,7 @@ export class TaskRunner {
 
   #finish(l: Live, outcome: { result: Params } | { error: JsonRpcErrorObject }): void {
     this.#live.delete(l.record.taskId);
+    clearTimeout(l.expiry);
     if (isTerminal(l.record.status)) return;
     delete l.record.inputRequests;
     if ("result" in outcome) {
@@ -226,16 +233,22 @@ export class TaskRunner {
       await this.#store.set(cancelled);
       return cancelled;
     }
-    this.#live.delete(record.taskId);
     l.record.status = "cancelled";
     delete l.record.inputRequests;
     await this.#save(l);
+    this.#stop(l, "The task was cancelled");
+    return l.record;
+  }
+
+  /** Forgets a running task: aborts the handler's signal and rejects its open requests. */
+  #stop(l: Live, why: string): void {
+    this.#live.delete(l.record.taskId);
+    clearTimeout(l.expiry);
     l.settle();
-    const reason = new McpError(ErrorCode.InternalError, "The task was cancelled");
+    const reason = new McpError(ErrorCode.InternalError, why);
     l.ctx.abort(reason);
     for (const w of l.waiters.values()) w.reject(reason);
     l.waiters.clear();
-    return l.record;
   }
 
   /** Waits until the task is terminal (in this process; a task of another process is read as it is). */
