@@ -39,9 +39,11 @@ describe("skills (io.modelcontextprotocol/skills)", () => {
     const { s, reg } = server();
     const p = modernPeer(s);
     const caps = (await p.request("server/discover")).answer.result.capabilities;
-    expect(caps.extensions).toEqual({ [SKILLS]: {} });
+    expect(caps.extensions).toEqual({ [SKILLS]: { directoryRead: true } });
     expect(caps.resources).toEqual({ subscribe: true, listChanged: true });
-    expect((await rawPeer(s).initialize()).result.capabilities.extensions).toEqual({ [SKILLS]: {} });
+    expect((await rawPeer(s).initialize()).result.capabilities.extensions).toEqual({
+      [SKILLS]: { directoryRead: true },
+    });
     reg.remove();
     const after = (await p.request("server/discover")).answer.result.capabilities;
     expect(after.extensions).toBeUndefined();
@@ -91,6 +93,37 @@ describe("skills (io.modelcontextprotocol/skills)", () => {
     expect((await p.request("resources/read", { uri: ENTRY.uri })).answer.result.contents).toEqual([
       { uri: ENTRY.uri, mimeType: "text/markdown", text: SKILL_MD },
     ]);
+  });
+
+  it("reads a skill's folders: direct children, subfolders as inode/directory, anything else -32602", async () => {
+    const p = modernPeer(server().s);
+    const read = async (uri: string) => (await p.request("resources/directory/read", { uri })).answer;
+    expect((await read("skill://code-review")).result).toEqual({
+      resultType: "complete",
+      resources: [
+        { uri: "skill://code-review/SKILL.md", name: "SKILL.md", mimeType: "text/markdown" },
+        { uri: "skill://code-review/references", name: "references", mimeType: "inode/directory" },
+      ],
+      _meta: SERVER_META,
+    });
+    expect((await read("skill://code-review/references/")).result.resources).toEqual([
+      {
+        uri: "skill://code-review/references/checklist.md",
+        name: "checklist.md",
+        mimeType: "text/markdown",
+      },
+    ]);
+    for (const uri of [
+      "skill://code-review/SKILL.md",
+      "skill://nope",
+      "skill://code-review/refs",
+      "file:///x",
+    ])
+      expect((await read(uri)).error).toEqual({
+        code: -32602,
+        message: `Not a directory: ${uri}`,
+        data: { uri },
+      });
   });
 
   it("pages skills/list with whole entries", async () => {

@@ -1,7 +1,8 @@
 /**
  * The skills extension (`io.modelcontextprotocol/skills`): `server.skill(name, …)` serves a skill's
  * `SKILL.md` and its files as `skill://<name>/…` resources, and lists them with `skills/list` and
- * `skills/get` (each entry with the sha256 digest and size of every file).
+ * `skills/get` (each entry with the sha256 digest and size of every file), and their folders with
+ * `resources/directory/read`.
  */
 import type { RequestContext } from "../context.js";
 import type { CacheHint } from "../eras/modern.js";
@@ -30,7 +31,12 @@ interface SkillEntry {
   readonly uri: string;
   readonly frontmatter: { readonly [key: string]: string };
   readonly resources: Promise<{ uri: string; digest: string; size: number }[]>;
+  /** The files' paths inside the skill (`SKILL.md`, `references/checklist.md`, …). */
+  readonly paths: readonly string[];
 }
+
+const DIRECTORY = "inode/directory";
+const mimeOf = (path: string) => (path.endsWith(".md") ? "text/markdown" : "text/plain");
 
 const NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
@@ -86,9 +92,10 @@ export class Skills {
     if (total > MAX_BYTES) throw new RangeError(`Skill "${name}" is larger than 16 MiB`);
     const base = `skill://${name}/`;
     const resources = Promise.all(files.map(([path, text]) => describe(base + path, text)));
-    this.#skills.set(name, { uri: `${base}SKILL.md`, frontmatter, resources });
+    const paths = files.map(([path]) => path);
+    this.#skills.set(name, { uri: `${base}SKILL.md`, frontmatter, resources, paths });
     return files.map(([path, text]): [string, ResourceOptions<string>] => {
-      const mimeType = path.endsWith(".md") ? "text/markdown" : "text/plain";
+      const mimeType = mimeOf(path);
       const read = () => text;
       return path === "SKILL.md"
         ? [base + path, { name, description: options.description, mimeType, read }]
@@ -105,6 +112,29 @@ export class Skills {
     return { uri: skill.uri, frontmatter: skill.frontmatter, resources: await skill.resources };
   }
 
+  /**
+   * `resources/directory/read`: the direct children of a skill's folder (`skill://name`) or of a
+   * folder in it, subfolders as `inode/directory`; any other URI is -32602.
+   */
+  #directory(uri: unknown): { uri: string; name: string; mimeType: string }[] {
+    if (typeof uri !== "string")
+      throw new McpError(ErrorCode.InvalidParams, "Invalid params: uri must be a string");
+    const m = /^skill:\/\/([^/]+)((?:\/[^/]+)*)\/?$/.exec(uri);
+    const skill = m ? this.#skills.get(m[1]!) : undefined;
+    const prefix = m?.[2] ? `${m[2].slice(1)}/` : "";
+    const inside = skill?.paths.filter((p) => p.startsWith(prefix)) ?? [];
+    if (!m || inside.length === 0)
+      throw new McpError(ErrorCode.InvalidParams, `Not a directory: ${uri}`, { uri });
+    const base = `skill://${m[1]}/${prefix}`;
+    const children = new Map<string, { uri: string; name: string; mimeType: string }>();
+    for (const path of inside) {
+      const [head, ...rest] = path.slice(prefix.length).split("/");
+      const dir = rest.length > 0;
+      children.set(head!, { uri: base + head, name: head!, mimeType: dir ? DIRECTORY : mimeOf(head!) });
+    }
+    return [...children.values()];
+  }
+
   #hint(ctx: RequestContext) {
     if (ctx.features.modern) ctx.cacheHint = this.#cache;
   }
@@ -113,8 +143,14 @@ export class Skills {
   extension(): Extension {
     return {
       id: SKILLS,
-      settings: () => (this.#skills.size > 0 ? {} : undefined),
+      settings: () => (this.#skills.size > 0 ? { directoryRead: true } : undefined),
       methods: {
+        "resources/directory/read": {
+          era: "both",
+          clientMustDeclare: false,
+          run: (params) =>
+            listResult("resources", this.#directory(params.uri), params.cursor, this.#pageSize, (e) => e),
+        },
         "skills/list": {
           era: "both",
           clientMustDeclare: false,
