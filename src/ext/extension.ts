@@ -54,6 +54,7 @@ export interface ResolvedMethod {
 export class Extensions {
   readonly #all: Extension[] = [];
   readonly #methods = new Map<string, { ext: Extension; method: ExtensionMethod }>();
+  readonly #wrapped = new Set<string>();
 
   /** Adds `ext`; throws when its id or one of its methods is taken (a programming mistake). */
   add(ext: Extension): void {
@@ -62,6 +63,7 @@ export class Extensions {
       if (this.#methods.has(name)) throw new Error(`Method ${name} is already added by an extension`);
     this.#all.push(ext);
     for (const [name, method] of Object.entries(ext.methods ?? {})) this.#methods.set(name, { ext, method });
+    for (const name of Object.keys(ext.wrap ?? {})) this.#wrapped.add(name);
   }
 
   /** Copies each served extension's capabilities for revision `f` into `caps` (settings under `caps.extensions`). */
@@ -102,8 +104,10 @@ export class Extensions {
     };
   }
 
-  /** Runs method `name` through the wrappers of every extension declared for the request's revision. */
-  run(name: string, params: Params, ctx: RequestContext, run: () => unknown): Promise<unknown> {
+  /** Runs method `name` through the wrappers of every extension served in the request's revision. */
+  run(name: string, params: Params, ctx: RequestContext, run: () => unknown): unknown {
+    // most methods have no wrapper: they pay nothing for the mechanism
+    if (!this.#wrapped.has(name)) return run();
     let next = async () => run();
     for (const ext of this.#all) {
       const wrap = ext.wrap?.[name];

@@ -76,7 +76,17 @@ export function tasksExtension(
     publish,
     report,
   );
-  const anyTaskTool = () => tools.values().some((t) => t.task !== undefined);
+  // the registry's list is a new array after each change: the answer is computed once per change
+  let seen: readonly ToolEntry[] | undefined;
+  let any = false;
+  const anyTaskTool = () => {
+    const all = tools.values();
+    if (all !== seen) {
+      seen = all;
+      any = all.some((t) => t.task !== undefined);
+    }
+    return any;
+  };
   const legacyEra = (f: Features) => f.version === "2025-11-25";
 
   /** 2026-07-28: the handler decides, with `ctx.task()`, whether the call becomes a task. */
