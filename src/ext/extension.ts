@@ -108,13 +108,13 @@ export class Extensions {
   run(name: string, params: Params, ctx: RequestContext, run: () => unknown): unknown {
     // most methods have no wrapper: they pay nothing for the mechanism
     if (!this.#wrapped.has(name)) return run();
-    let next = async () => run();
+    let next: (() => unknown) | undefined;
     for (const ext of this.#all) {
       const wrap = ext.wrap?.[name];
       if (wrap === undefined || !this.#served(ext, ctx.features)) continue;
-      const inner = next;
-      next = async () => wrap(params, ctx, inner);
+      const inner = next ?? run;
+      next = () => wrap(params, ctx, async () => inner());
     }
-    return next();
+    return next ? next() : run();
   }
 }
