@@ -275,9 +275,15 @@ describe("tasks (io.modelcontextprotocol/tasks)", () => {
     const memory = new MemoryTaskStore();
     const writes: string[] = [];
     const store: TaskStore = {
-      create: (t) => (writes.push(`create ${t.status}`), memory.create(t)),
+      create: (t) => {
+        writes.push(`create ${t.status}`);
+        return memory.create(t);
+      },
       get: (id) => memory.get(id),
-      set: (t) => (writes.push(`set ${t.status}`), memory.set(t)),
+      set: (t) => {
+        writes.push(`set ${t.status}`);
+        return memory.set(t);
+      },
     };
     const { s, gate } = server({ tasks: { store, ttlMs: 5000, pollIntervalMs: 250 } });
     const p = modernPeer(s);
