@@ -2,6 +2,7 @@
 import type { AuthInfo, ClientView, Connection } from "./connection.js";
 import {
   type Asker,
+  checkElicitAnswer,
   type InputRequest,
   InputRequiredSignal,
   type InputRound,
@@ -10,6 +11,7 @@ import {
   refuse,
   rootsOfAnswer,
   type TaskHandle,
+  withRelatedTask,
 } from "./eras/input.js";
 import { type CacheHint, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
@@ -176,9 +178,10 @@ export class RequestContext implements Context {
   aborted = false;
   /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
   personal = false;
-  /** Set by the tasks extension: what `task()` does; then where calls to the client go (`tasks/update`). */
+  /** Set by the tasks extension: what `task()` does, where calls to the client go, the task it runs as. */
   taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
   asker: Asker | undefined;
+  relatedTask: { taskId: string } | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
   #controller: AbortController | undefined;
@@ -369,11 +372,11 @@ export class RequestContext implements Context {
   }
 
   #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
-    const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
-    const outbound = this.#send
-      ? { send: this.#send, signal: this.signal, timeoutMs }
-      : { signal: this.signal, timeoutMs };
-    return this.#conn.request(method, params as { [key: string]: unknown }, outbound);
+    const outbound = { signal: this.signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
+    // once answered (a task runs on), the request's own stream is gone: the connection's carries it
+    const send = this.done ? undefined : this.#send;
+    const p = withRelatedTask(params, this.relatedTask);
+    return this.#conn.request(method, p, send ? { ...outbound, send } : outbound);
   }
 }
 
@@ -381,12 +384,7 @@ const toElicitResult = isElicitAnswer as (r: unknown) => ElicitResult | undefine
 const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefined;
 const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
 
-function checkElicitResult(r: { [key: string]: unknown }): ElicitResult {
-  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") {
-    throw new Error("The client answered elicitation/create with a malformed result");
-  }
-  return r as unknown as ElicitResult;
-}
+const checkElicitResult = checkElicitAnswer as unknown as (r: { [key: string]: unknown }) => ElicitResult;
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */
 export type Completer = (

@@ -1,7 +1,7 @@
 // 2025-11-25 tasks (experimental core): the client asks for a task with params.task.
 import { describe, expect, it } from "vitest";
 import { McpError, McpServer } from "../src/index.js";
-import { rawPeer } from "./helpers.js";
+import { rawPeer, tick } from "./helpers.js";
 
 function deferred() {
   let resolve!: () => void;
@@ -37,11 +37,19 @@ async function session() {
     run: (_a, ctx) =>
       new Promise((_r, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
   });
+  s.tool("confirm", {
+    task: "optional",
+    run: async (_a, ctx) => {
+      await ctx.task();
+      const r = await ctx.elicit({ message: "Sure?", requestedSchema: { type: "object", properties: {} } });
+      return `answer: ${r.action}`;
+    },
+  });
   const peer = rawPeer(s);
-  const init = await peer.initialize("2025-11-25");
+  const init = await peer.initialize("2025-11-25", { elicitation: {} });
   let id = 1;
   const call = (method: string, params: object) => peer.send({ jsonrpc: "2.0", id: id++, method, params });
-  return { call, gate, init };
+  return { call, gate, init, peer };
 }
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
@@ -59,6 +67,7 @@ describe("tasks at 2025-11-25", () => {
       ["bad", { taskSupport: "optional" }],
       ["proto", { taskSupport: "optional" }],
       ["wait", { taskSupport: "optional" }],
+      ["confirm", { taskSupport: "optional" }],
     ]);
   });
 
@@ -116,6 +125,22 @@ describe("tasks at 2025-11-25", () => {
       message: `Task ${taskId} is already cancelled`,
     });
     expect((await call("tasks/result", { taskId })).error.message).toBe("The task was cancelled");
+  });
+
+  it("a task's request to the client goes over the session and names the task", async () => {
+    const { call, peer } = await session();
+    const { taskId } = (await call("tools/call", { name: "confirm", arguments: {}, task: {} })).result.task;
+    const result = call("tasks/result", { taskId });
+    await tick();
+    const asked = peer.sent.find((m) => m.method === "elicitation/create");
+    expect(asked.params).toEqual({
+      message: "Sure?",
+      requestedSchema: { type: "object", properties: {} },
+      mode: "form",
+      _meta: { "io.modelcontextprotocol/related-task": { taskId } },
+    });
+    await peer.send({ jsonrpc: "2.0", id: asked.id, result: { action: "decline" } });
+    expect((await result).result.content).toEqual([{ type: "text", text: "answer: decline" }]);
   });
 
   it("task support is negotiated per tool: -32601 for a task where none is allowed, or none where one is required", async () => {

@@ -137,6 +137,7 @@ export function tasksExtension(
       typeof wanted.ttl === "number" && wanted.ttl >= 1 ? Math.min(Math.floor(wanted.ttl), ttlMs) : ttlMs;
     const task = await runner.start(ctx, undefined, ttl);
     ctx.taskStarter = async () => task.handle;
+    ctx.relatedTask = { taskId: task.record.taskId };
     runner.follow(task, next());
     return { task: legacyTask(task.record) };
   };
