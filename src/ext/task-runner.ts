@@ -51,7 +51,9 @@ export class TaskRunner {
   readonly #live = new Map<string, Live>();
   readonly #publish: (event: ChangeEvent) => void;
   readonly #report: (error: unknown) => void;
+  /** The polling pace clients are told. */
   readonly pollIntervalMs: number;
+  /** How long a task is kept, unless a 2025-11-25 client asked for less. */
   readonly ttlMs: number;
 
   constructor(

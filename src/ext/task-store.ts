@@ -10,8 +10,11 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
 
 /** What a store keeps of one task (plain JSON). */
 export interface TaskRecord {
+  /** A random UUID. */
   taskId: string;
+  /** Where the task is: `working` first. */
   status: TaskStatus;
+  /** What the handler last said about its progress (`ctx.task({ statusMessage })`, `task.status(...)`). */
   statusMessage?: string;
   /** ISO 8601. */
   createdAt: string;
@@ -19,6 +22,7 @@ export interface TaskRecord {
   lastUpdatedAt: string;
   /** How long after its creation the task is kept; null: until the store drops it. */
   ttlMs: number | null;
+  /** How often the client should poll. */
   pollIntervalMs?: number;
   /** `input_required`: the requests still unanswered, by key. */
   inputRequests?: { [key: string]: InputRequest };
