@@ -23,6 +23,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["dispatch.ts"], // envelope checks, the legacy handshake, routing between eras
   ["dispatch/"], // the method table, and the 2026-07-28 request path
   ["core.ts"], // the server's state and method bodies
+  ["ext/"], // the extensions: the mechanism (extension.ts), tasks, skills, MCP Apps
   ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
   ["tools/", "prompts/", "resources/resources.ts"], // the primitives: registries and their methods
   ["resources/"], // URI templates, router, params, decoding, path safety
