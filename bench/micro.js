@@ -53,3 +53,4 @@ console.table([benchTypecheck()]);
 
 console.log("\n## Type-check time of 200 tools: plain JSON Schema inferred, zod (ms)");
 console.table([benchTypecheckTools()]);
+console.table(await (await import("./fanout.js")).benchFanout());

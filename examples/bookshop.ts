@@ -27,6 +27,27 @@ server.tool("search_books", {
   },
 });
 
+server.tool("add_book", {
+  description: "Add a book to the catalog",
+  input: {
+    type: "object",
+    properties: {
+      title: { type: "string", minLength: 1 },
+      author: { type: "string", minLength: 1 },
+    },
+    required: ["title", "author"],
+  },
+  run: ({ title, author }, ctx) => {
+    const id = String(books.size + 1);
+    ctx.progress(0, 1, "Checking the catalog");
+    books.set(id, { id, title: String(title), author: String(author) });
+    ctx.progress(1, 1, "Shelved");
+    ctx.log("info", { added: id, title });
+    server.resourceUpdated(`books://${id}`);
+    return `Added book ${id}: ${title}`;
+  },
+});
+
 server.resource("config://app", {
   description: "The shop configuration",
   read: () => "theme=dark\nlanguage=en",
@@ -50,9 +71,10 @@ server.prompt("recommend", {
   get: ({ genre }) => `Recommend one book from our catalog for someone who likes ${genre}.`,
 });
 
-// `node build/examples/bookshop.js --stdio` serves over stdio; without it, over HTTP on 127.0.0.1.
-// Each transport is loaded only when used, which keeps the stdio cold start short.
-if (process.argv.includes("--stdio")) {
+// `node build/examples/bookshop.js --stdio` (or MCP_TRANSPORT=stdio, as `picomcp dev` sets) serves over
+// stdio; without it, over HTTP on 127.0.0.1. Each transport is loaded only when used, which keeps the
+// stdio cold start short.
+if (process.argv.includes("--stdio") || process.env.MCP_TRANSPORT === "stdio") {
   const { serveStdio } = await import("picomcp/stdio");
   serveStdio(server);
   console.error("bookshop: serving MCP over stdio (newline-delimited JSON-RPC)");
@@ -73,6 +95,7 @@ Connect a client:
   Raw JSON-RPC:   curl -s ${url} -H 'content-type: application/json' \\
                     -H 'accept: application/json, text/event-stream' -d '${init}'
   Over stdio:     node build/examples/bookshop.js --stdio
+  Dev console:    npx picomcp dev build/examples/bookshop.js
 
 Press Ctrl+C to stop.`);
 }

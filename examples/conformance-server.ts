@@ -3,6 +3,7 @@
 import { McpServer } from "picomcp";
 import { type NodeServer, serve } from "picomcp/node";
 import { register2026Fixtures } from "./conformance-2026.js";
+import { registerExtensionFixtures } from "./conformance-ext.js";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -249,6 +250,7 @@ server.tool("test_reconnection", {
 
 // 2026-07-28 diagnostics and input-required fixtures
 register2026Fixtures(server);
+registerExtensionFixtures(server);
 
 // ---------------------------------------------------------------- resources
 

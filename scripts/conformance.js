@@ -1,6 +1,6 @@
 // `npm run conformance`: the official MCP conformance suite (both installed versions, devDependencies)
 // against ONE examples/conformance-server process on 127.0.0.1: the 2025 era with both, then 2026-07-28
-// with 0.2.x, so one endpoint is shown to serve both eras. Prints one line per scenario and ends with
+// with 0.2.x, so one endpoint is shown to serve both eras, then the extension scenarios (tasks, skills). Prints one line per scenario and ends with
 // "N passed, N failed" (scenarios); exits 1 if any scenario failed or a run had fewer than expected.
 import { spawn } from "node:child_process";
 import { connect, createServer } from "node:net";
@@ -26,6 +26,15 @@ const runs = [
     cli: "node_modules/conformance-next/dist/index.js",
     args: ["--suite", "all", "--spec-version", "2026-07-28"],
     expect: 40,
+  },
+  {
+    // without --spec-version, --suite all also runs the extension scenarios (at 2026-07-28); the
+    // rest of that run repeats the runs above, so only the extensions' rows are counted
+    name: "0.2.0-alpha.12 --suite all (extensions: tasks, skills)",
+    cli: "node_modules/conformance-next/dist/index.js",
+    args: ["--suite", "all"],
+    only: /^(tasks-|sep-2640-skills-)/,
+    expect: 13,
   },
 ];
 
@@ -90,7 +99,9 @@ try {
       ["--import", register, r.cli, "server", "--url", url, ...r.args],
       {},
     );
-    const rows = [...out.matchAll(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed/gm)];
+    const rows = [...out.matchAll(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed/gm)].filter(
+      ([, , name]) => !r.only || r.only.test(name),
+    );
     console.log(`\n# @modelcontextprotocol/conformance ${r.name}`);
     for (const [, mark, name, ok, bad] of rows) {
       const good = mark === "✓" && bad === "0";

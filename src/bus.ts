@@ -7,7 +7,9 @@
 /** A change that clients may need to hear about. */
 export type ChangeEvent =
   | { type: "list_changed"; kind: "tools" | "resources" | "prompts" }
-  | { type: "resource_updated"; uri: string };
+  | { type: "resource_updated"; uri: string }
+  /** A task changed (the tasks extension): its detailed task, and the principal it belongs to. */
+  | { type: "task"; task: { taskId: string; [key: string]: unknown }; owner?: string };
 
 /** Carries change events between the places that cause them and the connections that hear them. */
 export interface ChangeBus {

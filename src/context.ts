@@ -1,6 +1,8 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection } from "./connection.js";
 import {
+  type Asker,
+  checkElicitAnswer,
   type InputRequest,
   InputRequiredSignal,
   type InputRound,
@@ -8,6 +10,8 @@ import {
   isSampleAnswer,
   refuse,
   rootsOfAnswer,
+  type TaskHandle,
+  withRelatedTask,
 } from "./eras/input.js";
 import { type CacheHint, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
@@ -82,7 +86,7 @@ export interface ClientRequestOptions {
   key?: string;
 }
 
-export type { ClientView };
+export type { Asker, ClientView, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -115,6 +119,12 @@ export interface Context {
   readonly requestState: unknown;
   /** 2026-07-28: keeps a JSON value for the next round (it comes back as {@link requestState}); ignored in the initialize era. */
   setRequestState(value: unknown): void;
+  /**
+   * Turns this `tools/call` into a task when the tool allows it (`task`) and the client declared
+   * the tasks extension: the client gets the task now, the handler's return value becomes its
+   * result. Resolves with its handle, or undefined (the call stays an ordinary one).
+   */
+  task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined>;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -168,6 +178,10 @@ export class RequestContext implements Context {
   aborted = false;
   /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
   personal = false;
+  /** Set by the tasks extension: what `task()` does, where calls to the client go, the task it runs as. */
+  taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
+  asker: Asker | undefined;
+  relatedTask: { taskId: string } | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
   #controller: AbortController | undefined;
@@ -308,6 +322,10 @@ export class RequestContext implements Context {
     if (round) round.state = value;
   }
 
+  task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined> {
+    return this.taskStarter ? this.taskStarter(options) : Promise.resolve(undefined);
+  }
+
   /** @internal — sends a notification on this request's stream (a listen's acknowledgement, say). */
   notify(message: JsonRpcMessage): void {
     this.#emit(message);
@@ -334,6 +352,7 @@ export class RequestContext implements Context {
     key: string | undefined,
     accept: (value: unknown) => T | undefined,
   ): Promise<T> {
+    if (this.asker) return this.asker(method, params, key, accept) as Promise<T>;
     const round = this.#modern?.input;
     if (!round) {
       return refuse(
@@ -353,11 +372,11 @@ export class RequestContext implements Context {
   }
 
   #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
-    const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
-    const outbound = this.#send
-      ? { send: this.#send, signal: this.signal, timeoutMs }
-      : { signal: this.signal, timeoutMs };
-    return this.#conn.request(method, params as { [key: string]: unknown }, outbound);
+    const outbound = { signal: this.signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
+    // once answered (a task runs on), the request's own stream is gone: the connection's carries it
+    const send = this.done ? undefined : this.#send;
+    const p = withRelatedTask(params, this.relatedTask);
+    return this.#conn.request(method, p, send ? { ...outbound, send } : outbound);
   }
 }
 
@@ -365,12 +384,7 @@ const toElicitResult = isElicitAnswer as (r: unknown) => ElicitResult | undefine
 const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefined;
 const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
 
-function checkElicitResult(r: { [key: string]: unknown }): ElicitResult {
-  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel") {
-    throw new Error("The client answered elicitation/create with a malformed result");
-  }
-  return r as unknown as ElicitResult;
-}
+const checkElicitResult = checkElicitAnswer as unknown as (r: { [key: string]: unknown }) => ElicitResult;
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */
 export type Completer = (

@@ -1,11 +1,15 @@
 /** The server's state behind the registration API: registries, options, capabilities, method bodies. */
 
-import type { Connection } from "./connection.js";
+import type { ChangeEvent } from "./bus.js";
+import { type Connection, principalOf } from "./connection.js";
 import type { RequestContext } from "./context.js";
 import { honouredFilter, ListenStream, type SubscriptionLimits } from "./eras/listen.js";
 import { type CacheHint, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
 import { type Features, featuresOf, MODERN_VERSION } from "./eras/versions.js";
+import { clientDeclares, Extensions } from "./ext/extension.js";
+import { Skills } from "./ext/skills.js";
+import { TASKS, type TaskOptions, tasksExtension } from "./ext/tasks.js";
 import { complete } from "./prompts/completion.js";
 import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
 import { Registry } from "./registry.js";
@@ -41,9 +45,13 @@ export interface CoreOptions {
   cache: CacheHint;
   requestState: RequestStateSeal;
   subscriptionLimits: SubscriptionLimits;
+  tasks: TaskOptions;
+  /** Publishes a change event on the server's bus. */
+  publish: (event: ChangeEvent) => void;
 }
 
 const MODERN = featuresOf(MODERN_VERSION);
+const TASK_ERROR: ErrorInfo = { method: "tools/call (task)", requestId: "task" };
 
 /** @internal */
 export class ServerCore {
@@ -60,6 +68,10 @@ export class ServerCore {
   readonly cache: CacheHint;
   /** 2026-07-28: seals and opens `requestState`. */
   readonly requestState: RequestStateSeal;
+  /** The extensions: their capabilities, methods and wrappers. */
+  readonly extensions = new Extensions();
+  /** The skills extension's registry. */
+  readonly skills: Skills;
   readonly #options: CoreOptions;
   #modernCaps: ServerCapabilities | undefined;
   #discover: { [key: string]: unknown } | undefined;
@@ -86,6 +98,11 @@ export class ServerCore {
       options.uriTemplateLimits,
       options.cache,
     );
+    this.skills = new Skills(options.pageSize, options.cache);
+    this.extensions.add(
+      tasksExtension(this.tools, options.tasks, options.publish, (e) => this.reportError(e, TASK_ERROR)),
+    );
+    this.extensions.add(this.skills.extension());
   }
 
   /** The capabilities a 2026-07-28 request sees (cached until a registration changes). */
@@ -113,8 +130,15 @@ export class ServerCore {
    * stays pending until the client cancels it or the server ends it (then it has been answered).
    */
   async listen(p: Params, ctx: RequestContext, conn: Connection): Promise<undefined> {
-    const filter = honouredFilter(p.notifications, this.modernCapabilities, this.#options.subscriptionLimits);
-    const stream = new ListenStream(ctx.requestId, filter, (m) => ctx.notify(m), this.serverMeta);
+    const limits = this.#options.subscriptionLimits;
+    const filter = honouredFilter(
+      p.notifications,
+      this.modernCapabilities,
+      limits,
+      clientDeclares(ctx, TASKS),
+    );
+    const principal = principalOf(ctx.auth);
+    const stream = new ListenStream(ctx.requestId, filter, (m) => ctx.notify(m), this.serverMeta, principal);
     // the server's own result ends it: nothing more is sent for this request
     stream.onEnd = () => ctx.abort(new Error("The subscription ended"));
     conn.listens.set(ctx.requestId, stream);
@@ -144,6 +168,7 @@ export class ServerCore {
     if (this.prompts.size > 0) caps.prompts = { listChanged: true };
     if (this.resources.size > 0) caps.resources = { subscribe: true, listChanged: true };
     if (this.tools.size > 0) caps.tools = { listChanged: true };
+    this.extensions.declare(f, caps as { [key: string]: unknown });
     return caps;
   }
 

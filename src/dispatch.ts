@@ -11,7 +11,7 @@ import {
   execute,
   hasCapability,
   isObject,
-  methods,
+  lookup,
   type Params,
   toErrorObject,
 } from "./dispatch/methods.js";
@@ -163,7 +163,7 @@ async function request(
   if (conn.state !== "ready") {
     return invalid(id, "Invalid Request: the server is not initialized; send initialize first", conn);
   }
-  const method = methods.get(name);
+  const method = lookup(core, name, f);
   if (!method || method.era === "modern" || !hasCapability(conn.serverCapabilities, method.capability)) {
     return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
   }

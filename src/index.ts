@@ -16,6 +16,7 @@ export type {
   Root,
   SampleParams,
   SampleResult,
+  TaskHandle,
 } from "./context.js";
 export { ClientCapabilityError } from "./context.js";
 export type { ErrorInfo } from "./core.js";
@@ -38,8 +39,19 @@ export {
   type ProtocolVersion,
 } from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
+export { APP_MIME_TYPE, APPS, type AppOptions, type AppUi, rendersApps } from "./ext/apps.js";
+export { SKILLS, type SkillOptions } from "./ext/skills.js";
+export {
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from "./ext/task-store.js";
+export { TASKS, type TaskOptions } from "./ext/tasks.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
 export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
+export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";
 export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-safety.js";
 export type { ListedResource, ResourceOptions } from "./resources/resources.js";

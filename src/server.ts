@@ -7,12 +7,16 @@ import { dispatch, establish, type HandleOptions } from "./dispatch.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
 import { type CacheOptions, cacheHint } from "./eras/modern.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
+import { type AppOptions, appParts } from "./ext/apps.js";
+import type { SkillOptions } from "./ext/skills.js";
+import type { TaskOptions } from "./ext/tasks.js";
 import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
+import { type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import type { ResourceOptions } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
-import { createToolEntry, type ToolOptions } from "./tools/tools.js";
+import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools.js";
 import type { Implementation, JsonRpcResponse } from "./types.js";
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
@@ -53,6 +57,8 @@ export interface McpServerOptions extends Implementation {
   requestState?: RequestStateOptions;
   /** 2026-07-28 `subscriptions/listen` limits: `maxResourceSubscriptions` (1000), `maxUriLength` (8192). */
   subscriptionLimits?: SubscriptionLimits;
+  /** Tasks (tools with a `task` option): `store` (in memory), `ttlMs` (3600000), `pollIntervalMs` (1000). */
+  tasks?: TaskOptions;
 }
 
 /** The handle a registration returns. */
@@ -74,6 +80,7 @@ export class McpServer {
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
+  readonly #onResourcesChanged = new Set<() => void>();
 
   constructor(options: McpServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -102,6 +109,8 @@ export class McpServer {
       cache: cacheHint(options.cache),
       requestState: new RequestStateSeal(options.requestState),
       subscriptionLimits: options.subscriptionLimits ?? {},
+      tasks: options.tasks ?? {},
+      publish: (event) => this.#bus.publish(event),
     });
     this.#bus.subscribe((event) => this.#deliver(event));
   }
@@ -147,6 +156,94 @@ export class McpServer {
     return { remove: this.#core.prompts.add(name, createPromptEntry(name, options, this.#core.cache)) };
   }
 
+  /**
+   * Exposes the resources through two tools, for clients that only call tools: `list_resources` and
+   * `read_resource` (its description names the templates; kept in sync as resources come and go).
+   * @example server.resourcesAsTools();
+   */
+  resourcesAsTools(options?: ResourcesAsToolsOptions): Registration {
+    const core = this.#core;
+    const bridge = new ResourceTools(
+      core.resources,
+      core.pageSize,
+      core.cache,
+      this.#jsonSchemaValidator,
+      options,
+    );
+    const add = (entry: ToolEntry) => core.tools.add(entry.name, entry);
+    const removeList = add(bridge.list());
+    let removeRead: () => void;
+    try {
+      removeRead = add(bridge.read());
+    } catch (error) {
+      removeList();
+      throw error;
+    }
+    const sync = () => {
+      if (!bridge.stale) return;
+      removeRead();
+      removeRead = add(bridge.read());
+    };
+    this.#onResourcesChanged.add(sync);
+    return {
+      remove: () => {
+        this.#onResourcesChanged.delete(sync);
+        removeList();
+        removeRead();
+      },
+    };
+  }
+
+  /**
+   * Registers a skill: its `SKILL.md` (frontmatter from `description` and `frontmatter`, then
+   * `instructions`) and its `files` as `skill://<name>/…` resources, listed by `skills/list`.
+   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" })
+   */
+  skill(name: string, options: SkillOptions): Registration {
+    const core = this.#core;
+    const removes: (() => void)[] = [];
+    const remove = () => {
+      core.skills.remove(name);
+      for (const r of removes) r();
+    };
+    const files = core.skills.add(name, options);
+    try {
+      for (const [uri, r] of files) removes.push(core.resources.add(uri, r));
+    } catch (error) {
+      // a file URI that is taken undoes the whole skill
+      remove();
+      throw error;
+    }
+    return { remove };
+  }
+
+  /**
+   * Registers an MCP App: the `ui://` page (`text/html;profile=mcp-app`) and the tool linked to it by
+   * `_meta.ui.resourceUri`, in one call.
+   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" })
+   */
+  app<const I extends SchemaLike | undefined = undefined, const O extends SchemaLike | undefined = undefined>(
+    name: string,
+    options: AppOptions<I, O>,
+  ): Registration {
+    const { uri, resource, tool } = appParts(name, options);
+    const entry = createToolEntry(name, tool, this.#core.cache, this.#jsonSchemaValidator);
+    const removeResource = this.#core.resources.add(uri, resource);
+    let removeTool: () => void;
+    try {
+      removeTool = this.#core.tools.add(name, entry);
+    } catch (error) {
+      removeResource();
+      throw error;
+    }
+    return {
+      remove: () => {
+        removeTool();
+        removeResource();
+      },
+    };
+  }
+
   /** Tells every client subscribed to `uri` that it changed. */
   resourceUpdated(uri: string): void {
     this.#bus.publish({ type: "resource_updated", uri });
@@ -187,6 +284,7 @@ export class McpServer {
   }
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
+    if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
     if (this.#connections.size === 0) return;
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
@@ -202,6 +300,8 @@ export class McpServer {
     for (const conn of this.#connections) {
       for (const stream of conn.listens.values()) stream.deliver(event);
     }
+    // task changes go to listen streams only: the initialize era has no such notification
+    if (event.type === "task") return;
     if (event.type === "resource_updated") {
       for (const conn of this.#connections) {
         if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {

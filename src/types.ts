@@ -206,6 +206,10 @@ export interface ServerCapabilities {
   prompts?: { listChanged?: boolean };
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
+  /** 2025-11-25: task-augmented requests (experimental). */
+  tasks?: { list?: object; cancel?: object; requests?: { tools?: { call?: object } } };
+  /** Extensions the server serves, by identifier, with their settings. */
+  extensions?: { [id: string]: object };
 }
 
 /** Log levels of RFC 5424, from least to most severe. */

@@ -15,13 +15,16 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
  */
 const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
-  ["auth/"], // picomcp/auth: the HTTP handler as an OAuth resource server (a subpath with jose)
+  ["dev/cli.ts"], // the `picomcp` command (Node only)
+  ["dev/runner.ts"], // picomcp dev: the child, the watcher and the console's endpoints (Node only)
+  ["auth/", "redis/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch.ts"], // envelope checks, the legacy handshake, routing between eras
   ["dispatch/"], // the method table, and the 2026-07-28 request path
   ["core.ts"], // the server's state and method bodies
-  ["prompts/completion.ts"], // completion reads prompts and templates
+  ["ext/"], // the extensions: the mechanism (extension.ts), tasks, skills, MCP Apps
+  ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
   ["tools/", "prompts/", "resources/resources.ts"], // the primitives: registries and their methods
   ["resources/"], // URI templates, router, params, decoding, path safety
   ["context.ts", "connection.ts", "jsonrpc.ts"], // per-request context and the connection
@@ -30,10 +33,13 @@ const FLOORS: readonly (readonly string[])[] = [
 ];
 
 /** Modules allowed to import `node:*` (everything else runs on Deno, Bun and Workers). */
-const NODE_ONLY = new Set(["stdio.ts", "http/node.ts"]);
+const NODE_ONLY = new Set(["stdio.ts", "http/node.ts", "dev/cli.ts", "dev/runner.ts"]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
-const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = { "auth/": ["jose"] };
+const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {
+  "auth/": ["jose"],
+  "redis/": ["redis"],
+};
 
 function mayImport(file: string, spec: string): boolean {
   if (spec.startsWith("node:")) return NODE_ONLY.has(file);
@@ -190,6 +196,19 @@ describe("src/ floors", () => {
       f.startsWith("auth/") ? [] : deps.filter((d) => d.startsWith("auth/")).map((d) => `${f} -> ${d}`),
     );
     expect(intoAuth).toEqual([]);
+  });
+
+  it("lets only redis/ import redis, and nothing else import redis/", () => {
+    expect(mayImport("redis/bus.ts", "redis")).toBe(true);
+    expect(mayImport("bus.ts", "redis")).toBe(false);
+    expect(mayImport("http/event-store.ts", "redis")).toBe(false);
+    expect(mayImport("auth/jwt.ts", "redis")).toBe(false);
+    expect(mayImport("redis/bus.ts", "jose")).toBe(false);
+    expect(mayImport("redis/bus.ts", "ioredis")).toBe(false);
+    const intoRedis = [...graph].flatMap(([f, deps]) =>
+      f.startsWith("redis/") ? [] : deps.filter((d) => d.startsWith("redis/")).map((d) => `${f} -> ${d}`),
+    );
+    expect(intoRedis).toEqual([]);
   });
 
   it("never evaluates strings as code", () => {

@@ -33,7 +33,7 @@ describe("the npm start example", () => {
     expect(banner).toContain("npx @modelcontextprotocol/inspector");
     const client = new Client({ name: "sdk", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_books"]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["search_books", "add_book"]);
     expect(await client.callTool({ name: "search_books", arguments: { query: "lem" } })).toEqual({
       content: [{ type: "text", text: "3: Solaris — Stanisław Lem" }],
     });

@@ -33,7 +33,7 @@ describe.each(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])(
       // completions entered the capabilities in 2025-03-26
       expect(client.getServerCapabilities()?.completions).toEqual(version === "2024-11-05" ? undefined : {});
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(["search_books"]);
+      expect(tools.map((t) => t.name)).toEqual(["search_books", "add_book"]);
       expect(tools[0]!.inputSchema).toEqual({
         type: "object",
         properties: { query: { type: "string", description: "Words to look for" } },

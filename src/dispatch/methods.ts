@@ -3,6 +3,7 @@ import type { Connection } from "../connection.js";
 import { LOG_LEVELS, type RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { InputRequiredSignal } from "../eras/input.js";
+import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcErrorObject, LoggingLevel, RequestId, ServerCapabilities } from "../types.js";
 
@@ -55,6 +56,16 @@ export const methods = new Map<string, Method>([
   ],
 ]);
 
+/** The method `name` for revision `f`: the core table's, else an extension's. */
+export function lookup(core: ServerCore, name: string, f: Features): Method | undefined {
+  const own = methods.get(name);
+  if (own) return own;
+  const ext = core.extensions.method(name, f);
+  if (!ext) return undefined;
+  const run: Method["run"] = (_c, p, ctx) => ext.run(p, ctx);
+  return ext.era ? { era: ext.era, run } : { run };
+}
+
 function subscription(params: Params, conn: Connection, on: boolean) {
   if (typeof params.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
   if (on) conn.subscriptions.add(params.uri);
@@ -97,7 +108,8 @@ export async function execute(
   conn.inflight.set(id, ctx);
   let outcome: Outcome;
   try {
-    outcome = { result: (await method.run(core, params, ctx, conn)) as { [key: string]: unknown } };
+    const result = await core.extensions.run(name, params, ctx, () => method.run(core, params, ctx, conn));
+    outcome = { result: result as { [key: string]: unknown } };
   } catch (error) {
     // a call that waits for the client's input ends the run: not a failure of the handler
     outcome = {

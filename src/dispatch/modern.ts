@@ -8,7 +8,7 @@ import { featuresOf, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { errorResponse } from "../jsonrpc.js";
 import type { JsonRpcErrorObject, JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
-import { EMPTY, execute, hasCapability, isObject, methods, type Params, toErrorObject } from "./methods.js";
+import { EMPTY, execute, hasCapability, isObject, lookup, type Params, toErrorObject } from "./methods.js";
 
 const MODERN = featuresOf(MODERN_VERSION);
 
@@ -32,7 +32,7 @@ export async function modernRequest(
   } catch (error) {
     return fail(error);
   }
-  const method = methods.get(name);
+  const method = lookup(core, name, MODERN);
   // ping, initialize, logging/setLevel and resources/(un)subscribe do not exist in this revision
   if (!method || method.era === "legacy" || !hasCapability(core.modernCapabilities, method.capability)) {
     return errorResponse(

@@ -12,6 +12,33 @@ export interface InputRequest {
   readonly params: { readonly [key: string]: unknown };
 }
 
+/** The handle of a running task (see `ctx.task()`). */
+export interface TaskHandle {
+  /** The task's id, as the client sees it. */
+  readonly taskId: string;
+  /** Sets the task's `statusMessage` (what `tasks/get` shows while it works). */
+  status(message: string): Promise<void>;
+}
+
+/** @internal — where a call to the client goes once an extension has taken the request over (a task). */
+export type Asker = (
+  method: InputRequest["method"],
+  params: object,
+  key: string | undefined,
+  accept: (value: unknown) => unknown,
+) => Promise<unknown>;
+
+/** 2025-11-25: a request to the client on behalf of a task names it in `_meta`. */
+export function withRelatedTask(
+  params: object,
+  task: { taskId: string } | undefined,
+): { [key: string]: unknown } {
+  const p = params as { [key: string]: unknown };
+  if (task === undefined) return p;
+  const meta = typeof p._meta === "object" && p._meta !== null ? p._meta : {};
+  return { ...p, _meta: { ...meta, "io.modelcontextprotocol/related-task": task } };
+}
+
 /** Why a call to the client did not resolve: its answer is requested from the client (not an error to catch). */
 export class InputRequiredSignal extends Error {
   /** The input request's key. */
@@ -105,6 +132,13 @@ export function isElicitAnswer(r: unknown): Answer | undefined {
   if (!isRecord(r) || (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel"))
     return undefined;
   return r.content === undefined || isRecord(r.content) ? r : undefined;
+}
+
+/** An initialize-era answer to `elicitation/create`: `r` when its action is one of the three, else a throw. */
+export function checkElicitAnswer(r: Answer): Answer {
+  if (r.action !== "accept" && r.action !== "decline" && r.action !== "cancel")
+    throw new Error("The client answered elicitation/create with a malformed result");
+  return r;
 }
 
 /** `r` when it is a well-formed sampling answer, else undefined. */

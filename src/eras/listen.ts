@@ -6,7 +6,9 @@
 import type { ChangeEvent } from "../bus.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcMessage, RequestId, ServerCapabilities } from "../types.js";
-import { META } from "./modern.js";
+import { META, missingCapability } from "./modern.js";
+
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** Limits of `subscriptions/listen` (the server's `subscriptionLimits` option). */
 export interface SubscriptionLimits {
@@ -22,17 +24,23 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** The tasks extension: the tasks whose changes to send (`notifications/tasks`). */
+  taskIds?: string[];
 }
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The subset of `requested` that `caps` lets the server honour; malformed or over-limit input is -32602. */
+/**
+ * The subset of `requested` that `caps` lets the server honour; malformed or over-limit input is
+ * -32602, `taskIds` from a client without the tasks extension (`tasks` false) -32021.
+ */
 export function honouredFilter(
   requested: unknown,
   caps: ServerCapabilities,
   limits: SubscriptionLimits,
+  tasks = false,
 ): SubscriptionFilter {
   if (!isObject(requested))
     throw new McpError(ErrorCode.InvalidParams, "subscriptions/listen needs a notifications object");
@@ -65,6 +73,16 @@ export function honouredFilter(
       });
     if (caps.resources?.subscribe) out.resourceSubscriptions = [...new Set(uris as string[])];
   }
+  const ids = Object.hasOwn(requested, "taskIds") ? requested.taskIds : undefined;
+  if (ids !== undefined) {
+    if (!Array.isArray(ids) || !ids.every((u) => typeof u === "string"))
+      throw new McpError(ErrorCode.InvalidParams, "notifications.taskIds must be a list of task ids");
+    const max = limits.maxResourceSubscriptions ?? 1000;
+    if (ids.length > max)
+      throw new McpError(ErrorCode.InvalidParams, `At most ${max} taskIds per listen`, { max });
+    if (!tasks) throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } });
+    if (caps.extensions?.[TASKS_EXTENSION]) out.taskIds = [...new Set(ids as string[])];
+  }
   return out;
 }
 
@@ -80,6 +98,8 @@ export class ListenStream {
   readonly id: RequestId;
   readonly #filter: SubscriptionFilter;
   readonly #uris: ReadonlySet<string>;
+  readonly #tasks: ReadonlySet<string>;
+  readonly #principal: string | undefined;
   readonly #send: (message: JsonRpcMessage) => void;
   readonly #meta: { readonly [key: string]: unknown };
   readonly #serverMeta: { readonly [key: string]: unknown };
@@ -93,10 +113,13 @@ export class ListenStream {
     filter: SubscriptionFilter,
     send: (message: JsonRpcMessage) => void,
     serverMeta: { readonly [key: string]: unknown },
+    principal?: string,
   ) {
     this.id = id;
     this.#filter = filter;
     this.#uris = new Set(filter.resourceSubscriptions ?? []);
+    this.#tasks = new Set(filter.taskIds ?? []);
+    this.#principal = principal;
     this.#send = send;
     this.#meta = Object.freeze({ [META.subscriptionId]: id });
     this.#serverMeta = serverMeta;
@@ -123,7 +146,15 @@ export class ListenStream {
   /** Forwards `event` if this stream asked for its kind. */
   deliver(event: ChangeEvent): void {
     if (this.ended) return;
-    if (event.type === "resource_updated") {
+    if (event.type === "task") {
+      // another principal's task is never told, whatever ids the listen names
+      if (this.#tasks.has(event.task.taskId) && event.owner === this.#principal)
+        this.#post({
+          jsonrpc: "2.0",
+          method: "notifications/tasks",
+          params: { ...event.task, _meta: this.#meta },
+        });
+    } else if (event.type === "resource_updated") {
       if (this.#uris.has(event.uri))
         this.#post({
           jsonrpc: "2.0",

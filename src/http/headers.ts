@@ -63,7 +63,8 @@ export type Mismatch = string | undefined;
 export function nameField(method: string): "name" | "uri" | "taskId" | undefined {
   if (method === "tools/call" || method === "prompts/get") return "name";
   if (method === "resources/read") return "uri";
-  if (method.startsWith("tasks/")) return "taskId";
+  // the tasks extension's methods; a removed one (tasks/result) must reach dispatch and get -32601
+  if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel") return "taskId";
   return undefined;
 }
 

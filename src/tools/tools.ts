@@ -41,6 +41,12 @@ export interface ToolOptions<
   scopes?: readonly string[];
   /** 2026-07-28: how long `tools/list` may be cached; the list takes the shortest ttl and is public only if every tool is. Default: the server's `cache`. */
   cache?: CacheOptions;
+  /**
+   * Tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension): `"optional"` lets the handler
+   * turn a call into a task with `await ctx.task()`; `"required"` also refuses (-32021) a client that
+   * did not declare the extension. Default: never a task.
+   */
+  task?: "optional" | "required";
   /** Runs the tool: returns a string, a content block, an array of them, `link(...)`, a whole result, or (with `output`) the structured value. */
   run: (
     args: I extends SchemaLike ? InferOutput<I> : Record<string, never>,
@@ -61,6 +67,8 @@ export interface ToolEntry extends Scoped {
   readonly cache: CacheHint;
   /** The arguments mirrored into `Mcp-Param-*` headers over HTTP (2026-07-28). */
   readonly headers: readonly HeaderParam[];
+  /** Whether a call may become a task. */
+  readonly task: "optional" | "required" | undefined;
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -90,7 +98,13 @@ export function createToolEntry(
   if (options.annotations !== undefined) listing.annotations = options.annotations;
   if (options.icons !== undefined) listing.icons = options.icons;
   if (options._meta !== undefined) listing._meta = options._meta;
+  const task = options.task;
+  if (task !== undefined && task !== "optional" && task !== "required")
+    throw new TypeError(`Tool "${name}": task must be "optional" or "required"`);
+  // 2025-11-25 lists it (the client asks for the task); the revisions before and after drop it
+  if (task !== undefined) listing.execution = { taskSupport: task };
   return {
+    task,
     name,
     listing,
     input,

@@ -1,0 +1,263 @@
+/**
+ * Running tasks, whatever the revision: creating a task in the store, running the handler on after the
+ * request is answered, its input requests (answered by `tasks/update`), cancellation, and the outcome.
+ * `tasks.ts` shapes what each revision sees.
+ */
+import type { ChangeEvent } from "../bus.js";
+import { principalOf } from "../connection.js";
+import type { RequestContext, TaskHandle } from "../context.js";
+import type { InputRequest } from "../eras/input.js";
+import { ErrorCode, McpError } from "../errors.js";
+import type { JsonRpcErrorObject } from "../types.js";
+import type { TaskRecord, TaskStore } from "./task-store.js";
+
+type Params = { [key: string]: unknown };
+type Waiter = {
+  accept: (value: unknown) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+};
+
+/** What only this process holds of a running task: its handler's context and its pending input. */
+export interface Live {
+  readonly ctx: RequestContext;
+  readonly record: TaskRecord;
+  readonly handle: TaskHandle;
+  readonly waiters: Map<string, Waiter>;
+  readonly keys: Set<string>;
+  /** Initialize era (2025-11-25): a tool result with `isError` fails the task. */
+  readonly legacy: boolean;
+  /** Resolves once the task is terminal. */
+  readonly done: Promise<void>;
+  settle: () => void;
+  writes: Promise<void>;
+  /** Ends the task when its ttl has passed: a handler still waiting then is cancelled. */
+  expiry: ReturnType<typeof setTimeout> | undefined;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+const AUTO_KEY: { readonly [method: string]: string } = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+/** Whether `status` never changes again. */
+export const isTerminal = (status: string): boolean => TERMINAL.has(status);
+
+/** The tasks of one server. */
+export class TaskRunner {
+  readonly #store: TaskStore;
+  readonly #live = new Map<string, Live>();
+  readonly #publish: (event: ChangeEvent) => void;
+  readonly #report: (error: unknown) => void;
+  /** The polling pace clients are told. */
+  readonly pollIntervalMs: number;
+  /** How long a task is kept, unless a 2025-11-25 client asked for less. */
+  readonly ttlMs: number;
+
+  constructor(
+    store: TaskStore,
+    ttlMs: number,
+    pollIntervalMs: number,
+    publish: (event: ChangeEvent) => void,
+    report: (error: unknown) => void,
+  ) {
+    this.#store = store;
+    this.ttlMs = ttlMs;
+    this.pollIntervalMs = pollIntervalMs;
+    this.#publish = publish;
+    this.#report = report;
+  }
+
+  /** The running task `taskId` of this process, if any. */
+  live(taskId: string): Live | undefined {
+    return this.#live.get(taskId);
+  }
+
+  #save(l: Live): Promise<void> {
+    l.record.lastUpdatedAt = new Date().toISOString();
+    const snapshot = structuredClone(l.record);
+    // writes of one task go out in order, whatever the store's latency
+    l.writes = l.writes
+      .then(() => this.#store.set(snapshot))
+      .then(() => {
+        const { owner, ...task } = snapshot;
+        this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
+      })
+      .catch(this.#report);
+    return l.writes;
+  }
+
+  /** Creates a task for the request of `ctx` (stored before this resolves); its calls to the client wait for `tasks/update`. */
+  async start(ctx: RequestContext, statusMessage: string | undefined, ttlMs = this.ttlMs): Promise<Live> {
+    const now = new Date().toISOString();
+    const record: TaskRecord = {
+      taskId: crypto.randomUUID(),
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+    };
+    if (statusMessage !== undefined) record.statusMessage = statusMessage;
+    const owner = principalOf(ctx.auth);
+    if (owner !== undefined) record.owner = owner;
+    await this.#store.create(structuredClone(record));
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const l: Live = {
+      ctx,
+      record,
+      handle: {
+        taskId: record.taskId,
+        status: (message) => {
+          if (isTerminal(l.record.status)) return Promise.resolve();
+          l.record.statusMessage = message;
+          return this.#save(l);
+        },
+      },
+      waiters: new Map(),
+      keys: new Set(),
+      legacy: !ctx.features.modern,
+      done,
+      settle,
+      writes: Promise.resolve(),
+      expiry: undefined,
+    };
+    this.#live.set(record.taskId, l);
+    // the store forgets the task then: a handler still waiting for an answer must not wait forever
+    l.expiry = setTimeout(() => this.#stop(l, "The task expired"), ttlMs);
+    (l.expiry as { unref?: () => void }).unref?.();
+    ctx.asker = (method, params, key, accept) => this.#ask(l, method, params, key, accept);
+    return l;
+  }
+
+  /** Records the outcome of the handler's `run` once it settles (unless the task was cancelled first). */
+  follow(l: Live, run: Promise<unknown>): void {
+    void run.then(
+      (result) => this.#finish(l, { result: result as Params }),
+      (e: unknown) => {
+        if (e instanceof McpError) {
+          const error: JsonRpcErrorObject = { code: e.code, message: e.message };
+          if (e.data !== undefined) error.data = e.data;
+          return this.#finish(l, { error });
+        }
+        if (!l.ctx.aborted) this.#report(e);
+        this.#finish(l, { error: { code: ErrorCode.InternalError, message: "Internal error" } });
+      },
+    );
+  }
+
+  #finish(l: Live, outcome: { result: Params } | { error: JsonRpcErrorObject }): void {
+    this.#live.delete(l.record.taskId);
+    clearTimeout(l.expiry);
+    if (isTerminal(l.record.status)) return;
+    delete l.record.inputRequests;
+    if ("result" in outcome) {
+      l.record.status = l.legacy && outcome.result.isError === true ? "failed" : "completed";
+      l.record.result = outcome.result;
+    } else {
+      l.record.status = "failed";
+      l.record.error = outcome.error;
+    }
+    void this.#save(l).then(l.settle);
+  }
+
+  #ask(
+    l: Live,
+    method: InputRequest["method"],
+    params: object,
+    key: string | undefined,
+    accept: (v: unknown) => unknown,
+  ): Promise<unknown> {
+    // a key is never reused within a task, even after its answer came
+    const base = key ?? AUTO_KEY[method] ?? method;
+    let k = base;
+    for (let n = 2; l.keys.has(k); n++) k = `${base}-${n}`;
+    l.keys.add(k);
+    return new Promise<unknown>((resolve, reject) => {
+      if (l.ctx.aborted) return reject(new McpError(ErrorCode.InternalError, "The task was cancelled"));
+      l.waiters.set(k, { accept, resolve, reject });
+      l.record.inputRequests = {
+        ...l.record.inputRequests,
+        [k]: { method, params: params as InputRequest["params"] },
+      };
+      l.record.status = "input_required";
+      void this.#save(l);
+    });
+  }
+
+  /** The caller's task, or -32602 (unknown, expired, or another principal's: the same answer). */
+  async find(params: Params, ctx: RequestContext): Promise<TaskRecord> {
+    const id = params.taskId;
+    if (typeof id !== "string")
+      throw new McpError(ErrorCode.InvalidParams, "Invalid params: taskId must be a string");
+    const record = await this.#store.get(id);
+    if (record === undefined || record.owner !== principalOf(ctx.auth))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown task: ${id}`, { taskId: id });
+    return record;
+  }
+
+  /** `tasks/update`: resolves the open requests the responses answer; others are ignored. */
+  async update(record: TaskRecord, responses: Params): Promise<void> {
+    const l = this.#live.get(record.taskId);
+    if (l === undefined) return;
+    let answered = false;
+    for (const [key, value] of Object.entries(responses)) {
+      const waiter = l.waiters.get(key);
+      const accepted = waiter?.accept(value);
+      // keys not outstanding, and malformed answers, are ignored: the request stays open
+      if (waiter === undefined || accepted === undefined) continue;
+      l.waiters.delete(key);
+      const { [key]: _, ...rest } = l.record.inputRequests ?? {};
+      l.record.inputRequests = rest;
+      answered = true;
+      waiter.resolve(accepted);
+    }
+    if (!answered) return;
+    if (l.waiters.size === 0) {
+      delete l.record.inputRequests;
+      if (l.record.status === "input_required") l.record.status = "working";
+    }
+    await this.#save(l);
+  }
+
+  /** Cancels a task that is not terminal: marks it, aborts the handler's signal, rejects its open requests. */
+  async cancel(record: TaskRecord): Promise<TaskRecord> {
+    const l = this.#live.get(record.taskId);
+    if (l === undefined) {
+      const cancelled: TaskRecord = {
+        ...record,
+        status: "cancelled",
+        lastUpdatedAt: new Date().toISOString(),
+      };
+      await this.#store.set(cancelled);
+      return cancelled;
+    }
+    l.record.status = "cancelled";
+    delete l.record.inputRequests;
+    await this.#save(l);
+    this.#stop(l, "The task was cancelled");
+    return l.record;
+  }
+
+  /** Forgets a running task: aborts the handler's signal and rejects its open requests. */
+  #stop(l: Live, why: string): void {
+    this.#live.delete(l.record.taskId);
+    clearTimeout(l.expiry);
+    l.settle();
+    const reason = new McpError(ErrorCode.InternalError, why);
+    l.ctx.abort(reason);
+    for (const w of l.waiters.values()) w.reject(reason);
+    l.waiters.clear();
+  }
+
+  /** Waits until the task is terminal (in this process; a task of another process is read as it is). */
+  async settled(record: TaskRecord, ctx: RequestContext): Promise<TaskRecord> {
+    const l = this.#live.get(record.taskId);
+    if (l === undefined) return record;
+    await l.done;
+    return this.find({ taskId: record.taskId }, ctx);
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Where task state lives: a small interface (a Redis store can back it, so that any replica answers
+ * `tasks/get`), and the in-memory default, which forgets a task once its `ttlMs` has passed.
+ */
+import type { InputRequest } from "../eras/input.js";
+import type { JsonRpcErrorObject } from "../types.js";
+
+/** A task's status: `working` first, `input_required` while it waits for the client, then one terminal status. */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** What a store keeps of one task (plain JSON). */
+export interface TaskRecord {
+  /** A random UUID. */
+  taskId: string;
+  /** Where the task is: `working` first. */
+  status: TaskStatus;
+  /** What the handler last said about its progress (`ctx.task({ statusMessage })`, `task.status(...)`). */
+  statusMessage?: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601. */
+  lastUpdatedAt: string;
+  /** How long after its creation the task is kept; null: until the store drops it. */
+  ttlMs: number | null;
+  /** How often the client should poll. */
+  pollIntervalMs?: number;
+  /** `input_required`: the requests still unanswered, by key. */
+  inputRequests?: { [key: string]: InputRequest };
+  /** `completed`: the tool's result. */
+  result?: { [key: string]: unknown };
+  /** `failed`: the JSON-RPC error. */
+  error?: JsonRpcErrorObject;
+  /** The principal (`ctx.auth.subject`, else `clientId`) the task belongs to; others never see it. */
+  owner?: string;
+}
+
+/** Keeps task records; every method may be asynchronous. */
+export interface TaskStore {
+  /** Stores a new task; it must be readable by `get` once the promise resolves. */
+  create(task: TaskRecord): Promise<void>;
+  /** The task, or undefined when it is unknown or expired. */
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  /** Replaces a task's record. */
+  set(task: TaskRecord): Promise<void>;
+}
+
+/** Options of {@link MemoryTaskStore}. */
+export interface MemoryTaskStoreOptions {
+  /** At most this many tasks are kept; the oldest go first. Default: 10000. */
+  maxTasks?: number;
+  /** The clock, for tests. Default: `Date.now`. */
+  now?: () => number;
+}
+
+/** The default store: one process's memory, each task dropped when its `ttlMs` has passed. */
+export class MemoryTaskStore implements TaskStore {
+  readonly #tasks = new Map<string, { task: TaskRecord; expires: number }>();
+  readonly #max: number;
+  readonly #now: () => number;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.#max = options.maxTasks ?? 10_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  async create(task: TaskRecord): Promise<void> {
+    // insertion order is creation order: expired and surplus tasks are at the front
+    for (const [id, entry] of this.#tasks) {
+      if (entry.expires > this.#now() && this.#tasks.size < this.#max) break;
+      this.#tasks.delete(id);
+    }
+    const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : this.#now() + task.ttlMs;
+    this.#tasks.set(task.taskId, { task: structuredClone(task), expires });
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const entry = this.#tasks.get(taskId);
+    if (entry === undefined) return undefined;
+    if (entry.expires <= this.#now()) {
+      this.#tasks.delete(taskId);
+      return undefined;
+    }
+    return structuredClone(entry.task);
+  }
+
+  async set(task: TaskRecord): Promise<void> {
+    const entry = this.#tasks.get(task.taskId);
+    if (entry) entry.task = structuredClone(task);
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * `picomcp/redis`: several instances behind one endpoint, on Redis. `RedisBus` carries change
+ * events between them; `RedisEventStore` keeps resumable SSE events outside the process. Both take
+ * a node-redis client you create (the `redis` package, an optional peer dependency).
+ */
+export { RedisBus, type RedisBusOptions } from "./bus.js";
+export type { RedisClient, RedisLog } from "./client.js";
+export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";

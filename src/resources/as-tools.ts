@@ -1,0 +1,153 @@
+/**
+ * Resources as tools, for clients that only call tools: `list_resources` and `read_resource`, answered
+ * by the same code as `resources/list`, `resources/templates/list` and `resources/read`.
+ */
+import type { Context, RequestContext } from "../context.js";
+import type { CacheHint } from "../eras/modern.js";
+import { McpError } from "../errors.js";
+import type { JsonSchemaValidator } from "../schema/schema.js";
+import { createToolEntry, type ToolEntry } from "../tools/tools.js";
+import type { CallToolResult } from "../types.js";
+import { listResources, listResourceTemplates, type ResourceRegistry, readResource } from "./resources.js";
+
+/** Options of `server.resourcesAsTools(options)`. */
+export interface ResourcesAsToolsOptions {
+  /** The name of the tool that lists resources and templates. Default: `"list_resources"`. */
+  listName?: string;
+  /** The name of the tool that reads one resource by URI. Default: `"read_resource"`. */
+  readName?: string;
+}
+
+const READ_ONLY = Object.freeze({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+
+/**
+ * Runs a resource method inside a tool call: the method's caching hint belongs to the resource
+ * method, not to the `tools/call` result, so it is put back afterwards.
+ */
+async function asResourceMethod<T>(ctx: Context, run: (ctx: RequestContext) => T | Promise<T>): Promise<T> {
+  const rc = ctx as RequestContext;
+  const hint = rc.cacheHint;
+  try {
+    return await run(rc);
+  } finally {
+    rc.cacheHint = hint;
+  }
+}
+
+/** A protocol error of the resource method, as a tool result the model can read. */
+function failed(error: unknown): CallToolResult {
+  if (!(error instanceof McpError)) throw error;
+  return { content: [{ type: "text", text: error.message }], isError: true };
+}
+
+/** The two tools of the bridge; `read()` is rebuilt when the templates its description names change. */
+export class ResourceTools {
+  readonly listName: string;
+  readonly readName: string;
+  readonly #reg: ResourceRegistry;
+  readonly #pageSize: number;
+  readonly #cache: CacheHint;
+  readonly #validator: JsonSchemaValidator | undefined;
+  #description = "";
+
+  constructor(
+    reg: ResourceRegistry,
+    pageSize: number,
+    cache: CacheHint,
+    validator: JsonSchemaValidator | undefined,
+    options: ResourcesAsToolsOptions = {},
+  ) {
+    this.#reg = reg;
+    this.#pageSize = pageSize;
+    this.#cache = cache;
+    this.#validator = validator;
+    this.listName = options.listName ?? "list_resources";
+    this.readName = options.readName ?? "read_resource";
+    if (this.listName === this.readName)
+      throw new TypeError("resourcesAsTools: listName and readName must differ");
+  }
+
+  /** `list_resources`: one page of `resources/list`, and every template the caller may see. */
+  list(): ToolEntry {
+    const reg = this.#reg;
+    const pageSize = this.#pageSize;
+    return createToolEntry(
+      this.listName,
+      {
+        description: `Lists the server's resources (one page; pass nextCursor back as cursor for the next) and its URI templates. Read one with ${this.readName}.`,
+        input: {
+          type: "object",
+          properties: { cursor: { type: "string", description: "nextCursor of the previous page" } },
+        },
+        annotations: READ_ONLY,
+        run: (args, ctx) =>
+          asResourceMethod(ctx, async (rc) => {
+            try {
+              const page = await listResources(
+                reg,
+                { cursor: (args as { cursor?: string }).cursor },
+                rc,
+                pageSize,
+              );
+              const all = Math.max(1, reg.templates.length);
+              const templates = listResourceTemplates(reg, {}, rc, all);
+              const value = { ...page, resourceTemplates: templates.resourceTemplates };
+              return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+            } catch (error) {
+              return failed(error);
+            }
+          }),
+      },
+      this.#cache,
+      this.#validator,
+    );
+  }
+
+  /** Whether `read()` would describe other templates than the tool registered last. */
+  get stale(): boolean {
+    return this.#describe() !== this.#description;
+  }
+
+  /** `read_resource`: `resources/read` of one URI, its contents as embedded resources. */
+  read(): ToolEntry {
+    const reg = this.#reg;
+    this.#description = this.#describe();
+    return createToolEntry(
+      this.readName,
+      {
+        description: this.#description,
+        input: {
+          type: "object",
+          properties: { uri: { type: "string", description: "The resource's URI" } },
+          required: ["uri"],
+        },
+        annotations: READ_ONLY,
+        run: (args, ctx) =>
+          asResourceMethod(ctx, async (rc) => {
+            try {
+              const { contents } = await readResource(reg, { uri: (args as { uri: string }).uri }, rc);
+              return { content: contents.map((resource) => ({ type: "resource", resource })) };
+            } catch (error) {
+              return failed(error);
+            }
+          }),
+      },
+      this.#cache,
+      this.#validator,
+    );
+  }
+
+  #describe(): string {
+    const lines = [
+      `Reads one resource by its URI, exactly as resources/read does. ${this.listName} names the concrete ones.`,
+    ];
+    // a scoped template is not named to everyone who can list tools
+    const open = this.#reg.templates.filter((t) => !t.scopes);
+    if (open.length > 0) lines.push("URI templates (RFC 6570; fill the {variables}):");
+    for (const t of open) {
+      const about = t.options.description ?? t.options.title;
+      lines.push(`- ${t.key}${about ? ` — ${about}` : ""}`);
+    }
+    return lines.join("\n");
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The dev console in a real headless browser (Debian's chromium, driven by playwright-core) against the
+ * bookshop example: list, call a tool, fill a template with completion, see notifications arrive, switch
+ * eras. A screenshot lands in .test-out/ for a person to look at.
+ */
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DevRunner, runDev } from "../src/dev/runner.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const bookshop = fileURLToPath(new URL("../build/examples/bookshop.js", import.meta.url));
+const filesystem = fileURLToPath(new URL("../build/examples/filesystem.js", import.meta.url));
+const out = fileURLToPath(new URL("../.test-out/", import.meta.url));
+
+let browser: BrowserContext;
+let dev: DevRunner;
+let page: Page;
+let profile: string;
+
+beforeAll(async () => {
+  // CI installs chromium (.ci/run); a machine without it fails here rather than skipping in silence
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: apt-get install -y chromium (the dev console's browser test needs it)`,
+    );
+  profile = mkdtempSync(join(tmpdir(), "picomcp-chromium-"));
+  dev = await runDev({ entry: bookshop, port: 0, log: () => {} });
+  // a fresh profile each run, given as the user data dir
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 760 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(dev.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const nav = (list: string) => page.locator(`#${list} li`);
+
+describe("the dev console in chromium, against the bookshop", () => {
+  it("lists every primitive of the server", async () => {
+    await expect.poll(() => nav("tools").allTextContents()).toEqual(["search_books", "add_book"]);
+    expect(await nav("resources").allTextContents()).toEqual([
+      "config://app",
+      "books://1The Left Hand of Darkness",
+      "books://2Kindred",
+      "books://3Solaris",
+    ]);
+    expect(await nav("templates").allTextContents()).toEqual(["books://{id}"]);
+    expect(await nav("prompts").allTextContents()).toEqual(["recommend"]);
+    expect(await page.locator("#server").textContent()).toBe("bookshop 1.0.0 · 2025-11-25");
+  });
+
+  it("calls a tool from a form, with a missing field shown beside it", async () => {
+    await nav("tools").filter({ hasText: "search_books" }).click();
+    await page.getByRole("button", { name: "Call" }).click();
+    await expect.poll(() => page.locator('[data-field="query"] .error').textContent()).toBe("required");
+    await page.fill("#f-query", "lem");
+    await page.getByRole("button", { name: "Call" }).click();
+    await expect.poll(() => page.locator("#detail .result").textContent()).toBe("3: Solaris — Stanisław Lem");
+  });
+
+  it("fills a template with completion as you type, and reads it", async () => {
+    await nav("templates").first().click();
+    await page.locator("#f-id").pressSequentially("2");
+    await expect.poll(() => page.locator('[data-field="id"]').getAttribute("data-completions")).toBe("2");
+    expect(await page.locator("#detail p.uri").textContent()).toBe("books://2");
+    await page.getByRole("button", { name: "Read" }).click();
+    await expect
+      .poll(() => page.locator("#detail .result").textContent())
+      .toBe('{"id":"2","title":"Kindred","author":"Octavia E. Butler"}');
+  });
+
+  it("subscribes, and shows progress and a log message as they arrive", async () => {
+    await nav("resources").filter({ hasText: "books://3" }).click();
+    await page.getByRole("button", { name: "Subscribe" }).click();
+    await nav("tools").filter({ hasText: "add_book" }).click();
+    await page.fill("#f-title", "Ficciones");
+    await page.fill("#f-author", "Jorge Luis Borges");
+    await page.getByRole("button", { name: "Call" }).click();
+    await expect.poll(() => page.locator("#detail .result").textContent()).toBe("Added book 4: Ficciones");
+    await expect
+      .poll(() => page.locator("#logs li").first().textContent())
+      .toBe('[info] {"added":"4","title":"Ficciones"}');
+    const notes = await page.locator("#notifications li").allTextContents();
+    expect(notes.some((n) => n.endsWith("progress 1/1 Shelved"))).toBe(true);
+    expect(notes.some((n) => n.endsWith("subscribed to books://3"))).toBe(true);
+    expect(await page.locator("#traffic li").count()).toBeGreaterThan(10);
+    mkdirSync(out, { recursive: true });
+    await page.screenshot({ path: join(out, "dev-console.png") });
+  });
+
+  it("switches to 2026-07-28 and serves the same primitives statelessly", async () => {
+    await page.selectOption("#era", "2026-07-28");
+    await expect.poll(() => page.locator("#server").textContent()).toBe("bookshop · 2026-07-28");
+    await expect.poll(() => nav("tools").allTextContents()).toEqual(["search_books", "add_book"]);
+    await nav("prompts").first().click();
+    await page.fill("#f-genre", "poetry");
+    await page.getByRole("button", { name: "Get" }).click();
+    await expect
+      .poll(() => page.locator("#detail .result").textContent())
+      .toBe("Recommend one book from our catalog for someone who likes poetry.");
+    const sent = await page.locator("#traffic li.out").first().textContent();
+    expect(sent).toContain('"io.modelcontextprotocol/protocolVersion":"2026-07-28"');
+  });
+});
+
+describe("the dev console in chromium, against the filesystem example", () => {
+  it("lists the files, reads one, hears it change, and reads it again through read_resource", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "picomcp-fs-console-")));
+    writeFileSync(join(root, "notes.md"), "# Notes\n");
+    const uri = pathToFileURL(join(root, "notes.md")).href;
+    const files = await runDev({ entry: filesystem, args: [root], port: 0, log: () => {} });
+    try {
+      await page.goto(files.url);
+      await expect.poll(() => nav("tools").allTextContents()).toEqual(["list_resources", "read_resource"]);
+      expect(await nav("resources").allTextContents()).toEqual([`${uri}notes.md`]);
+      expect(await nav("templates").allTextContents()).toEqual(["file:///{+path}file"]);
+      await nav("resources").first().click();
+      await page.getByRole("button", { name: "Subscribe" }).click();
+      await page.getByRole("button", { name: "Read" }).click();
+      await expect.poll(() => page.locator("#detail .result").textContent()).toBe("# Notes\n");
+      writeFileSync(join(root, "notes.md"), "# Notes\nchanged\n");
+      await expect
+        .poll(() => page.locator("#notifications li").allTextContents())
+        .toContainEqual(expect.stringMatching(`resources/updated ${uri}$`));
+      await nav("tools").filter({ hasText: "read_resource" }).click();
+      await page.fill("#f-uri", uri);
+      await page.getByRole("button", { name: "Call" }).click();
+      await expect
+        .poll(() => page.locator("#detail .result").textContent())
+        .toBe(`${uri}\n# Notes\nchanged\n`);
+      await page.screenshot({ path: join(out, "dev-console-filesystem.png") });
+    } finally {
+      await files.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

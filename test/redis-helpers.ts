@@ -1,0 +1,187 @@
+// Helpers of the Redis tests: a redis-server of the test's own, picomcp instances as processes, a
+// small HTTP proxy in front of them, and an SSE reader that waits for what it expects.
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const INSTANCE = fileURLToPath(new URL("./fixtures/redis-instance.js", import.meta.url));
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  const s = createNetServer();
+  s.listen(0, "127.0.0.1");
+  await once(s, "listening");
+  const port = (s.address() as { port: number }).port;
+  s.close();
+  await once(s, "close");
+  return port;
+}
+
+/** A redis-server of the test's own (no persistence); fails loudly when it is not installed. */
+export async function startRedis(port: number): Promise<{ stop(): Promise<void> }> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let out = "";
+  await new Promise<void>((resolve, reject) => {
+    child.once("error", (e) =>
+      reject(new Error(`redis-server could not start (${e.message}): apt-get install -y redis-server`)),
+    );
+    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}: ${out}`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk;
+      if (out.includes("Ready to accept connections")) resolve();
+    });
+  });
+  return {
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    },
+  };
+}
+
+/** One picomcp process (test/fixtures/redis-instance.js): its URL, and its stderr so far. */
+export interface Instance {
+  readonly url: string;
+  readonly child: ChildProcess;
+  stderr: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a picomcp instance named `name`; with `redisUrl` on a RedisBus and a RedisEventStore. */
+export async function startInstance(name: string, env: { [k: string]: string } = {}): Promise<Instance> {
+  const child = spawn(process.execPath, [INSTANCE], {
+    env: { ...process.env, INSTANCE: name, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const instance = { child, stderr: "", url: "" } as Instance & { url: string };
+  child.stderr!.on("data", (chunk: Buffer) => {
+    instance.stderr += chunk;
+  });
+  instance.url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.once("exit", (code) =>
+      reject(new Error(`instance ${name} exited with ${code}: ${instance.stderr}`)),
+    );
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk;
+      if (out.includes("\n")) resolve(out.trim());
+    });
+  });
+  instance.stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill();
+    await once(child, "exit");
+  };
+  return instance;
+}
+
+/**
+ * A round-robin HTTP proxy in front of `backends`. With `sticky`, a request naming a session goes
+ * to the instance that created it (the deployment docs/scaling.md asks for); `x-to: <index>` picks
+ * an instance (for the tests). Every answer says who served it in `x-backend`.
+ */
+export async function startProxy(
+  backends: readonly string[],
+  sticky: boolean,
+): Promise<{ url: string; close(): Promise<void> }> {
+  let next = 0;
+  const sessions = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const sid = req.headers["mcp-session-id"];
+    const to = req.headers["x-to"];
+    let index: number;
+    if (typeof to === "string") index = Number(to);
+    else if (sticky && typeof sid === "string" && sessions.has(sid)) index = sessions.get(sid)!;
+    else index = next++ % backends.length;
+    const target = new URL(backends[index]!);
+    const headers = { ...req.headers, host: target.host };
+    const upstream = httpRequest(target, { method: req.method!, headers }, (answer) => {
+      const created = answer.headers["mcp-session-id"];
+      if (typeof created === "string") sessions.set(created, index);
+      res.writeHead(answer.statusCode!, { ...answer.headers, "x-backend": String(index) });
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    // a client that goes away closes the stream on the instance too
+    res.on("close", () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+/** The JSON-RPC messages of an SSE response, as they arrive; `until` waits for a condition. */
+export class SseMessages {
+  readonly messages: any[] = [];
+  readonly #waiters = new Set<() => void>();
+  readonly #reader: ReadableStreamDefaultReader<string>;
+
+  constructor(res: Response) {
+    this.#reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    let buf = "";
+    try {
+      for (;;) {
+        const { done, value } = await this.#reader.read();
+        if (done) return;
+        buf += value;
+        let end = buf.indexOf("\n\n");
+        while (end !== -1) {
+          const data = buf
+            .slice(0, end)
+            .split("\n")
+            .filter((l) => l.startsWith("data: "))
+            .map((l) => l.slice(6))
+            .join("\n");
+          buf = buf.slice(end + 2);
+          end = buf.indexOf("\n\n");
+          if (data) this.messages.push(JSON.parse(data));
+        }
+        for (const w of this.#waiters) w();
+      }
+    } catch {
+      // cancelled
+    }
+  }
+
+  /** Resolves once `check` holds for the messages so far; rejects after `ms`, saying what it had. */
+  until(check: (messages: any[]) => boolean, ms = 10_000): Promise<void> {
+    if (check(this.messages)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new Error(`timed out; got ${JSON.stringify(this.messages)}`));
+      }, ms);
+      const waiter = () => {
+        if (!check(this.messages)) return;
+        clearTimeout(timer);
+        this.#waiters.delete(waiter);
+        resolve();
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.#reader.cancel().catch(() => {});
+  }
+}
