@@ -1,6 +1,6 @@
 // The stdio campaign: lines to a real child process, in random chunks, in either era.
 import { Ledger, report, startServer } from "./campaign.js";
-import { junk, MODERN, META, mutate, notification, oracle, random, request } from "./generate.js";
+import { junk, META, MODERN, mutate, notification, oracle, random, request } from "./generate.js";
 
 const enc = new TextEncoder();
 
