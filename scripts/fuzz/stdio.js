@@ -78,11 +78,13 @@ export async function stdioCampaign({ messages, seed, era, window = 32 }) {
   };
 
   const send = (message) => {
-    ledger.expect(oracle(message, modern), {
+    // before a 2025 handshake a batch may be served, or refused whole once the era is known
+    const context = {
       asks: message.params?.name === "asks",
       params: message.params,
       text: JSON.stringify(message),
-    });
+    };
+    ledger.expect(oracle(message, modern), context, modern && Array.isArray(message));
     write(message);
   };
 
@@ -132,7 +134,7 @@ export async function stdioCampaign({ messages, seed, era, window = 32 }) {
       let value;
       try {
         value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-        ledger.expect(oracle(value, modern), { text: "junk" });
+        ledger.expect(oracle(value, modern), { text: "junk" }, modern && Array.isArray(value));
       } catch {
         ledger.idlessCertain++;
       }
