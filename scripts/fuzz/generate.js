@@ -72,7 +72,11 @@ const LEGACY_METHODS = [
   "",
   ...PROTO,
 ];
-const MODERN_METHODS = ["server/discover", ...LEGACY_METHODS.filter((m) => !m.startsWith("resources/sub"))];
+// no initialize: over stdio one that succeeds would turn the rest of the campaign into a 2025 session
+const MODERN_METHODS = [
+  "server/discover",
+  ...LEGACY_METHODS.filter((m) => !m.startsWith("resources/sub") && m !== "initialize"),
+];
 const NOTIFICATIONS = [
   "notifications/initialized",
   "notifications/progress",
