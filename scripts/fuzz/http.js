@@ -38,7 +38,8 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
   const started = Date.now();
   const server = await startServer("http");
   const url = new URL(server.hello.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: window });
+  // fifo: every kept-alive socket stays busy, none idles into the server's keep-alive timeout
+  const agent = new Agent({ keepAlive: true, maxSockets: window, scheduling: "fifo" });
   const ledger = new Ledger();
   const statuses = {};
   let next = 1;
@@ -47,7 +48,7 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
   const followUps = [];
 
   /** One HTTP exchange; SSE events are handed to `onEvent` as they come. */
-  const exchange = (method, headers, body, onEvent, retried = false) =>
+  const exchange = (method, headers, body, onEvent, tries = 0) =>
     new Promise((resolve) => {
       const clean = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined));
       let req;
@@ -100,8 +101,8 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
       req.on("error", (error) => {
         clearTimeout(timer);
         // a kept-alive socket the server closed meanwhile (after a 413, say): every client retries that once
-        if (req.reusedSocket && error.code === "ECONNRESET" && !retried) {
-          resolve(exchange(method, headers, body, onEvent, true));
+        if (req.reusedSocket && error.code === "ECONNRESET" && tries < 3) {
+          resolve(exchange(method, headers, body, onEvent, tries + 1));
           return;
         }
         resolve({ status: -1, headers: {}, text: "", error: String(error) });
