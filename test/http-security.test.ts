@@ -291,3 +291,31 @@ describe("a batch nested deep inside a batch", () => {
     ]);
   });
 });
+
+describe("a token is never passed on", () => {
+  it("neither a handler's error report nor any answer carries the bearer token, in either era", async () => {
+    const reports: string[] = [];
+    const secret = "alice";
+    const server = new McpServer({
+      name: "t",
+      version: "1",
+      onError: (error, info) => void reports.push(JSON.stringify({ error: String(error), info })),
+    });
+    server.resource("boom://x", {
+      read: () => {
+        throw new Error("failed");
+      },
+    });
+    const handler = createHttpHandler(server, {
+      authenticate: (request) => TOKENS[request.headers.get("authorization")?.slice(7) ?? ""],
+    });
+    handlers.push(handler);
+    const s = await session(handler, secret);
+    const read = { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "boom://x" } };
+    const legacy = await (await s.send(read)).text();
+    const fresh = await (await modern(handler, 2, "resources/read", { uri: "boom://x" }, as(secret))).text();
+    expect(reports.length).toBe(2);
+    for (const text of [...reports, legacy, fresh]) expect(text).not.toContain(`"${secret}"`);
+    expect(JSON.parse(legacy).error).toEqual({ code: -32603, message: "Internal error" });
+  });
+});
