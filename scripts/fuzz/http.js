@@ -44,6 +44,7 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
   const statuses = {};
   let next = 1;
   let swaps = 0;
+  let cut = 0;
   let rounds = 0;
   const followUps = [];
 
@@ -164,17 +165,20 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
     }
     const res = await exchange("POST", headers(session.who), reply);
     // the session may have ended meanwhile (a DELETE of the churn)
-    if (res.status !== 202 && !(res.status === 404 && !sessions.includes(session)))
+    if (res.status !== 202 && !([404, -1].includes(res.status) && !sessions.includes(session)))
       ledger.problem(`the session's own answer got ${res.status}`);
   };
 
   /** Checks one response against what its message was owed. */
-  const check = (res, { owed, abused, swapped, who, text, headers }) => {
+  const check = (res, { owed, abused, swapped, who, text, headers, session }) => {
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     if (res.status === 0) return;
     if (res.status === -1) {
       // a client that sends more than the body limit may find the socket closed after the 413
-      if (Buffer.byteLength(text) <= 4 * 1024 * 1024)
+      // a session the churn ended meanwhile cuts the streams of its requests in flight
+      const ended = session !== undefined && !sessions.includes(session);
+      if (ended) cut++;
+      else if (Buffer.byteLength(text) <= 4 * 1024 * 1024)
         ledger.problem(
           `connection error: ${res.error} for ${JSON.stringify(headers)} ${String(text).slice(0, 200)}`,
         );
@@ -345,7 +349,7 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
       if (Object.hasOwn(m, "method") && Object.hasOwn(m, "id") && session) void answerServer(session, m);
       else sse.push(m);
     });
-    check(res, { owed, abused, swapped, who, text: body, headers });
+    check(res, { owed, abused, swapped, who, text: body, headers, session });
     for (const m of sse) inspect(m, who, abused ? undefined : ledger.take(m));
     if (!modern && !abused && timing.chance(0.01) && i > 0) await churn();
   };
@@ -403,6 +407,6 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
     baseline: baseline ?? final,
     final,
     alive,
-    extra: { statuses, swaps, inputRounds: rounds },
+    extra: { statuses, swaps, cutByDelete: cut, inputRounds: rounds },
   });
 }
