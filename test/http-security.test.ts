@@ -319,3 +319,54 @@ describe("a token is never passed on", () => {
     expect(JSON.parse(legacy).error).toEqual({ code: -32603, message: "Internal error" });
   });
 });
+
+describe("the node:http bridge keeps a connection usable after a refusal that read no body", () => {
+  it("the next request on the kept-alive socket is served (it was reset), small rests drained, large ones closed", async () => {
+    const { Agent, request } = await import("node:http");
+    const { serve } = await import("../src/http/node.js");
+    const running = await serve(new McpServer({ name: "t", version: "1" }), { port: 0 });
+    const url = new URL(running.url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (headers: object, body: string) =>
+      new Promise<[number | string, boolean]>((resolve) => {
+        const req = request({
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: {
+            host: url.host,
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+            ...headers,
+          },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          res.on("end", () => resolve([res.statusCode!, req.reusedSocket]));
+        });
+        req.on("error", (e) => resolve([String(e), req.reusedSocket]));
+        req.end(body);
+      });
+    const ping = '{"jsonrpc":"2.0","id":2,"method":"ping"}';
+    try {
+      for (const size of [300_000, 3_000_000]) {
+        const big = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "ping",
+          params: { x: "a".repeat(size) },
+        });
+        expect((await send({ "mcp-session-id": "nope" }, big))[0]).toBe(404);
+        // drained: the same socket serves the next request; too large to drain: a new one does
+        expect(await send({ "mcp-session-id": "nope" }, ping)).toEqual([404, size < 1024 * 1024]);
+        expect(await send({ host: "evil.com" }, big)).toEqual([403, true]);
+        expect((await send({ "mcp-session-id": "nope" }, ping))[0]).toBe(404);
+      }
+    } finally {
+      agent.destroy();
+      await running.close();
+    }
+  });
+});

@@ -144,17 +144,35 @@ async function bridge(
   } catch {
     response = httpError(500, ErrorCode.InternalError, "Internal error");
   }
-  await writeResponse(res, response, body?.abandoned() ?? false);
+  // a body left unread (refused before reading it) would corrupt the kept-alive connection: a small
+  // rest is read and dropped; a large one, or one the handler gave up on, closes it after the answer
+  const length = Number(req.headers["content-length"] ?? 0);
+  const unread = body !== undefined && !req.complete;
+  await writeResponse(res, response, body?.abandoned() || (unread && !(length <= DRAIN_BYTES)) || false);
+  if (unread && !body.abandoned()) body.discard();
 }
 
+/** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
+const DRAIN_BYTES = 1024 * 1024;
+
 /** The request body as a web stream that pauses the socket while nobody reads it. */
-function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; abandoned(): boolean } {
+function requestBody(req: IncomingMessage): {
+  stream: ReadableStream<Uint8Array>;
+  abandoned(): boolean;
+  discard(): void;
+} {
   let abandoned = false;
+  let dropped = 0;
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
         req.on("data", (chunk: Buffer) => {
-          if (abandoned) return;
+          if (abandoned) {
+            dropped += chunk.byteLength;
+            // a body that lied about its length: the connection is not worth keeping
+            if (dropped > DRAIN_BYTES) req.destroy();
+            return;
+          }
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) <= 0) req.pause();
         });
@@ -172,7 +190,11 @@ function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>
     },
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   );
-  return { stream, abandoned: () => abandoned };
+  const discard = () => {
+    abandoned = true;
+    req.resume();
+  };
+  return { stream, abandoned: () => abandoned, discard };
 }
 
 async function writeResponse(res: ServerResponse, response: Response, closeAfter: boolean): Promise<void> {
