@@ -45,6 +45,7 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
   let next = 1;
   let swaps = 0;
   let cut = 0;
+  const churned = new Set();
   let rounds = 0;
   const followUps = [];
 
@@ -371,6 +372,7 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
     if (res.status !== 204 && res.status !== 404)
       ledger.problem(`DELETE of one's own session: ${res.status}`);
     sessions.splice(sessions.indexOf(session), 1);
+    churned.add(session);
     await openSession();
   };
 
@@ -394,6 +396,12 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
   await Promise.all(inflight);
   for (const s of sessions.splice(0)) await exchange("DELETE", base(s.who, { "mcp-session-id": s.id }));
   await new Promise((resolve) => setTimeout(resolve, 100));
+  // a request waiting on its client when the churn ended its session never gets an answer: that is the point
+  for (const [id, context] of ledger.owed)
+    if (context.session && churned.has(context.session) && context.asks) {
+      ledger.owed.delete(id);
+      cut++;
+    }
   ledger.settle();
   const alive = server.isAlive();
   const final = alive ? await server.memory() : (baseline ?? {});
