@@ -148,7 +148,11 @@ export function mutate(r, message) {
       if (keys.length) delete target[r.pick(keys)];
       break;
     case 1:
-      if (keys.length) target[r.pick(keys)] = r.pick(JUNK);
+      if (keys.length) {
+        const key = r.pick(keys);
+        // a junk id that is valid ("x", 0) could repeat another request's: ids only go invalid
+        target[key] = target === m && key === "id" ? r.pick([null, true, {}, []]) : r.pick(JUNK);
+      }
       break;
     case 2:
       m.id = r.pick([null, true, {}, []]);
