@@ -165,16 +165,6 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
       if (res.status < 400) ledger.problem(`another principal answered a server request: ${res.status}`);
     }
     const res = await exchange("POST", headers(session.who), reply);
-    if (process.env.FUZZ_DEBUG)
-      console.error(
-        "answered",
-        message.id,
-        res.status,
-        churned.has(session),
-        sessions.includes(session),
-        session.who.subject,
-        res.text.slice(0, 100),
-      );
     // the session may have ended meanwhile (a DELETE of the churn)
     if (res.status !== 202 && !([404, -1].includes(res.status) && !sessions.includes(session)))
       ledger.problem(`the session's own answer got ${res.status}`);
@@ -363,14 +353,6 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
       else sse.push(m);
     });
     check(res, { owed, abused, swapped, who, text: body, headers, session });
-    if (process.env.FUZZ_DEBUG)
-      for (const id of owed.ids) {
-        const c = ledger.owed.get(id);
-        if (c)
-          c.text +=
-            ` → ${res.status} ${res.headers["content-type"]} ${JSON.stringify(sse).slice(0, 300)} ${res.text.slice(-300)}` +
-            JSON.stringify({ alive: sessions.includes(session), churned: churned.has(session) });
-      }
     for (const m of sse) inspect(m, who, abused ? undefined : ledger.take(m));
     if (!modern && !abused && timing.chance(0.01) && i > 0) await churn();
   };
