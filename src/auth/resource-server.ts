@@ -260,15 +260,6 @@ function exposeChallenge(response: Response): Response {
   }
 }
 
-function mergeHeaders(base: Headers, extra: Headers): Headers {
-  const out = new Headers(base);
-  out.delete("content-length");
-  extra.forEach((value, name) => {
-    if (name !== "content-type") out.set(name, value);
-  });
-  return out;
-}
-
 function serveMetadata(request: Request, body: string): Response {
   const cors = { "access-control-allow-origin": "*" };
   if (request.method === "OPTIONS") {
