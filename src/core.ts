@@ -12,7 +12,7 @@ import { Skills } from "./ext/skills.js";
 import { TASKS, type TaskOptions, tasksExtension } from "./ext/tasks.js";
 import { complete } from "./prompts/completion.js";
 import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
-import { Registry } from "./registry.js";
+import { Registry, requireScopes } from "./registry.js";
 import {
   listResources,
   listResourceTemplates,
@@ -66,6 +66,8 @@ export class ServerCore {
   readonly serverMeta: { readonly [key: string]: unknown };
   /** 2026-07-28: the server's caching default (`server/discover`, and registrations without their own). */
   readonly cache: CacheHint;
+  /** Bounds of `subscriptions/listen` and of a session's `resources/subscribe`. */
+  readonly subscriptionLimits: SubscriptionLimits;
   /** 2026-07-28: seals and opens `requestState`. */
   readonly requestState: RequestStateSeal;
   /** The extensions: their capabilities, methods and wrappers. */
@@ -84,6 +86,7 @@ export class ServerCore {
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.serverMeta = serverInfoMeta(options.info);
     this.cache = options.cache;
+    this.subscriptionLimits = options.subscriptionLimits;
     this.requestState = options.requestState;
     const changed = (kind: "tools" | "resources" | "prompts") => {
       // what registrations imply is derived once per change, not once per request
@@ -137,6 +140,11 @@ export class ServerCore {
       limits,
       clientDeclares(ctx, TASKS),
     );
+    // a resource's updates go only to a caller that may read it
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const hit = this.resources.resolve(uri);
+      if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
+    }
     const principal = principalOf(ctx.auth);
     const stream = new ListenStream(ctx.requestId, filter, (m) => ctx.notify(m), this.serverMeta, principal);
     // the server's own result ends it: nothing more is sent for this request

@@ -47,7 +47,9 @@ export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): strin
 
 /** Whether a parsed message is (or, for a batch, contains) a request that expects an answer. */
 export function expectsAnswer(message: unknown): boolean {
-  if (Array.isArray(message)) return message.length === 0 || message.some(expectsAnswer);
+  // a batch inside a batch is an invalid request (answered): no recursion, however deep it nests
+  if (Array.isArray(message))
+    return message.length === 0 || message.some((m) => Array.isArray(m) || expectsAnswer(m));
   if (typeof message !== "object" || message === null) return true;
   const m = message as { method?: unknown; id?: unknown; result?: unknown; error?: unknown };
   if (typeof m.method === "string") return "id" in m;

@@ -55,7 +55,7 @@ export interface McpServerOptions extends Implementation {
    * one random key per process, so replicas must share theirs), `ttlMs` (600000), `maxLength` (262144).
    */
   requestState?: RequestStateOptions;
-  /** 2026-07-28 `subscriptions/listen` limits: `maxResourceSubscriptions` (1000), `maxUriLength` (8192). */
+  /** Limits of 2026-07-28 `subscriptions/listen` and of a session's `resources/subscribe`: `maxResourceSubscriptions` (1000 per listen, or per session), `maxUriLength` (8192). */
   subscriptionLimits?: SubscriptionLimits;
   /** Tasks (tools with a `task` option): `store` (in memory), `ttlMs` (3600000), `pollIntervalMs` (1000). */
   tasks?: TaskOptions;

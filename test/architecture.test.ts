@@ -33,7 +33,13 @@ const FLOORS: readonly (readonly string[])[] = [
 ];
 
 /** Modules allowed to import `node:*` (everything else runs on Deno, Bun and Workers). */
-const NODE_ONLY = new Set(["stdio.ts", "http/node.ts", "dev/cli.ts", "dev/runner.ts"]);
+const NODE_ONLY = new Set([
+  "stdio.ts",
+  "http/node.ts",
+  "http/node-request.ts",
+  "dev/cli.ts",
+  "dev/runner.ts",
+]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
 const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {

@@ -7,8 +7,10 @@ import {
   type ProtectedHandlerOptions,
 } from "../src/auth/index.js";
 import type { AuthInfo } from "../src/connection.js";
-import { McpServer } from "../src/index.js";
+import { createHttpHandler } from "../src/http/index.js";
+import { McpError, McpServer } from "../src/index.js";
 import { call, initBody, POST_HEADERS, URL_ } from "./http-helpers.js";
+import { meta } from "./modern-helpers.js";
 
 const RESOURCE = "http://127.0.0.1:3000/mcp";
 const PRM_URL = "http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp";
@@ -288,34 +290,81 @@ describe("bearer tokens", () => {
     expect([res.status, (await res.json()).error.message]).toEqual([200, "Unknown tool: insufficient_scope"]);
   });
 
-  it("passes answers of several chunks through, and finds a refusal split across chunks", async () => {
+  it("steps up a 2026-07-28 request too: 403 with the challenge, not the era's 400", async () => {
+    const handler = protectedServer({ requiredScopes: ["mcp"], scopesSupported: ["mcp", "notes:write"] });
+    const modern = {
+      ...bearer("alice-token"),
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+    };
+    const body = { ...call(6, "write_note"), params: { name: "write_note", _meta: meta() } };
+    const res = await send(handler, body, { ...modern, "mcp-name": "write_note" });
+    expect(await wire(res)).toEqual({
+      status: 403,
+      challenge: `Bearer error="insufficient_scope", error_description="Forbidden: tool write_note needs the scope notes:write", resource_metadata="${PRM_URL}", scope="mcp notes:write"`,
+      body: {
+        jsonrpc: "2.0",
+        id: 6,
+        error: {
+          code: -32600,
+          message: "Forbidden: tool write_note needs the scope notes:write",
+          data: { error: "insufficient_scope", scopes: ["notes:write"] },
+        },
+      },
+    });
+  });
+
+  it("leaves a batch at 200: each refusal keeps its data for the client, no challenge", async () => {
+    const handler = protectedServer({ sessions: true, maxBatchSize: 10 });
+    const headers = { ...bearer("alice-token"), "mcp-protocol-version": "2025-03-26" };
+    const init = await send(
+      handler,
+      { ...initBody(), params: { ...initBody().params, protocolVersion: "2025-03-26" } },
+      headers,
+    );
+    const sid = init.headers.get("mcp-session-id")!;
+    const res = await send(handler, [call(7, "write_note"), call(8, "whoami")], {
+      ...headers,
+      "mcp-session-id": sid,
+    });
+    const [refused, served] = await res.json();
+    expect([res.status, res.headers.get("www-authenticate"), refused.error.data, "result" in served]).toEqual(
+      [200, null, { error: "insufficient_scope", scopes: ["notes:write"] }, true],
+    );
+  });
+
+  it("gives the parts to a router of one's own: authenticate, errorStatus and wrap", async () => {
     const rs = createResourceServer({
       resource: RESOURCE,
       authorizationServers: ["https://as.test"],
       verifyToken: (token) => TOKENS[token],
     });
-    const chunked = (parts: string[]) => async () =>
-      new Response(
-        new ReadableStream({
-          start(c) {
-            for (const p of parts) c.enqueue(new TextEncoder().encode(p));
-            c.close();
-          },
-        }),
-        { headers: { "content-type": "application/json" } },
-      );
-    const result = ['{"jsonrpc":"2.0","id":1,', '"result":{"n":', "1}}"];
-    const ok = await rs.wrap(chunked(result))(new Request(URL_, { method: "POST" }));
-    expect([ok.status, await ok.text()]).toEqual([200, result.join("")]);
-    const refusal = [
-      '{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"Forbidden: x",',
-      '"data":{"error":"insufficient_scope","scopes":["x"]}}}',
-    ];
-    const no = await rs.wrap(chunked(refusal))(new Request(URL_, { method: "POST" }));
-    expect([no.status, no.headers.get("www-authenticate"), await no.text()]).toEqual([
+    const server = new McpServer({ name: "parts", version: "1.0.0", onError: () => {} });
+    server.tool("write_note", { scopes: ["notes:write"], run: () => "written" });
+    server.tool("mine", {
+      run: () => {
+        // a tool's own error with a malformed refusal is an ordinary error
+        throw new McpError(-32600, "no", { error: "insufficient_scope", scopes: "notes:write" });
+      },
+    });
+    const inner = createHttpHandler(server, {
+      sessions: false,
+      authenticate: rs.authenticate,
+      errorStatus: rs.errorStatus,
+    });
+    handlers.push(inner);
+    const handler = rs.wrap(inner);
+    const headers = { ...bearer("alice-token"), "mcp-protocol-version": "2025-11-25" };
+    const res = await send(handler, call(9, "write_note"), headers);
+    expect([res.status, res.headers.get("www-authenticate")]).toEqual([
       403,
-      `Bearer error="insufficient_scope", error_description="Forbidden: x", resource_metadata="${PRM_URL}", scope="x"`,
-      refusal.join(""),
+      `Bearer error="insufficient_scope", error_description="Forbidden: tool write_note needs the scope notes:write", resource_metadata="${PRM_URL}", scope="mcp files:read notes:write"`,
+    ]);
+    const own = await send(handler, call(10, "mine"), headers);
+    expect([own.status, own.headers.get("www-authenticate"), (await own.json()).error.message]).toEqual([
+      200,
+      null,
+      "no",
     ]);
   });
 });

@@ -3,7 +3,7 @@
  * needs the optional peer dependency `jose`; everything else is web standards.
  */
 import { createHttpHandler } from "../http/index.js";
-import type { HttpHandler, HttpHandlerOptions } from "../http/options.js";
+import type { ErrorStatus, HttpHandler, HttpHandlerOptions } from "../http/options.js";
 import type { McpServer } from "../server.js";
 import { createResourceServer, type ResourceServer, type ResourceServerOptions } from "./resource-server.js";
 
@@ -61,7 +61,11 @@ export function createProtectedHandler(
     ...(metadata ? { metadata } : {}),
     ...(onError ? { onError } : {}),
   });
-  const inner = createHttpHandler(server, { ...http, authenticate: rs.authenticate });
+  const own = http.errorStatus;
+  const errorStatus: ErrorStatus = own
+    ? (error, request) => rs.errorStatus(error, request) ?? own(error, request)
+    : rs.errorStatus;
+  const inner = createHttpHandler(server, { ...http, authenticate: rs.authenticate, errorStatus });
   const handler = rs.wrap(inner) as ProtectedHandler;
   handler.closeSseStream = (target) => inner.closeSseStream(target);
   handler.closeStandaloneStream = (id) => inner.closeStandaloneStream(id);

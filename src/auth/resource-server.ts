@@ -3,9 +3,9 @@
  * request, RFC 9728 protected resource metadata, and the 401/403 challenges that point clients at it.
  */
 
-import { concatBytes } from "../bytes.js";
 import type { AuthInfo } from "../connection.js";
 import { httpError, SERVER_ERROR } from "../http/guard.js";
+import type { ErrorStatus } from "../http/options.js";
 import { isScopeToken } from "../registry.js";
 
 /** Thrown by a `verifyToken` hook for a token it refuses; its message becomes the challenge's `error_description`. */
@@ -64,7 +64,9 @@ export interface ResourceServer {
   readonly metadata: ProtectedResourceMetadata;
   /** The `authenticate` hook: the caller's `AuthInfo`, or the 400/401/403/503 to answer with. */
   authenticate(request: Request): Promise<AuthInfo | Response>;
-  /** Wraps the MCP handler: serves the metadata at both well-known paths, and turns an answer refused for missing scopes into a 403 challenge. */
+  /** The `errorStatus` hook of `createHttpHandler`: an `insufficient_scope` refusal becomes a 403 with one challenge for every scope the operation needs. */
+  errorStatus: ErrorStatus;
+  /** Wraps the MCP handler: serves the metadata at both well-known paths, and lets a browser read the challenges. */
   wrap(handler: (request: Request) => Promise<Response>): (request: Request) => Promise<Response>;
 }
 
@@ -131,21 +133,23 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const body = JSON.stringify(metadata);
 
   /** One `WWW-Authenticate` challenge; the scopes never include `offline_access`. */
-  const challenge = (
-    status: number,
-    error: string | undefined,
-    description: string,
-    scopes: readonly string[],
-  ): Response => {
+  const challengeHeader = (error: string | undefined, description: string, scopes: readonly string[]) => {
     const parts: string[] = [];
     if (error) parts.push(`error="${error}"`, `error_description="${quotable(description)}"`);
     parts.push(`resource_metadata="${metadataUrl}"`);
     const scope = scopes.filter((s) => s !== OFFLINE);
     if (scope.length) parts.push(`scope="${scope.join(" ")}"`);
-    return httpError(status, SERVER_ERROR, description, undefined, {
-      "www-authenticate": `Bearer ${parts.join(", ")}`,
-    });
+    return `Bearer ${parts.join(", ")}`;
   };
+  const challenge = (
+    status: number,
+    error: string | undefined,
+    description: string,
+    scopes: readonly string[],
+  ): Response =>
+    httpError(status, SERVER_ERROR, description, undefined, {
+      "www-authenticate": challengeHeader(error, description, scopes),
+    });
   const entryScopes = required.length ? required : supported;
 
   /** The scopes to ask for: what the operation needs, plus what the token holds that belongs here. */
@@ -217,84 +221,27 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     return info;
   };
 
+  const errorStatus: ErrorStatus = (error, request) => {
+    const data = error.data as { error?: unknown; scopes?: unknown } | undefined;
+    const scopes = data?.scopes;
+    if (data?.error !== "insufficient_scope" || !Array.isArray(scopes)) return undefined;
+    if (!scopes.every((x): x is string => typeof x === "string" && isScopeToken(x))) return undefined;
+    const held = verified.get(request)?.scopes;
+    const granted = Array.isArray(held) ? held : [];
+    const www = challengeHeader("insufficient_scope", error.message, stepUp(granted, scopes));
+    return { status: 403, headers: { "www-authenticate": www } };
+  };
+
   const wrap =
     (handler: (request: Request) => Promise<Response>) =>
     async (request: Request): Promise<Response> => {
       const pathname = new URL(request.url).pathname;
       if (metadataPaths.has(pathname)) return serveMetadata(request, body);
       const response = await handler(request);
-      if (response.headers.has("www-authenticate")) return exposeChallenge(response);
-      if (request.method !== "POST" || response.status !== 200) return response;
-      if (!response.headers.get("content-type")?.startsWith("application/json")) return response;
-      const { response: answer, refusal: refused } = await scopeRefusal(response);
-      if (!refused) return answer;
-      const held = verified.get(request)?.scopes;
-      const granted = Array.isArray(held) ? held : [];
-      const r = challenge(403, "insufficient_scope", refused.message, stepUp(granted, refused.scopes));
-      const headers = mergeHeaders(response.headers, r.headers);
-      return exposeChallenge(new Response(refused.text, { status: 403, headers }));
+      return response.headers.has("www-authenticate") ? exposeChallenge(response) : response;
     };
 
-  return { resource, metadataUrl, metadata, authenticate, wrap };
-}
-
-/** An error answer as the core encodes it: a result, or a batch, never starts this way. */
-const ERROR_ANSWER = /^\{"jsonrpc":"2\.0","id":[^,]*,"error":\{/;
-
-interface Refusal {
-  text: string;
-  message: string;
-  scopes: string[];
-}
-
-/**
- * Looks at a JSON answer's first chunk only: an error answer is read whole and checked for a
- * scope refusal; anything else (a result, however large) streams on as it came.
- */
-async function scopeRefusal(response: Response): Promise<{ response: Response; refusal?: Refusal }> {
-  if (!response.body) return { response };
-  const reader = response.body.getReader();
-  const first = await reader.read();
-  const head = first.value ? new TextDecoder().decode(first.value.subarray(0, 256)) : "";
-  if (first.done || !ERROR_ANSWER.test(head)) {
-    // most answers are one chunk: hand it on as bytes, and stream only what is longer
-    const second = first.done ? first : await reader.read();
-    if (second.done) return { response: new Response(first.value ?? null, response) };
-    const rest = new ReadableStream<Uint8Array>({
-      start(c) {
-        c.enqueue(first.value!);
-        c.enqueue(second.value);
-      },
-      async pull(c) {
-        const next = await reader.read();
-        if (next.done) c.close();
-        else c.enqueue(next.value);
-      },
-      cancel: (reason) => reader.cancel(reason),
-    });
-    return { response: new Response(rest, response) };
-  }
-  const chunks: Uint8Array[] = [first.value];
-  for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
-  const text = new TextDecoder().decode(
-    concatBytes(
-      chunks,
-      chunks.reduce((n, c) => n + c.length, 0),
-    ),
-  );
-  const plain = new Response(text, response);
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    return { response: plain };
-  }
-  type ErrorAnswer = { error?: { message?: unknown; data?: { error?: unknown; scopes?: unknown } } };
-  const error = (answer as ErrorAnswer).error;
-  const scopes = error?.data?.scopes;
-  if (error?.data?.error !== "insufficient_scope" || !Array.isArray(scopes)) return { response: plain };
-  if (!scopes.every((x): x is string => typeof x === "string")) return { response: plain };
-  return { response: plain, refusal: { text, message: String(error.message), scopes } };
+  return { resource, metadataUrl, metadata, authenticate, errorStatus, wrap };
 }
 
 /** A browser client must read the challenge to find the metadata: expose it wherever CORS is on. */
@@ -311,15 +258,6 @@ function exposeChallenge(response: Response): Response {
     copy.headers.set("access-control-expose-headers", value);
     return copy;
   }
-}
-
-function mergeHeaders(base: Headers, extra: Headers): Headers {
-  const out = new Headers(base);
-  out.delete("content-length");
-  extra.forEach((value, name) => {
-    if (name !== "content-type") out.set(name, value);
-  });
-  return out;
 }
 
 function serveMetadata(request: Request, body: string): Response {

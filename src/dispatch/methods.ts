@@ -5,6 +5,7 @@ import type { ServerCore } from "../core.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
+import { requireScopes } from "../registry.js";
 import type { JsonRpcErrorObject, LoggingLevel, RequestId, ServerCapabilities } from "../types.js";
 
 /** A request's params. */
@@ -38,11 +39,11 @@ export const methods = new Map<string, Method>([
   ["resources/read", { capability: "resources", input: true, run: (c, p, ctx) => c.readResource(p, ctx) }],
   [
     "resources/subscribe",
-    { capability: "subscribe", era: "legacy", run: (_c, p, _ctx, conn) => subscription(p, conn, true) },
+    { capability: "subscribe", era: "legacy", run: (c, p, ctx, conn) => subscription(p, conn, c, ctx) },
   ],
   [
     "resources/unsubscribe",
-    { capability: "subscribe", era: "legacy", run: (_c, p, _ctx, conn) => subscription(p, conn, false) },
+    { capability: "subscribe", era: "legacy", run: (_c, p, _ctx, conn) => subscription(p, conn) },
   ],
   ["completion/complete", { capability: "completions", run: (c, p, ctx) => c.complete(p, ctx) }],
   [
@@ -66,10 +67,27 @@ export function lookup(core: ServerCore, name: string, f: Features): Method | un
   return ext.era ? { era: ext.era, run } : { run };
 }
 
-function subscription(params: Params, conn: Connection, on: boolean) {
-  if (typeof params.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
-  if (on) conn.subscriptions.add(params.uri);
-  else conn.subscriptions.delete(params.uri);
+/** Subscribes (with `core`) or unsubscribes; a session holds at most `maxResourceSubscriptions` URIs, none too long. */
+function subscription(params: Params, conn: Connection, core?: ServerCore, ctx?: RequestContext) {
+  const uri = params.uri;
+  if (typeof uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
+  if (!core) {
+    conn.subscriptions.delete(uri);
+    return EMPTY;
+  }
+  const maxUri = core.subscriptionLimits.maxUriLength ?? 8192;
+  if (uri.length > maxUri)
+    throw new McpError(ErrorCode.InvalidParams, `The uri is longer than ${maxUri} characters`, {
+      maxUriLength: maxUri,
+    });
+  // its updates tell what the resource is doing: only to a caller that may read it
+  const hit = core.resources.resolve(uri);
+  if (hit && ctx) requireScopes(`resource ${uri}`, hit.entry, ctx);
+  // a URI that names no resource yet may still get one: it is kept, within the same count
+  const max = core.subscriptionLimits.maxResourceSubscriptions ?? 1000;
+  if (!conn.subscriptions.has(uri) && conn.subscriptions.size >= max)
+    throw new McpError(ErrorCode.InvalidParams, `At most ${max} resource subscriptions per session`, { max });
+  conn.subscriptions.add(uri);
   return EMPTY;
 }
 

@@ -12,9 +12,9 @@ const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** Limits of `subscriptions/listen` (the server's `subscriptionLimits` option). */
 export interface SubscriptionLimits {
-  /** Most URIs in one listen's `resourceSubscriptions`. Default: 1000. */
+  /** Most URIs in one listen's `resourceSubscriptions`, and in one session's `resources/subscribe`s. Default: 1000. */
   maxResourceSubscriptions?: number;
-  /** Longest subscribed URI in characters. Default: 8192. */
+  /** Longest subscribed URI in characters, in both eras. Default: 8192. */
   maxUriLength?: number;
 }
 

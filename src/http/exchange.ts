@@ -6,7 +6,8 @@ import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
-import { answerResponse, randomId, SERVER_ERROR } from "./guard.js";
+import { answerResponse, mapError, randomId, SERVER_ERROR } from "./guard.js";
+import type { ErrorStatus } from "./options.js";
 import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
@@ -30,6 +31,10 @@ export interface ExchangeOptions {
   sink(onGone: () => void): SseWriter;
   /** Called once the exchange is over. */
   done(): void;
+  /** The POST, for the `errorStatus` hook. */
+  request: Request;
+  /** The `errorStatus` option. */
+  errorStatus: ErrorStatus | undefined;
 }
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
@@ -164,7 +169,7 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
                 status: 200,
                 headers: { "content-type": "application/json", ...headers },
               })
-            : answerResponse(answer, headers, connection),
+            : answerResponse(answer, headers, connection, mapError(o.errorStatus, answer, o.request)),
         );
       } else {
         for (const text of batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []))

@@ -14,6 +14,7 @@ import {
 import { ErrorCode } from "../errors.js";
 import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { JsonRpcResponse } from "../types.js";
+import type { ErrorStatus } from "./options.js";
 import type { Session } from "./session.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
@@ -281,20 +282,37 @@ export function unsupportedVersion(
 export function json(
   answer: JsonRpcResponse | JsonRpcResponse[],
   headers: { [name: string]: string },
+  status?: number,
 ): Response {
   const orphan = !Array.isArray(answer) && "error" in answer && answer.id == null;
-  return textResponse(encodeMessage(answer), orphan ? 400 : 200, {
+  return textResponse(encodeMessage(answer), status ?? (orphan ? 400 : 200), {
     "content-type": "application/json",
     ...headers,
   });
+}
+
+/** What the `errorStatus` option makes of a single error answer: its status and headers, or nothing. */
+export function mapError(
+  map: ErrorStatus | undefined,
+  answer: JsonRpcResponse | JsonRpcResponse[] | undefined,
+  request: Request,
+): ReturnType<ErrorStatus> {
+  if (!map || answer === undefined || Array.isArray(answer) || !("error" in answer)) return undefined;
+  const mapped = map(answer.error, request);
+  // a hook's bad status would make the Response constructor throw: keep the default instead
+  return mapped && Number.isInteger(mapped.status) && mapped.status >= 200 && mapped.status <= 599
+    ? mapped
+    : undefined;
 }
 
 export function answerResponse(
   answer: JsonRpcResponse | JsonRpcResponse[] | undefined,
   headers: { [name: string]: string },
   connection: Connection,
+  mapped?: ReturnType<ErrorStatus>,
 ): Response {
-  if (answer !== undefined) return json(answer, headers);
+  if (answer !== undefined)
+    return mapped ? json(answer, { ...headers, ...mapped.headers }, mapped.status) : json(answer, headers);
   // cancelled: by the client (nothing to say), or because the session ended
   if (connection.closed && headers["mcp-session-id"])
     return httpError(404, SESSION_NOT_FOUND, "Session not found");

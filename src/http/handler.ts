@@ -88,6 +88,7 @@ export class StreamableHttp {
       server,
       maxBodyBytes: this.#maxBody,
       maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
+      errorStatus: o.errorStatus,
       sink: (onGone) => this.#streams.open(onGone),
     });
     if (o.sessions !== false) {
@@ -198,7 +199,7 @@ export class StreamableHttp {
     }
     if (!this.#table) return this.#stateless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) return this.#exchange(session.connection, session, message, auth, undefined, () => {});
+    if (session) return this.#exchange(request, session.connection, session, message, auth, () => {});
     if (!init) {
       return httpError(
         400,
@@ -265,15 +266,15 @@ export class StreamableHttp {
       ...(auth ? { auth } : {}),
       ...(init ? {} : { initialized: { protocolVersion: version ?? BATCH_VERSION } }),
     });
-    return this.#exchange(connection, undefined, message, auth, request.signal, () => connection.close());
+    return this.#exchange(request, connection, undefined, message, auth, () => connection.close());
   }
 
   #exchange(
+    request: Request,
     connection: Connection,
     session: Session | undefined,
     message: unknown,
     auth: AuthInfo | undefined,
-    signal: AbortSignal | undefined,
     done: () => void,
   ): Promise<Response> {
     return serveExchange({
@@ -282,8 +283,11 @@ export class StreamableHttp {
       session,
       message,
       auth,
+      request,
+      errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      signal,
+      // over a session a client going away is no cancellation: it resumes
+      signal: session ? undefined : request.signal,
       done,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,

@@ -8,7 +8,7 @@ import type { HttpHandler, HttpHandlerOptions } from "./options.js";
 
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
-export type { HttpHandler, HttpHandlerOptions } from "./options.js";
+export type { ErrorStatus, HttpHandler, HttpHandlerOptions } from "./options.js";
 
 /**
  * Serves `server` over Streamable HTTP: POST answers with JSON, or with SSE when the handler sends

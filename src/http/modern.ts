@@ -12,8 +12,9 @@ import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { encode } from "./exchange.js";
-import { accepts, isJsonContentType, readBody } from "./guard.js";
+import { accepts, isJsonContentType, mapError, readBody } from "./guard.js";
 import { checkHeaders } from "./headers.js";
+import type { ErrorStatus } from "./options.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const VERSION_KEY = META.protocolVersion;
@@ -84,6 +85,8 @@ export interface ModernOptions {
   maxListens: number;
   /** Opens an SSE body that gets keep-alive comments; `onGone` runs when the client goes away. */
   sink(onGone: () => void): SseWriter;
+  /** The `errorStatus` option. */
+  errorStatus: ErrorStatus | undefined;
 }
 
 /** @internal — the 2026-07-28 pipeline of one handler. */
@@ -267,10 +270,11 @@ export class ModernHttp {
           if (one) sink.event(encodeMessage(one));
           sink.close();
         } else if (one) {
+          const mapped = mapError(this.#o.errorStatus, one, request);
           resolve(
             new Response(encodeMessage(one), {
-              status: statusOf(one),
-              headers: { "content-type": "application/json" },
+              status: mapped?.status ?? statusOf(one),
+              headers: { "content-type": "application/json", ...mapped?.headers },
             }),
           );
         } else {

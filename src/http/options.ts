@@ -1,6 +1,6 @@
 /** The options of the Streamable HTTP handler, and what it returns. */
 import type { AuthInfo } from "../connection.js";
-import type { RequestId } from "../types.js";
+import type { JsonRpcErrorObject, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 
 /** Options of {@link createHttpHandler}. */
@@ -43,7 +43,21 @@ export interface HttpHandlerOptions {
   authenticate?: (
     request: Request,
   ) => AuthInfo | Response | undefined | Promise<AuthInfo | Response | undefined>;
+  /**
+   * Maps the error answer of one request, about to be sent as a JSON response, to the HTTP status and
+   * headers it goes out with (`picomcp/auth` turns `insufficient_scope` into a 403 challenge this way);
+   * nothing keeps the default. The body stays the JSON-RPC answer. Not called for batches, for answers
+   * on an SSE stream (their status is already sent), or for errors found before the request ran.
+   * Default: none.
+   */
+  errorStatus?: ErrorStatus;
 }
+
+/** Maps a JSON-RPC error answer to its HTTP status and extra headers, or to nothing (the default status). */
+export type ErrorStatus = (
+  error: JsonRpcErrorObject,
+  request: Request,
+) => { status: number; headers?: { readonly [name: string]: string } } | undefined;
 
 /** What {@link createHttpHandler} returns: the fetch handler, plus session controls. */
 export interface HttpHandler {

@@ -1,0 +1,203 @@
+/** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
+import type { IncomingMessage } from "node:http";
+import { type BodyResult, READ_BODY } from "./guard.js";
+
+/** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
+export const DRAIN_BYTES = 1024 * 1024;
+
+/** What a {@link lazyRequest} made so far: each web object only once something asks for it. */
+export interface LazyState {
+  readonly req: IncomingMessage;
+  /** The URL, or how to make it. */
+  url: string | (() => string);
+  readonly method: string;
+  headers?: Headers;
+  aborter?: AbortController;
+  closed: boolean;
+  body?: ReturnType<typeof requestBody>;
+  /** The body was read by READ_BODY; true when it stopped reading at the limit. */
+  read?: { abandoned: boolean };
+  real?: Request;
+}
+
+const STATE = Symbol("state");
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A `Request` (it is `instanceof Request`) built lazily from a `node:http` request: method, URL,
+ * headers, signal and body are made when first read, the body can be read without a web stream
+ * (READ_BODY), and anything else makes the full `Request` and asks it. Building every web object
+ * up front costs more than the whole MCP exchange.
+ */
+export class NodeRequest {
+  readonly [STATE]: LazyState;
+
+  constructor(state: LazyState) {
+    this[STATE] = state;
+  }
+
+  get method(): string {
+    return this[STATE].method;
+  }
+
+  get url(): string {
+    const s = this[STATE];
+    if (typeof s.url !== "string") s.url = s.url();
+    return s.url;
+  }
+
+  get headers(): Headers {
+    const s = this[STATE];
+    if (!s.headers) {
+      s.headers = new Headers();
+      const raw = s.req.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) s.headers.append(raw[i]!, raw[i + 1]!);
+    }
+    return s.headers;
+  }
+
+  get signal(): AbortSignal {
+    const s = this[STATE];
+    if (!s.aborter) {
+      s.aborter = new AbortController();
+      if (s.closed) s.aborter.abort();
+    }
+    return s.aborter.signal;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    const s = this[STATE];
+    if (s.method === "GET" || s.method === "HEAD") return null;
+    if (s.read) return real(this).body;
+    s.body ??= requestBody(s.req);
+    return s.body.stream;
+  }
+
+  [READ_BODY](max: number): Promise<BodyResult> | undefined {
+    const s = this[STATE];
+    if (s.body || s.read || s.real || s.method === "GET" || s.method === "HEAD") return undefined;
+    const read = { abandoned: false };
+    s.read = read;
+    const req = s.req;
+    return new Promise<BodyResult>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const stop = () => {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.off("error", onError);
+      };
+      const onData = (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > max) {
+          // as a cancelled stream does: stop reading, and close after answering
+          stop();
+          read.abandoned = true;
+          req.pause();
+          resolve({ ok: false, reason: "too-large" });
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        stop();
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+        try {
+          resolve({ ok: true, text: utf8.decode(bytes) });
+        } catch {
+          resolve({ ok: false, reason: "not-utf8" });
+        }
+      };
+      const onError = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      req.on("data", onData);
+      req.on("end", onEnd);
+      req.on("error", onError);
+    });
+  }
+}
+
+/** The full `Request`, made once, from what the lazy one made so far. */
+function real(request: NodeRequest): Request {
+  const s = request[STATE];
+  if (!s.real) {
+    const init: RequestInit & { duplex?: "half" } = {
+      method: s.method,
+      headers: request.headers,
+      signal: request.signal,
+    };
+    if (s.method !== "GET" && s.method !== "HEAD" && !s.read) {
+      s.body ??= requestBody(s.req);
+      init.body = s.body.stream;
+      init.duplex = "half";
+    }
+    s.real = new Request(request.url, init);
+  }
+  return s.real;
+}
+
+// every other member of Request asks the full request
+for (const key of Object.getOwnPropertyNames(Request.prototype)) {
+  if (key === "constructor" || Object.hasOwn(NodeRequest.prototype, key)) continue;
+  const full = (r: NodeRequest) => real(r) as unknown as { [k: string]: (...a: unknown[]) => unknown };
+  Object.defineProperty(
+    NodeRequest.prototype,
+    key,
+    typeof Object.getOwnPropertyDescriptor(Request.prototype, key)!.value === "function"
+      ? {
+          value: function (this: NodeRequest, ...args: unknown[]) {
+            return full(this)[key]!(...args);
+          },
+        }
+      : {
+          get: function (this: NodeRequest) {
+            return full(this)[key];
+          },
+        },
+  );
+}
+Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+
+/** The request body as a web stream that pauses the socket while nobody reads it. */
+export function requestBody(req: IncomingMessage): {
+  stream: ReadableStream<Uint8Array>;
+  abandoned(): boolean;
+  discard(): void;
+} {
+  let abandoned = false;
+  let dropped = 0;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          if (abandoned) {
+            dropped += chunk.byteLength;
+            // a body that lied about its length: the connection is not worth keeping
+            if (dropped > DRAIN_BYTES) req.destroy();
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 1) <= 0) req.pause();
+        });
+        req.on("end", () => !abandoned && controller.close());
+        req.on("error", (e) => !abandoned && controller.error(e));
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        // the handler stopped reading (the body is too large): stop too, and close after answering
+        abandoned = true;
+        req.pause();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  const discard = () => {
+    abandoned = true;
+    req.resume();
+  };
+  return { stream, abandoned: () => abandoned, discard };
+}
