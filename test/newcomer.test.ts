@@ -1,5 +1,5 @@
 /**
- * The README's path for a new project, walked from `npm init -y` in a fresh directory outside the repo:
+ * The README's path for a new project (in full in docs/start.md), walked from `npm init -y` in a fresh directory outside the repo:
  * the packed tarball of picomcp and zod installed, the README's example compiled by the repo's tsc after
  * `tsc --init`, and run over stdio. Both ways: a CommonJS package as `npm init -y` leaves it (the example
  * fails with TS1295, `server.mts` and the README's `require` form work), then `"type": "module"`.
@@ -15,10 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 const readme = readFileSync(join(root, "README.md"), "utf8");
+/** docs/start.md: the README's path in full, the CommonJS ways among it. */
+const start = readFileSync(join(root, "docs", "start.md"), "utf8");
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 const example = readFileSync(join(root, "examples", "readme.ts"), "utf8");
-/** The README's CommonJS block: the ```ts block that starts with its comment line. */
-const cjsExample = /```ts\n(\/\/ server\.ts in a CommonJS package\n[\s\S]*?)```/.exec(readme)?.[1];
+/** docs/start.md's CommonJS block: the ```ts block that starts with its comment line. */
+const cjsExample = /```ts\n(\/\/ server\.ts in a CommonJS package\n[\s\S]*?)```/.exec(start)?.[1];
 
 // npm run by `npm test` passes npm_* settings down; a new user's shell has none of them
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
@@ -85,7 +87,7 @@ afterAll(() => {
 describe("a new CommonJS project (npm init -y)", () => {
   it("fails to compile the README's example with the TS1295 the README quotes", () => {
     expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type).toBe("commonjs");
-    expect(readme).toContain(
+    expect(start).toContain(
       "error TS1295: ECMAScript imports and exports\ncannot be written in a CommonJS file",
     );
     writeFileSync(join(dir, "server.ts"), example);
