@@ -290,3 +290,33 @@ describe("docs/auth.md examples", () => {
     expect((await reader.listTools()).tools.map((t) => t.name)).toEqual(["read_notes"]);
   });
 });
+
+describe("docs/auth.md opaque tokens", () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const answer = (status: number, body: object) => async () => new Response(JSON.stringify(body), { status });
+
+  it("introspects: an active token for this server, an inactive one, another audience, an outage", async () => {
+    const { verifyToken } = await import("../examples/docs/auth-opaque.js");
+    const { InvalidTokenError } = await import("picomcp/auth");
+    const active = {
+      active: true,
+      aud: "https://mcp.example.com/mcp",
+      client_id: "app",
+      scope: "a b",
+      sub: "ada",
+    };
+    vi.stubGlobal("fetch", answer(200, active));
+    expect(await verifyToken("t1")).toEqual({
+      token: "t1",
+      clientId: "app",
+      scopes: ["a", "b"],
+      subject: "ada",
+    });
+    vi.stubGlobal("fetch", answer(200, { active: false }));
+    expect(await verifyToken("t2")).toBeUndefined();
+    vi.stubGlobal("fetch", answer(200, { ...active, aud: "https://other.example.com" }));
+    await expect(verifyToken("t3")).rejects.toBeInstanceOf(InvalidTokenError);
+    vi.stubGlobal("fetch", answer(500, {}));
+    await expect(verifyToken("t4")).rejects.toThrow("introspection failed: 500");
+  });
+});
