@@ -320,3 +320,34 @@ describe("docs/auth.md opaque tokens", () => {
     await expect(verifyToken("t4")).rejects.toThrow("introspection failed: 500");
   });
 });
+
+describe("docs/http.md Workers example", () => {
+  it("serves a stateless tools/call for its host, and refuses another host", async () => {
+    const { default: worker } = await import("../examples/docs/http-workers.js");
+    const post = (host: string) =>
+      worker.fetch(
+        new Request(`https://${host}/mcp`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "greet", arguments: { name: "Ada" } },
+          }),
+        }),
+      );
+    const ok = await post("mcp.example.com");
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "Hello, Ada!" }] },
+    });
+    expect((await post("evil.example.com")).status).toBe(403);
+  });
+});
