@@ -298,6 +298,7 @@ describe("docs/auth.md opaque tokens", () => {
   it("introspects: an active token for this server, an inactive one, another audience, an outage", async () => {
     const { verifyToken } = await import("../examples/docs/auth-opaque.js");
     const { InvalidTokenError } = await import("picomcp/auth");
+    const req = new Request("https://mcp.example.com/mcp", { method: "POST" });
     const active = {
       active: true,
       aud: "https://mcp.example.com/mcp",
@@ -306,18 +307,18 @@ describe("docs/auth.md opaque tokens", () => {
       sub: "ada",
     };
     vi.stubGlobal("fetch", answer(200, active));
-    expect(await verifyToken("t1")).toEqual({
+    expect(await verifyToken("t1", req)).toEqual({
       token: "t1",
       clientId: "app",
       scopes: ["a", "b"],
       subject: "ada",
     });
     vi.stubGlobal("fetch", answer(200, { active: false }));
-    expect(await verifyToken("t2")).toBeUndefined();
+    expect(await verifyToken("t2", req)).toBeUndefined();
     vi.stubGlobal("fetch", answer(200, { ...active, aud: "https://other.example.com" }));
-    await expect(verifyToken("t3")).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verifyToken("t3", req)).rejects.toBeInstanceOf(InvalidTokenError);
     vi.stubGlobal("fetch", answer(500, {}));
-    await expect(verifyToken("t4")).rejects.toThrow("introspection failed: 500");
+    await expect(verifyToken("t4", req)).rejects.toThrow("introspection failed: 500");
   });
 });
 
