@@ -7,5 +7,5 @@ const toHttp = (uri: string) => uri.replace(/^docs:\/\//, "https://docs.example.
 
 server.resource("docs://{+path}", {
   mimeType: "text/markdown",
-  read: (_params, { uri, signal }) => fetch(toHttp(uri), { signal }).then((r) => r.text()),
+  read: (params, { uri, signal }) => fetch(toHttp(uri), { signal }).then((r) => r.text()),
 });
