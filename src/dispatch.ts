@@ -148,6 +148,8 @@ async function request(
   conn: Connection,
   options: HandleOptions,
 ): Promise<JsonRpcResponse | undefined> {
+  // the peer is gone: no handler runs for it (a listen would never end), and the answer says why
+  if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
   if (
     name === "server/discover" ||
     (conn.state !== "ready" && (options.modern || hasModernMeta(params._meta)))

@@ -4,7 +4,7 @@
  * server's identity and, where the method is cacheable, `ttlMs`/`cacheScope`.
  */
 import { ErrorCode, McpError } from "../errors.js";
-import type { ClientCapabilities, Implementation, LoggingLevel } from "../types.js";
+import type { ClientCapabilities, Implementation, JsonRpcErrorObject, LoggingLevel } from "../types.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./versions.js";
 
 /** The reserved `_meta` keys of 2026-07-28. */
@@ -164,6 +164,11 @@ export function missingCapability(required: ClientCapabilities): McpError {
     `Missing required client capability: ${names}`,
     { requiredCapabilities: required },
   );
+}
+
+/** 2026-07-28 retired -32002: a missing resource is -32602 with the URI. */
+export function modernError(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  return error.code === ErrorCode.ResourceNotFound ? { ...error, code: ErrorCode.InvalidParams } : error;
 }
 
 /** The `_meta` every 2026-07-28 result carries, built once per server. */

@@ -7,6 +7,7 @@ import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
 import type { RequestContext, TaskHandle } from "../context.js";
 import type { InputRequest } from "../eras/input.js";
+import { modernError } from "../eras/modern.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcErrorObject } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -141,7 +142,8 @@ export class TaskRunner {
         if (e instanceof McpError) {
           const error: JsonRpcErrorObject = { code: e.code, message: e.message };
           if (e.data !== undefined) error.data = e.data;
-          return this.#finish(l, { error });
+          // stored as the task's own revision spells it: tasks/get hands it on unchanged
+          return this.#finish(l, { error: l.legacy ? error : modernError(error) });
         }
         if (!l.ctx.aborted) this.#report(e);
         this.#finish(l, { error: { code: ErrorCode.InternalError, message: "Internal error" } });

@@ -1,0 +1,102 @@
+/** Regressions found in the review of the core, the 2026-07-28 era and the extensions. */
+import { describe, expect, it } from "vitest";
+import { McpError, McpServer } from "../src/index.js";
+import { rawPeer, tick } from "./helpers.js";
+import { meta, modernPeer, SERVER_META } from "./modern-helpers.js";
+
+const TASKS = "io.modelcontextprotocol/tasks";
+const CLOSED = { code: -32600, message: "Invalid Request: the connection is closed" };
+
+function server() {
+  const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+  const ran: string[] = [];
+  s.tool("side_effect", {
+    run: () => {
+      ran.push("side_effect");
+      return "done";
+    },
+  });
+  s.resource("test://a", { read: () => "a" });
+  return { s, ran };
+}
+
+describe("a request on a closed connection", () => {
+  it("2026-07-28: subscriptions/listen is answered at once instead of staying open forever", async () => {
+    const { s } = server();
+    const p = modernPeer(s);
+    p.connection.close();
+    const listen = p.request("subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const settled = await Promise.race([listen, tick().then(() => "pending")]);
+    expect(settled).toEqual({ answer: { jsonrpc: "2.0", id: 1, error: CLOSED }, stream: [] });
+    expect(p.connection.listens.size).toBe(0);
+  });
+
+  it("2026-07-28: a tool is not run for a peer that is gone", async () => {
+    const { s, ran } = server();
+    const p = modernPeer(s);
+    p.connection.close();
+    expect((await p.request("tools/call", { name: "side_effect" })).answer).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: CLOSED,
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it("initialize era: the answer says the connection is closed, not that it was never initialized", async () => {
+    const { s, ran } = server();
+    const p = rawPeer(s);
+    await p.initialize();
+    p.connection.close();
+    expect(
+      await p.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "side_effect" } }),
+    ).toEqual({ jsonrpc: "2.0", id: 5, error: CLOSED });
+    expect(ran).toEqual([]);
+  });
+});
+
+describe("server.skill(...).remove()", () => {
+  it("a stale handle does not remove the skill registered again under the same name", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0" });
+    const first = s.skill("notes", { description: "First", instructions: "one" });
+    first.remove();
+    s.skill("notes", { description: "Second", instructions: "two" });
+    first.remove();
+    const p = modernPeer(s);
+    const list = (await p.request("skills/list")).answer.result;
+    expect(
+      list.skills.map((e: { frontmatter: { description: string } }) => e.frontmatter.description),
+    ).toEqual(["Second"]);
+  });
+});
+
+describe("tasks at 2026-07-28", () => {
+  it("a task that failed with -32002 shows -32602 to tasks/get, as the revision spells a missing resource", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    let fail!: () => void;
+    const gate = new Promise<void>((r) => (fail = r));
+    s.tool("lookup", {
+      task: "optional",
+      run: async (_a, ctx) => {
+        await ctx.task();
+        await gate;
+        throw new McpError(-32002, "Resource not found: test://x", { uri: "test://x" });
+      },
+    });
+    const p = modernPeer(s);
+    const caps = { extensions: { [TASKS]: {} } };
+    const created = (await p.request("tools/call", { name: "lookup" }, caps)).answer.result;
+    fail();
+    await tick();
+    const got = (await p.request("tasks/get", { taskId: created.taskId }, caps)).answer;
+    expect(got.result.status).toBe("failed");
+    expect(got.result.error).toEqual({
+      code: -32602,
+      message: "Resource not found: test://x",
+      data: { uri: "test://x" },
+    });
+    expect(got.result._meta).toEqual(SERVER_META);
+  });
+});
+
+void meta;
