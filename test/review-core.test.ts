@@ -99,4 +99,42 @@ describe("tasks at 2026-07-28", () => {
   });
 });
 
-void meta;
+describe("2026-07-28: the same id twice at once", () => {
+  it("the second is refused while the first is in flight, even when both may ask for input", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let runs = 0;
+    s.tool("slow", {
+      run: async () => {
+        runs++;
+        await gate;
+        return "slow";
+      },
+    });
+    const p = modernPeer(s);
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "slow", _meta: meta() } };
+    const first = p.raw(call);
+    const second = p.raw(call);
+    await tick();
+    release();
+    expect((await second).answer).toEqual({
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32600, message: "Invalid Request: a request with this id is still in flight" },
+    });
+    expect((await first).answer.result.content).toEqual([{ type: "text", text: "slow" }]);
+    expect(runs).toBe(1);
+  });
+});
+
+describe("2026-07-28: a connection closed while a request's round opens", () => {
+  it("runs no handler for it", async () => {
+    const { s, ran } = server();
+    const p = modernPeer(s);
+    const call = p.request("tools/call", { name: "side_effect" });
+    p.connection.close();
+    expect((await call).answer).toEqual({ jsonrpc: "2.0", id: 1, error: CLOSED });
+    expect(ran).toEqual([]);
+  });
+});

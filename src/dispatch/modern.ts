@@ -41,16 +41,6 @@ export async function modernRequest(
       MODERN,
     );
   }
-  if (conn.inflight.has(id))
-    return errorResponse(
-      id,
-      {
-        code: ErrorCode.InvalidRequest,
-        message: "Invalid Request: a request with this id is still in flight",
-      },
-      MODERN,
-    );
-  if (options.signal?.aborted) return undefined;
   const auth = options.auth ?? conn.auth;
   const principal = principalOf(auth);
   let round: InputRound | undefined;
@@ -61,6 +51,20 @@ export async function modernRequest(
       return fail(error);
     }
   }
+  // checked after the await, with none until `execute` registers this request: a twin sent
+  // meanwhile is refused, and a connection closed meanwhile runs nothing
+  const refused = conn.closed
+    ? "the connection is closed"
+    : conn.inflight.has(id)
+      ? "a request with this id is still in flight"
+      : undefined;
+  if (refused !== undefined)
+    return errorResponse(
+      id,
+      { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${refused}` },
+      MODERN,
+    );
+  if (options.signal?.aborted) return undefined;
   const client = Object.freeze({
     protocolVersion: MODERN_VERSION,
     capabilities: meta.capabilities,
