@@ -13,7 +13,7 @@ import {
   type TaskHandle,
   withRelatedTask,
 } from "./eras/input.js";
-import { type CacheHint, missingCapability } from "./eras/modern.js";
+import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
 import type { ContentBlock, JsonRpcMessage, LoggingLevel, Meta, RequestId, Role } from "./types.js";
 
@@ -132,18 +132,6 @@ export interface ResourceContext extends Context {
   /** The concrete URI requested. */
   readonly uri: string;
 }
-
-/** Log levels, least to most severe. */
-export const LOG_LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
 
 /** Thrown by `elicit`, `sample` and `roots` when the client did not declare what they need. */
 export class ClientCapabilityError extends Error {

@@ -11,8 +11,8 @@ import { clientDeclares, Extensions } from "./ext/extension.js";
 import { Skills } from "./ext/skills.js";
 import { TASKS, type TaskOptions, tasksExtension } from "./ext/tasks.js";
 import { complete } from "./prompts/completion.js";
-import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
-import { Registry, requireScopes } from "./registry.js";
+import { getPrompt, type PromptEntry } from "./prompts/prompts.js";
+import { listPage, Registry, requireScopes } from "./registry.js";
 import {
   listResources,
   listResourceTemplates,
@@ -20,7 +20,7 @@ import {
   readResource,
 } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
-import { callTool, listTools, type ToolEntry } from "./tools/tools.js";
+import { callTool, type ToolEntry } from "./tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
 
 type Params = { [key: string]: unknown };
@@ -189,13 +189,13 @@ export class ServerCore {
   }
 
   listTools(p: Params, ctx: RequestContext) {
-    return listTools(this.tools, p, ctx, this.pageSize, this.cache);
+    return listPage("tools", this.tools.values(), p, ctx, this.pageSize, this.cache);
   }
   callTool(p: Params, ctx: RequestContext) {
     return callTool(this.tools, p, ctx);
   }
   listPrompts(p: Params, ctx: RequestContext) {
-    return listPrompts(this.prompts, p, ctx, this.pageSize, this.cache);
+    return listPage("prompts", this.prompts.values(), p, ctx, this.pageSize, this.cache);
   }
   getPrompt(p: Params, ctx: RequestContext) {
     return getPrompt(this.prompts, p, ctx);

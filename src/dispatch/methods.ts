@@ -1,12 +1,13 @@
 /** The method table, shared by both eras, and running one method with its context in flight. */
 import type { Connection } from "../connection.js";
-import { LOG_LEVELS, type RequestContext } from "../context.js";
+import type { RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { InputRequiredSignal } from "../eras/input.js";
+import { logLevelOf } from "../eras/modern.js";
 import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { requireScopes } from "../registry.js";
-import type { JsonRpcErrorObject, LoggingLevel, RequestId, ServerCapabilities } from "../types.js";
+import type { JsonRpcErrorObject, RequestId, ServerCapabilities } from "../types.js";
 
 /** A request's params. */
 export type Params = { [key: string]: unknown };
@@ -92,13 +93,7 @@ function subscription(params: Params, conn: Connection, core?: ServerCore, ctx?:
 }
 
 function setLevel(params: Params, conn: Connection) {
-  const level = params.level;
-  if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel)) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, {
-      level,
-    });
-  }
-  conn.logLevel = level as LoggingLevel;
+  conn.logLevel = logLevelOf(params.level);
   return EMPTY;
 }
 

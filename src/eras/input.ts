@@ -52,7 +52,8 @@ export class InputRequiredSignal extends Error {
 
 type Answers = { [key: string]: unknown };
 
-const AUTO_KEY: { readonly [method: string]: string } = {
+/** The key prefix of an input request made without a key, by method (`elicitation-1`, …). */
+export const AUTO_KEY: { readonly [method: string]: string } = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",

@@ -6,7 +6,7 @@
 import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
 import type { RequestContext, TaskHandle } from "../context.js";
-import type { InputRequest } from "../eras/input.js";
+import { AUTO_KEY, type InputRequest } from "../eras/input.js";
 import { modernError } from "../eras/modern.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcErrorObject } from "../types.js";
@@ -37,11 +37,6 @@ export interface Live {
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
-const AUTO_KEY: { readonly [method: string]: string } = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
 
 /** Whether `status` never changes again. */
 export const isTerminal = (status: string): boolean => TERMINAL.has(status);

@@ -12,7 +12,7 @@ import {
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
-import { requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
+import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
@@ -197,10 +197,7 @@ export function listResourceTemplates(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  if (ctx.features.modern) ctx.cacheHint = listHint(reg.templates, reg.cache);
-  return listResult("resourceTemplates", visibleTo(reg.templates, ctx), params.cursor, pageSize, (e) =>
-    listingFor(e, ctx.features),
-  );
+  return listPage("resourceTemplates", reg.templates, params, ctx, pageSize, reg.cache);
 }
 
 /** `resources/read`: never an empty contents array for a missing resource. */
