@@ -138,3 +138,39 @@ describe("2026-07-28: a connection closed while a request's round opens", () => 
     expect(ran).toEqual([]);
   });
 });
+
+describe("tasks at 2026-07-28: cancelling a task with two open questions", () => {
+  it("leaves no unhandled rejection behind (the handler awaited only the first)", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+      const schema = { type: "object" as const, properties: {} };
+      s.tool("two", {
+        task: "optional",
+        run: async (_a, ctx) => {
+          await ctx.task();
+          const a = ctx.elicit({ message: "A?", requestedSchema: schema }, { key: "a" });
+          const b = ctx.elicit({ message: "B?", requestedSchema: schema }, { key: "b" });
+          await a;
+          await b;
+          return "both";
+        },
+      });
+      const p = modernPeer(s);
+      const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
+      const { taskId } = (await p.request("tools/call", { name: "two" }, caps)).answer.result;
+      await tick();
+      expect((await p.request("tasks/cancel", { taskId }, caps)).answer.result).toEqual({
+        resultType: "complete",
+        _meta: SERVER_META,
+      });
+      await tick();
+      await tick();
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});

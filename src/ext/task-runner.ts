@@ -173,7 +173,7 @@ export class TaskRunner {
     let k = base;
     for (let n = 2; l.keys.has(k); n++) k = `${base}-${n}`;
     l.keys.add(k);
-    return new Promise<unknown>((resolve, reject) => {
+    const asked = new Promise<unknown>((resolve, reject) => {
       if (l.ctx.aborted) return reject(new McpError(ErrorCode.InternalError, "The task was cancelled"));
       l.waiters.set(k, { accept, resolve, reject });
       l.record.inputRequests = {
@@ -183,6 +183,9 @@ export class TaskRunner {
       l.record.status = "input_required";
       void this.#save(l);
     });
+    // a cancel rejects every open question: those the handler never reached must not count as unhandled
+    asked.catch(() => {});
+    return asked;
   }
 
   /** The caller's task, or -32602 (unknown, expired, or another principal's: the same answer). */
