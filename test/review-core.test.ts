@@ -174,3 +174,36 @@ describe("tasks at 2026-07-28: cancelling a task with two open questions", () =>
     }
   });
 });
+
+describe("initialize era: a connection closed while a handler has two questions open", () => {
+  it("leaves no unhandled rejection behind (the handler awaited only the first)", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+      const schema = { type: "object" as const, properties: {} };
+      s.tool("two", {
+        run: async (_a, ctx) => {
+          const a = ctx.elicit({ message: "A?", requestedSchema: schema });
+          const b = ctx.elicit({ message: "B?", requestedSchema: schema });
+          await a;
+          await b;
+          return "both";
+        },
+      });
+      const p = rawPeer(s);
+      await p.initialize("2025-11-25", { elicitation: {} });
+      const call = p.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "two" } });
+      await tick();
+      expect(p.sent.filter((m) => m.method === "elicitation/create")).toHaveLength(2);
+      p.connection.close();
+      expect(await call).toBeUndefined();
+      await tick();
+      await tick();
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+});

@@ -117,7 +117,11 @@ export class InputRound {
  * first (which ends its run) leaves the others rejected, and that must not bring the process down.
  */
 export function refuse<T>(error: Error): Promise<T> {
-  const p = Promise.reject<T>(error);
+  return quiet(Promise.reject<T>(error));
+}
+
+/** `p`, its rejection not counted as unhandled (see {@link refuse}): whoever awaits it still gets it. */
+export function quiet<T>(p: Promise<T>): Promise<T> {
   p.catch(() => {});
   return p;
 }
