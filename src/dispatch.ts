@@ -6,15 +6,7 @@
 import type { AuthInfo, Connection } from "./connection.js";
 import { RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
-import {
-  EMPTY,
-  execute,
-  hasCapability,
-  isObject,
-  lookup,
-  type Params,
-  toErrorObject,
-} from "./dispatch/methods.js";
+import { EMPTY, execute, hasCapability, isObject, lookup, type Params } from "./dispatch/methods.js";
 import { modernRequest } from "./dispatch/modern.js";
 import { hasModernMeta } from "./eras/modern.js";
 import { shapeImplementation } from "./eras/serialize.js";
@@ -225,5 +217,3 @@ export function establish(
   conn.state = "ready";
   return f;
 }
-
-export { toErrorObject };

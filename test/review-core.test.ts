@@ -207,3 +207,31 @@ describe("initialize era: a connection closed while a handler has two questions 
     }
   });
 });
+
+describe("initialize era: a question asked after the request was cancelled", () => {
+  it("is refused without telling the client to cancel a request it never received", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    let outcome: unknown;
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    s.tool("late", {
+      run: async (_a, ctx) => {
+        await new Promise((r) => ctx.signal.addEventListener("abort", r));
+        outcome = await ctx
+          .elicit({ message: "Still there?", requestedSchema: { type: "object", properties: {} } })
+          .catch((e: Error) => e.message);
+        done();
+        return "late";
+      },
+    });
+    const p = rawPeer(s);
+    await p.initialize("2025-11-25", { elicitation: {} });
+    const call = p.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "late" } });
+    await tick();
+    await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+    await finished;
+    expect(await call).toBeUndefined();
+    expect(outcome).toBe("Cancelled by the client");
+    expect(p.sent).toEqual([]);
+  });
+});
