@@ -1,6 +1,6 @@
 /** Regressions found in the review of the core, the 2026-07-28 era and the extensions. */
 import { describe, expect, it } from "vitest";
-import { McpError, McpServer } from "../src/index.js";
+import { McpError, McpServer, MemoryTaskStore, type TaskRecord } from "../src/index.js";
 import { rawPeer, tick } from "./helpers.js";
 import { meta, modernPeer, SERVER_META } from "./modern-helpers.js";
 
@@ -251,5 +251,41 @@ describe("2026-07-28: the caching hint of resources/list", () => {
     expect(await hint()).toEqual({ ttlMs: 60_000, cacheScope: "public" });
     s.resource("test://p/{id}", { cache: { scope: "private" }, read: ({ id }) => id });
     expect(await hint()).toEqual({ ttlMs: 60_000, cacheScope: "private" });
+  });
+});
+
+describe("tasks at 2026-07-28: ctx.task() not awaited before the handler returns", () => {
+  it("the task made after the answer still ends with the handler's outcome (it is not left working)", async () => {
+    const saved: TaskRecord[] = [];
+    // a store slower than the handler: the call is answered before its task exists
+    class Watched extends MemoryTaskStore {
+      override async create(task: TaskRecord) {
+        await tick();
+        return super.create(task);
+      }
+      override async set(task: TaskRecord) {
+        saved.push(task);
+        return super.set(task);
+      }
+    }
+    const s = new McpServer({ name: "t", version: "1.0.0", tasks: { store: new Watched() } });
+    s.tool("quick", {
+      task: "optional",
+      run: (_a, ctx) => {
+        void ctx.task();
+        return "quick";
+      },
+    });
+    const p = modernPeer(s);
+    const answer = (await p.request("tools/call", { name: "quick" }, { extensions: { [TASKS]: {} } })).answer;
+    expect(answer.result).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: "quick" }],
+      _meta: SERVER_META,
+    });
+    await tick();
+    await tick();
+    expect(saved.map((t) => t.status)).toEqual(["completed"]);
+    expect(saved[0]!.result).toEqual({ content: [{ type: "text", text: "quick" }] });
   });
 });
