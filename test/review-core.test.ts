@@ -7,6 +7,37 @@ import { meta, modernPeer, SERVER_META } from "./modern-helpers.js";
 const TASKS = "io.modelcontextprotocol/tasks";
 const CLOSED = { code: -32600, message: "Invalid Request: the connection is closed" };
 
+/** The rejections left unhandled while `run` runs (and two ticks after). */
+async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    await run();
+    await tick();
+    await tick();
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+  return unhandled;
+}
+
+/** A tool that asks twice and awaits the answers one by one: a failure of the first leaves the second. */
+function twoQuestions(s: McpServer, task: boolean) {
+  const schema = { type: "object" as const, properties: {} };
+  s.tool("two", {
+    ...(task ? { task: "optional" as const } : {}),
+    run: async (_a, ctx) => {
+      if (task) await ctx.task();
+      const a = ctx.elicit({ message: "A?", requestedSchema: schema }, { key: "a" });
+      const b = ctx.elicit({ message: "B?", requestedSchema: schema }, { key: "b" });
+      await a;
+      await b;
+      return "both";
+    },
+  });
+}
+
 function server() {
   const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
   const ran: string[] = [];
@@ -141,70 +172,36 @@ describe("2026-07-28: a connection closed while a request's round opens", () => 
 
 describe("tasks at 2026-07-28: cancelling a task with two open questions", () => {
   it("leaves no unhandled rejection behind (the handler awaited only the first)", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
-      const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
-      const schema = { type: "object" as const, properties: {} };
-      s.tool("two", {
-        task: "optional",
-        run: async (_a, ctx) => {
-          await ctx.task();
-          const a = ctx.elicit({ message: "A?", requestedSchema: schema }, { key: "a" });
-          const b = ctx.elicit({ message: "B?", requestedSchema: schema }, { key: "b" });
-          await a;
-          await b;
-          return "both";
-        },
-      });
-      const p = modernPeer(s);
-      const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    twoQuestions(s, true);
+    const p = modernPeer(s);
+    const caps = { extensions: { [TASKS]: {} }, elicitation: {} };
+    const unhandled = await unhandledDuring(async () => {
       const { taskId } = (await p.request("tools/call", { name: "two" }, caps)).answer.result;
       await tick();
       expect((await p.request("tasks/cancel", { taskId }, caps)).answer.result).toEqual({
         resultType: "complete",
         _meta: SERVER_META,
       });
-      await tick();
-      await tick();
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 });
 
 describe("initialize era: a connection closed while a handler has two questions open", () => {
   it("leaves no unhandled rejection behind (the handler awaited only the first)", async () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
-    process.on("unhandledRejection", onUnhandled);
-    try {
-      const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
-      const schema = { type: "object" as const, properties: {} };
-      s.tool("two", {
-        run: async (_a, ctx) => {
-          const a = ctx.elicit({ message: "A?", requestedSchema: schema });
-          const b = ctx.elicit({ message: "B?", requestedSchema: schema });
-          await a;
-          await b;
-          return "both";
-        },
-      });
-      const p = rawPeer(s);
-      await p.initialize("2025-11-25", { elicitation: {} });
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    twoQuestions(s, false);
+    const p = rawPeer(s);
+    await p.initialize("2025-11-25", { elicitation: {} });
+    const unhandled = await unhandledDuring(async () => {
       const call = p.send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "two" } });
       await tick();
       expect(p.sent.filter((m) => m.method === "elicitation/create")).toHaveLength(2);
       p.connection.close();
       expect(await call).toBeUndefined();
-      await tick();
-      await tick();
-      expect(unhandled).toEqual([]);
-    } finally {
-      process.off("unhandledRejection", onUnhandled);
-    }
+    });
+    expect(unhandled).toEqual([]);
   });
 });
 
