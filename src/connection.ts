@@ -165,11 +165,14 @@ export class Connection {
     options: OutboundOptions,
   ): Promise<{ [key: string]: unknown }> {
     if (this.state === "closed") return Promise.reject(new Error("The connection is closed"));
+    const signal = options.signal;
+    // never sent, so nothing to cancel on the client's side
+    if (signal?.aborted)
+      return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("Cancelled"));
     // unguessable: only the peer that received the request can answer it
     const id = crypto.randomUUID();
     const send = options.send ?? ((m: JsonRpcMessage) => this.send(m));
     return new Promise((resolve, reject) => {
-      const signal = options.signal;
       const finish = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
@@ -188,7 +191,6 @@ export class Connection {
         cancel(`Timed out after ${options.timeoutMs} ms`);
         reject(new RequestTimeoutError(`The client did not answer ${method} within ${options.timeoutMs} ms`));
       }, options.timeoutMs);
-      if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
         resolve: (r) => {

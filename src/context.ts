@@ -8,12 +8,13 @@ import {
   type InputRound,
   isElicitAnswer,
   isSampleAnswer,
+  quiet,
   refuse,
   rootsOfAnswer,
   type TaskHandle,
   withRelatedTask,
 } from "./eras/input.js";
-import { type CacheHint, missingCapability } from "./eras/modern.js";
+import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/modern.js";
 import type { Features } from "./eras/versions.js";
 import type { ContentBlock, JsonRpcMessage, LoggingLevel, Meta, RequestId, Role } from "./types.js";
 
@@ -132,18 +133,6 @@ export interface ResourceContext extends Context {
   /** The concrete URI requested. */
   readonly uri: string;
 }
-
-/** Log levels, least to most severe. */
-export const LOG_LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
 
 /** Thrown by `elicit`, `sample` and `roots` when the client did not declare what they need. */
 export class ClientCapabilityError extends Error {
@@ -269,7 +258,7 @@ export class RequestContext implements Context {
         return Promise.reject(new ClientCapabilityError("URL-mode elicitation", "elicitation.url"));
       }
       const wire = { ...params, elicitationId: params.elicitationId ?? crypto.randomUUID() };
-      return this.#ask("elicitation/create", wire, options).then(checkElicitResult);
+      return quiet(this.#ask("elicitation/create", wire, options).then(checkElicitResult));
     }
     // a client that declares `elicitation: {}` supports form mode (2025-06-18 had no modes)
     const formOk = caps && (caps.form !== undefined || caps.url === undefined);
@@ -281,7 +270,7 @@ export class RequestContext implements Context {
       requestedSchema: params.requestedSchema,
     };
     if (this.features.urlElicitation) wire.mode = "form";
-    return this.#ask("elicitation/create", wire, options).then(checkElicitResult);
+    return quiet(this.#ask("elicitation/create", wire, options).then(checkElicitResult));
   }
 
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
@@ -296,21 +285,22 @@ export class RequestContext implements Context {
     if ((params.tools || params.toolChoice) && !caps.tools) {
       return Promise.reject(new ClientCapabilityError("tool use in sampling", "sampling.tools"));
     }
-    return this.#ask("sampling/createMessage", params, options).then((r) => {
+    const asked = this.#ask("sampling/createMessage", params, options).then((r) => {
       const result = toSampleResult(r);
       if (!result) throw new Error("The client answered sampling/createMessage with a malformed result");
       return result;
     });
+    return quiet(asked);
   }
 
-  async roots(options?: ClientRequestOptions): Promise<Root[]> {
+  roots(options?: ClientRequestOptions): Promise<Root[]> {
     if (this.#modern) {
-      if (!this.client.capabilities.roots) throw missingCapability({ roots: {} });
+      if (!this.client.capabilities.roots) return refuse(missingCapability({ roots: {} }));
       return this.#input("roots/list", {}, options?.key, toRoots);
     }
-    if (!this.client.capabilities.roots) throw new ClientCapabilityError("roots", "roots");
-    const result = await this.#ask("roots/list", {}, options);
-    return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
+    if (!this.client.capabilities.roots) return refuse(new ClientCapabilityError("roots", "roots"));
+    const asked = this.#ask("roots/list", {}, options);
+    return quiet(asked.then((r) => (Array.isArray(r.roots) ? (r.roots as Root[]) : [])));
   }
 
   get requestState(): unknown {

@@ -4,15 +4,16 @@ import type { ChangeEvent } from "./bus.js";
 import { type Connection, principalOf } from "./connection.js";
 import type { RequestContext } from "./context.js";
 import { honouredFilter, ListenStream, type SubscriptionLimits } from "./eras/listen.js";
-import { type CacheHint, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
+import { type CacheHint, logLevelOf, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
 import { type Features, featuresOf, MODERN_VERSION } from "./eras/versions.js";
+import { ErrorCode, McpError } from "./errors.js";
 import { clientDeclares, Extensions } from "./ext/extension.js";
 import { Skills } from "./ext/skills.js";
 import { TASKS, type TaskOptions, tasksExtension } from "./ext/tasks.js";
 import { complete } from "./prompts/completion.js";
-import { getPrompt, listPrompts, type PromptEntry } from "./prompts/prompts.js";
-import { Registry, requireScopes } from "./registry.js";
+import { getPrompt, type PromptEntry } from "./prompts/prompts.js";
+import { listPage, Registry, requireScopes } from "./registry.js";
 import {
   listResources,
   listResourceTemplates,
@@ -20,7 +21,7 @@ import {
   readResource,
 } from "./resources/resources.js";
 import type { UriTemplateLimits } from "./resources/template.js";
-import { callTool, listTools, type ToolEntry } from "./tools/tools.js";
+import { callTool, type ToolEntry } from "./tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
 
 type Params = { [key: string]: unknown };
@@ -166,6 +167,39 @@ export class ServerCore {
     return undefined;
   }
 
+  /** `resources/subscribe`: a session holds at most `maxResourceSubscriptions` URIs, none too long. */
+  subscribe(p: Params, ctx: RequestContext, conn: Connection) {
+    const uri = subscribedUri(p);
+    const maxUri = this.subscriptionLimits.maxUriLength ?? 8192;
+    if (uri.length > maxUri)
+      throw new McpError(ErrorCode.InvalidParams, `The uri is longer than ${maxUri} characters`, {
+        maxUriLength: maxUri,
+      });
+    // its updates tell what the resource is doing: only to a caller that may read it
+    const hit = this.resources.resolve(uri);
+    if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
+    // a URI that names no resource yet may still get one: it is kept, within the same count
+    const max = this.subscriptionLimits.maxResourceSubscriptions ?? 1000;
+    if (!conn.subscriptions.has(uri) && conn.subscriptions.size >= max)
+      throw new McpError(ErrorCode.InvalidParams, `At most ${max} resource subscriptions per session`, {
+        max,
+      });
+    conn.subscriptions.add(uri);
+    return EMPTY;
+  }
+
+  /** `resources/unsubscribe`. */
+  unsubscribe(p: Params, conn: Connection) {
+    conn.subscriptions.delete(subscribedUri(p));
+    return EMPTY;
+  }
+
+  /** `logging/setLevel`: the session's least severe level to send. */
+  setLevel(p: Params, conn: Connection) {
+    conn.logLevel = logLevelOf(p.level);
+    return EMPTY;
+  }
+
   /** The capabilities to declare: derived from what is registered. */
   capabilities(f: Features): ServerCapabilities {
     const caps: ServerCapabilities = {};
@@ -189,13 +223,13 @@ export class ServerCore {
   }
 
   listTools(p: Params, ctx: RequestContext) {
-    return listTools(this.tools, p, ctx, this.pageSize, this.cache);
+    return listPage("tools", this.tools.values(), p, ctx, this.pageSize, this.cache);
   }
   callTool(p: Params, ctx: RequestContext) {
     return callTool(this.tools, p, ctx);
   }
   listPrompts(p: Params, ctx: RequestContext) {
-    return listPrompts(this.prompts, p, ctx, this.pageSize, this.cache);
+    return listPage("prompts", this.prompts.values(), p, ctx, this.pageSize, this.cache);
   }
   getPrompt(p: Params, ctx: RequestContext) {
     return getPrompt(this.prompts, p, ctx);
@@ -212,4 +246,11 @@ export class ServerCore {
   complete(p: Params, ctx: RequestContext) {
     return complete(this.prompts, this.resources, p, ctx);
   }
+}
+
+const EMPTY = Object.freeze({});
+
+function subscribedUri(p: Params): string {
+  if (typeof p.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
+  return p.uri;
 }

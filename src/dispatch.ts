@@ -6,15 +6,7 @@
 import type { AuthInfo, Connection } from "./connection.js";
 import { RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
-import {
-  EMPTY,
-  execute,
-  hasCapability,
-  isObject,
-  lookup,
-  type Params,
-  toErrorObject,
-} from "./dispatch/methods.js";
+import { EMPTY, execute, hasCapability, isObject, lookup, type Params } from "./dispatch/methods.js";
 import { modernRequest } from "./dispatch/modern.js";
 import { hasModernMeta } from "./eras/modern.js";
 import { shapeImplementation } from "./eras/serialize.js";
@@ -148,6 +140,8 @@ async function request(
   conn: Connection,
   options: HandleOptions,
 ): Promise<JsonRpcResponse | undefined> {
+  // the peer is gone: no handler runs for it (a listen would never end), and the answer says why
+  if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
   if (
     name === "server/discover" ||
     (conn.state !== "ready" && (options.modern || hasModernMeta(params._meta)))
@@ -223,5 +217,3 @@ export function establish(
   conn.state = "ready";
   return f;
 }
-
-export { toErrorObject };

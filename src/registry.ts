@@ -1,5 +1,9 @@
-/** An ordered, named registry whose changes are announced to connected clients, and who may use its entries. */
+/** An ordered, named registry whose changes are announced to connected clients, who may use its entries, and one page of them. */
+import { type CacheHint, listHint } from "./eras/modern.js";
+import { type Listed, listingFor } from "./eras/serialize.js";
+import type { Features } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
+import { listResult } from "./pagination.js";
 
 /** Entries in registration order, by name; `onChange` runs after every add and remove. */
 export class Registry<T> {
@@ -99,4 +103,30 @@ export function visibleTo<T extends Scoped>(
   if (!entries.some((e) => e.scopes)) return entries;
   ctx.personal = true;
   return entries.filter((e) => permits(e, ctx.auth));
+}
+
+/** What listing needs of a request: its revision, its caller, and where its caching hint goes. */
+export interface ListingRequest {
+  readonly features: Features;
+  readonly auth: { readonly scopes?: readonly string[] } | undefined;
+  personal: boolean;
+  cacheHint: CacheHint | undefined;
+}
+
+/**
+ * One page of `entries` under `key` (`tools/list`, `prompts/list`, `resources/templates/list`): the
+ * ones the caller may see, shaped for its revision; at 2026-07-28 with the list's caching hint.
+ */
+export function listPage<T extends Scoped & Listed & { readonly cache: CacheHint }>(
+  key: string,
+  entries: readonly T[],
+  params: { cursor?: unknown },
+  ctx: ListingRequest,
+  pageSize: number,
+  cache: CacheHint,
+): { [key: string]: unknown } {
+  if (ctx.features.modern) ctx.cacheHint = listHint(entries, cache);
+  return listResult(key, visibleTo(entries, ctx), params.cursor, pageSize, (e) =>
+    listingFor(e, ctx.features),
+  );
 }

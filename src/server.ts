@@ -201,12 +201,12 @@ export class McpServer {
    */
   skill(name: string, options: SkillOptions): Registration {
     const core = this.#core;
+    const { files, remove: forget } = core.skills.add(name, options);
     const removes: (() => void)[] = [];
     const remove = () => {
-      core.skills.remove(name);
+      forget();
       for (const r of removes) r();
     };
-    const files = core.skills.add(name, options);
     try {
       for (const [uri, r] of files) removes.push(core.resources.add(uri, r));
     } catch (error) {

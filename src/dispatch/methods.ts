@@ -1,12 +1,11 @@
 /** The method table, shared by both eras, and running one method with its context in flight. */
 import type { Connection } from "../connection.js";
-import { LOG_LEVELS, type RequestContext } from "../context.js";
+import type { RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { requireScopes } from "../registry.js";
-import type { JsonRpcErrorObject, LoggingLevel, RequestId, ServerCapabilities } from "../types.js";
+import type { JsonRpcErrorObject, RequestId, ServerCapabilities } from "../types.js";
 
 /** A request's params. */
 export type Params = { [key: string]: unknown };
@@ -39,16 +38,16 @@ export const methods = new Map<string, Method>([
   ["resources/read", { capability: "resources", input: true, run: (c, p, ctx) => c.readResource(p, ctx) }],
   [
     "resources/subscribe",
-    { capability: "subscribe", era: "legacy", run: (c, p, ctx, conn) => subscription(p, conn, c, ctx) },
+    { capability: "subscribe", era: "legacy", run: (c, p, ctx, conn) => c.subscribe(p, ctx, conn) },
   ],
   [
     "resources/unsubscribe",
-    { capability: "subscribe", era: "legacy", run: (_c, p, _ctx, conn) => subscription(p, conn) },
+    { capability: "subscribe", era: "legacy", run: (c, p, _ctx, conn) => c.unsubscribe(p, conn) },
   ],
   ["completion/complete", { capability: "completions", run: (c, p, ctx) => c.complete(p, ctx) }],
   [
     "logging/setLevel",
-    { capability: "logging", era: "legacy", run: (_c, p, _ctx, conn) => setLevel(p, conn) },
+    { capability: "logging", era: "legacy", run: (c, p, _ctx, conn) => c.setLevel(p, conn) },
   ],
   ["server/discover", { era: "modern", run: (c, _p, ctx) => c.discover(ctx) }],
   [
@@ -65,41 +64,6 @@ export function lookup(core: ServerCore, name: string, f: Features): Method | un
   if (!ext) return undefined;
   const run: Method["run"] = (_c, p, ctx) => ext.run(p, ctx);
   return ext.era ? { era: ext.era, run } : { run };
-}
-
-/** Subscribes (with `core`) or unsubscribes; a session holds at most `maxResourceSubscriptions` URIs, none too long. */
-function subscription(params: Params, conn: Connection, core?: ServerCore, ctx?: RequestContext) {
-  const uri = params.uri;
-  if (typeof uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
-  if (!core) {
-    conn.subscriptions.delete(uri);
-    return EMPTY;
-  }
-  const maxUri = core.subscriptionLimits.maxUriLength ?? 8192;
-  if (uri.length > maxUri)
-    throw new McpError(ErrorCode.InvalidParams, `The uri is longer than ${maxUri} characters`, {
-      maxUriLength: maxUri,
-    });
-  // its updates tell what the resource is doing: only to a caller that may read it
-  const hit = core.resources.resolve(uri);
-  if (hit && ctx) requireScopes(`resource ${uri}`, hit.entry, ctx);
-  // a URI that names no resource yet may still get one: it is kept, within the same count
-  const max = core.subscriptionLimits.maxResourceSubscriptions ?? 1000;
-  if (!conn.subscriptions.has(uri) && conn.subscriptions.size >= max)
-    throw new McpError(ErrorCode.InvalidParams, `At most ${max} resource subscriptions per session`, { max });
-  conn.subscriptions.add(uri);
-  return EMPTY;
-}
-
-function setLevel(params: Params, conn: Connection) {
-  const level = params.level;
-  if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel)) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, {
-      level,
-    });
-  }
-  conn.logLevel = level as LoggingLevel;
-  return EMPTY;
 }
 
 /** Whether `v` is a JSON object. */

@@ -3,11 +3,11 @@ import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import { RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { InputRound } from "../eras/input.js";
-import { completeResult, readModernMeta } from "../eras/modern.js";
+import { completeResult, modernError, readModernMeta } from "../eras/modern.js";
 import { featuresOf, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { errorResponse } from "../jsonrpc.js";
-import type { JsonRpcErrorObject, JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { EMPTY, execute, hasCapability, isObject, lookup, type Params, toErrorObject } from "./methods.js";
 
 const MODERN = featuresOf(MODERN_VERSION);
@@ -41,16 +41,6 @@ export async function modernRequest(
       MODERN,
     );
   }
-  if (conn.inflight.has(id))
-    return errorResponse(
-      id,
-      {
-        code: ErrorCode.InvalidRequest,
-        message: "Invalid Request: a request with this id is still in flight",
-      },
-      MODERN,
-    );
-  if (options.signal?.aborted) return undefined;
   const auth = options.auth ?? conn.auth;
   const principal = principalOf(auth);
   let round: InputRound | undefined;
@@ -61,6 +51,20 @@ export async function modernRequest(
       return fail(error);
     }
   }
+  // checked after the await, with none until `execute` registers this request: a twin sent
+  // meanwhile is refused, and a connection closed meanwhile runs nothing
+  const refused = conn.closed
+    ? "the connection is closed"
+    : conn.inflight.has(id)
+      ? "a request with this id is still in flight"
+      : undefined;
+  if (refused !== undefined)
+    return errorResponse(
+      id,
+      { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${refused}` },
+      MODERN,
+    );
+  if (options.signal?.aborted) return undefined;
   const client = Object.freeze({
     protocolVersion: MODERN_VERSION,
     capabilities: meta.capabilities,
@@ -118,9 +122,4 @@ async function openRound(core: ServerCore, name: string, params: Params, princip
   if (params.requestState === undefined) return new InputRound(EMPTY, fresh, undefined);
   const opened = await core.requestState.open(params.requestState, name, params, principal);
   return new InputRound(opened.answers, fresh, opened.state);
-}
-
-/** 2026-07-28 retired -32002: a missing resource is -32602 with the URI. */
-function modernError(error: JsonRpcErrorObject): JsonRpcErrorObject {
-  return error.code === ErrorCode.ResourceNotFound ? { ...error, code: ErrorCode.InvalidParams } : error;
 }

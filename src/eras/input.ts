@@ -52,7 +52,8 @@ export class InputRequiredSignal extends Error {
 
 type Answers = { [key: string]: unknown };
 
-const AUTO_KEY: { readonly [method: string]: string } = {
+/** The key prefix of an input request made without a key, by method (`elicitation-1`, …). */
+export const AUTO_KEY: { readonly [method: string]: string } = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",
@@ -116,7 +117,11 @@ export class InputRound {
  * first (which ends its run) leaves the others rejected, and that must not bring the process down.
  */
 export function refuse<T>(error: Error): Promise<T> {
-  const p = Promise.reject<T>(error);
+  return quiet(Promise.reject<T>(error));
+}
+
+/** `p`, its rejection not counted as unhandled (see {@link refuse}): whoever awaits it still gets it. */
+export function quiet<T>(p: Promise<T>): Promise<T> {
   p.catch(() => {});
   return p;
 }

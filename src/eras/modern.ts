@@ -4,7 +4,7 @@
  * server's identity and, where the method is cacheable, `ttlMs`/`cacheScope`.
  */
 import { ErrorCode, McpError } from "../errors.js";
-import type { ClientCapabilities, Implementation, LoggingLevel } from "../types.js";
+import type { ClientCapabilities, Implementation, JsonRpcErrorObject, LoggingLevel } from "../types.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./versions.js";
 
 /** The reserved `_meta` keys of 2026-07-28. */
@@ -94,7 +94,8 @@ export interface ModernMeta {
   readonly logLevel: LoggingLevel | undefined;
 }
 
-const LEVELS: readonly string[] = [
+/** Log levels, least to most severe (both eras: `logging/setLevel`, and a request's `_meta`). */
+export const LOG_LEVELS: readonly LoggingLevel[] = Object.freeze([
   "debug",
   "info",
   "notice",
@@ -103,7 +104,16 @@ const LEVELS: readonly string[] = [
   "critical",
   "alert",
   "emergency",
-];
+]);
+
+/** `level` when it names a log level; otherwise -32602 naming them. */
+export function logLevelOf(level: unknown): LoggingLevel {
+  if (typeof level !== "string" || !LOG_LEVELS.includes(level as LoggingLevel))
+    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LOG_LEVELS.join(", ")}`, {
+      level,
+    });
+  return level as LoggingLevel;
+}
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -144,15 +154,10 @@ export function readModernMeta(meta: unknown): ModernMeta {
   }
   const info = Object.hasOwn(meta, META.clientInfo) ? meta[META.clientInfo] : undefined;
   const level = Object.hasOwn(meta, META.logLevel) ? meta[META.logLevel] : undefined;
-  if (level !== undefined && (typeof level !== "string" || !LEVELS.includes(level))) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid log level: use one of ${LEVELS.join(", ")}`, {
-      level,
-    });
-  }
   return {
     capabilities: caps as ClientCapabilities,
     info: isObject(info) ? (info as unknown as Implementation) : undefined,
-    logLevel: level as LoggingLevel | undefined,
+    logLevel: level === undefined ? undefined : logLevelOf(level),
   };
 }
 
@@ -164,6 +169,11 @@ export function missingCapability(required: ClientCapabilities): McpError {
     `Missing required client capability: ${names}`,
     { requiredCapabilities: required },
   );
+}
+
+/** 2026-07-28 retired -32002: a missing resource is -32602 with the URI. */
+export function modernError(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  return error.code === ErrorCode.ResourceNotFound ? { ...error, code: ErrorCode.InvalidParams } : error;
 }
 
 /** The `_meta` every 2026-07-28 result carries, built once per server. */

@@ -63,9 +63,14 @@ export class Skills {
 
   /**
    * Validates a skill and returns its resources to register (`SKILL.md` first); the entry is listed
-   * from then on. Throws on programming mistakes: a bad name or path, a duplicate, too many files.
+   * from then on, until `remove` (which forgets this entry only, never a later one of the same name;
+   * the resources are removed by the caller). Throws on programming mistakes: a bad name or path, a
+   * duplicate, too many files.
    */
-  add(name: string, options: SkillOptions): [string, ResourceOptions<string>][] {
+  add(
+    name: string,
+    options: SkillOptions,
+  ): { files: [string, ResourceOptions<string>][]; remove: () => void } {
     if (typeof name !== "string" || !NAME.test(name))
       throw new TypeError(
         `Invalid skill name ${JSON.stringify(name)}: use 1-64 of a-z 0-9 and "-", no leading, trailing or double "-"`,
@@ -93,19 +98,19 @@ export class Skills {
     const base = `skill://${name}/`;
     const resources = Promise.all(files.map(([path, text]) => describe(base + path, text)));
     const paths = files.map(([path]) => path);
-    this.#skills.set(name, { uri: `${base}SKILL.md`, frontmatter, resources, paths });
-    return files.map(([path, text]): [string, ResourceOptions<string>] => {
+    const entry: SkillEntry = { uri: `${base}SKILL.md`, frontmatter, resources, paths };
+    this.#skills.set(name, entry);
+    const remove = () => {
+      if (this.#skills.get(name) === entry) this.#skills.delete(name);
+    };
+    const resourceOptions = files.map(([path, text]): [string, ResourceOptions<string>] => {
       const mimeType = mimeOf(path);
       const read = () => text;
       return path === "SKILL.md"
         ? [base + path, { name, description: options.description, mimeType, read }]
         : [base + path, { name: path, mimeType, read }];
     });
-  }
-
-  /** Forgets a skill (its resources are removed by the caller). */
-  remove(name: string): void {
-    this.#skills.delete(name);
+    return { files: resourceOptions, remove };
   }
 
   async #entry(skill: SkillEntry) {

@@ -6,7 +6,8 @@
 import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
 import type { RequestContext, TaskHandle } from "../context.js";
-import type { InputRequest } from "../eras/input.js";
+import { AUTO_KEY, type InputRequest } from "../eras/input.js";
+import { modernError } from "../eras/modern.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcErrorObject } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -36,11 +37,6 @@ export interface Live {
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
-const AUTO_KEY: { readonly [method: string]: string } = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
 
 /** Whether `status` never changes again. */
 export const isTerminal = (status: string): boolean => TERMINAL.has(status);
@@ -141,7 +137,8 @@ export class TaskRunner {
         if (e instanceof McpError) {
           const error: JsonRpcErrorObject = { code: e.code, message: e.message };
           if (e.data !== undefined) error.data = e.data;
-          return this.#finish(l, { error });
+          // stored as the task's own revision spells it: tasks/get hands it on unchanged
+          return this.#finish(l, { error: l.legacy ? error : modernError(error) });
         }
         if (!l.ctx.aborted) this.#report(e);
         this.#finish(l, { error: { code: ErrorCode.InternalError, message: "Internal error" } });
@@ -176,7 +173,7 @@ export class TaskRunner {
     let k = base;
     for (let n = 2; l.keys.has(k); n++) k = `${base}-${n}`;
     l.keys.add(k);
-    return new Promise<unknown>((resolve, reject) => {
+    const asked = new Promise<unknown>((resolve, reject) => {
       if (l.ctx.aborted) return reject(new McpError(ErrorCode.InternalError, "The task was cancelled"));
       l.waiters.set(k, { accept, resolve, reject });
       l.record.inputRequests = {
@@ -186,6 +183,9 @@ export class TaskRunner {
       l.record.status = "input_required";
       void this.#save(l);
     });
+    // a cancel rejects every open question: those the handler never reached must not count as unhandled
+    asked.catch(() => {});
+    return asked;
   }
 
   /** The caller's task, or -32602 (unknown, expired, or another principal's: the same answer). */

@@ -111,6 +111,8 @@ export function tasksExtension(
     );
     await Promise.race([settled, creation]);
     if (task === undefined) {
+      // a ctx.task() not awaited makes its task after this answer: it still gets the outcome, and ends
+      void creation.then(() => runner.follow(task!, run));
       const outcome = await settled;
       if ("error" in outcome) throw outcome.error;
       return outcome.result;

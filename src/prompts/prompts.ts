@@ -1,11 +1,10 @@
-/** The prompt registry and the `prompts/list` and `prompts/get` methods. */
+/** The prompt registry and the `prompts/get` method (`prompts/list` is `listPage` of registry.ts). */
 import { toPromptResult } from "../content.js";
 import type { Completer, Context, RequestContext } from "../context.js";
-import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
-import { listingFor, shapeMessages } from "../eras/serialize.js";
+import { type CacheHint, type CacheOptions, cacheHint } from "../eras/modern.js";
+import { shapeMessages } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { listResult } from "../pagination.js";
-import { type Registry, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
+import { type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -115,21 +114,6 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
     scopes: scopesOption(`Prompt "${name}"`, options.scopes),
     cache: cacheHint(options.cache, cache),
   };
-}
-
-/** `prompts/list`. */
-export function listPrompts(
-  prompts: Registry<PromptEntry>,
-  params: { cursor?: unknown },
-  ctx: RequestContext,
-  pageSize: number,
-  cache: CacheHint,
-) {
-  const all = prompts.values();
-  if (ctx.features.modern) ctx.cacheHint = listHint(all, cache);
-  return listResult("prompts", visibleTo(all, ctx), params.cursor, pageSize, (p) =>
-    listingFor(p, ctx.features),
-  );
 }
 
 /** `prompts/get`: an unknown prompt, a missing required or an invalid argument is -32602. */

@@ -6,13 +6,12 @@ import {
   type CacheOptions,
   cacheHint,
   combineHints,
-  listHint,
   PRIVATE_NO_CACHE,
 } from "../eras/modern.js";
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { listResult } from "../pagination.js";
-import { requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
+import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
@@ -62,6 +61,7 @@ export class ResourceRegistry {
   readonly #router = new TemplateRouter<ResourceEntry>();
   #staticList: ResourceEntry[] | undefined;
   #templateList: ResourceEntry[] | undefined;
+  #listHint: CacheHint | undefined;
   readonly #onChange: () => void;
   readonly #pathSafety: boolean;
   readonly #limits: UriTemplateLimits;
@@ -108,13 +108,13 @@ export class ResourceRegistry {
     };
     table.set(uri, entry);
     const unroute = template ? this.#router.add(template, entry) : undefined;
-    this.#staticList = this.#templateList = undefined;
+    this.#staticList = this.#templateList = this.#listHint = undefined;
     this.#onChange();
     return () => {
       if (table.get(uri) !== entry) return;
       table.delete(uri);
       unroute?.();
-      this.#staticList = this.#templateList = undefined;
+      this.#staticList = this.#templateList = this.#listHint = undefined;
       this.#onChange();
     };
   }
@@ -131,6 +131,15 @@ export class ResourceRegistry {
   get statics(): readonly ResourceEntry[] {
     this.#staticList ??= [...this.#statics.values()];
     return this.#staticList;
+  }
+
+  /** 2026-07-28: the hint of `resources/list`, over the statics and the templates (computed once per change). */
+  get listHint(): CacheHint {
+    this.#listHint ??= combineHints(
+      [...this.statics, ...this.templates].map((e) => e.cache),
+      this.cache,
+    );
+    return this.#listHint;
   }
 
   templateByUri(uriTemplate: string): ResourceEntry | undefined {
@@ -172,12 +181,7 @@ export async function listResources(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  if (ctx.features.modern) {
-    const a = listHint(reg.statics, reg.cache);
-    const b = listHint(reg.templates, reg.cache);
-    ctx.cacheHint =
-      reg.templates.length === 0 || a === b ? a : reg.statics.length === 0 ? b : combineHints([a, b], a);
-  }
+  if (ctx.features.modern) ctx.cacheHint = reg.listHint;
   const items: object[] = visibleTo(reg.statics, ctx).map((e) => listingFor(e, ctx.features));
   for (const t of visibleTo(reg.templates, ctx)) {
     if (!t.options.list) continue;
@@ -197,10 +201,7 @@ export function listResourceTemplates(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  if (ctx.features.modern) ctx.cacheHint = listHint(reg.templates, reg.cache);
-  return listResult("resourceTemplates", visibleTo(reg.templates, ctx), params.cursor, pageSize, (e) =>
-    listingFor(e, ctx.features),
-  );
+  return listPage("resourceTemplates", reg.templates, params, ctx, pageSize, reg.cache);
 }
 
 /** `resources/read`: never an empty contents array for a missing resource. */

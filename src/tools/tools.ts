@@ -1,12 +1,11 @@
-/** The tool registry and the `tools/list` and `tools/call` methods. */
+/** The tool registry and the `tools/call` method (`tools/list` is `listPage` of registry.ts). */
 
 import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
-import { type CacheHint, type CacheOptions, cacheHint, listHint } from "../eras/modern.js";
-import { listingFor, shapeCallToolResult } from "../eras/serialize.js";
+import { type CacheHint, type CacheOptions, cacheHint } from "../eras/modern.js";
+import { shapeCallToolResult } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { listResult } from "../pagination.js";
-import { type Registry, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
+import { type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -115,21 +114,6 @@ export function createToolEntry(
     headers: headerParams(listing.inputSchema, name),
     scopes: scopesOption(`Tool "${name}"`, options.scopes),
   };
-}
-
-/** `tools/list`. */
-export function listTools(
-  tools: Registry<ToolEntry>,
-  params: { cursor?: unknown },
-  ctx: RequestContext,
-  pageSize: number,
-  cache: CacheHint,
-) {
-  const all = tools.values();
-  if (ctx.features.modern) ctx.cacheHint = listHint(all, cache);
-  return listResult("tools", visibleTo(all, ctx), params.cursor, pageSize, (t) =>
-    listingFor(t, ctx.features),
-  );
 }
 
 /** `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol error. */
