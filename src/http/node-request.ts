@@ -68,9 +68,9 @@ export class NodeRequest {
   get body(): ReadableStream<Uint8Array> | null {
     const s = this[STATE];
     if (s.method === "GET" || s.method === "HEAD") return null;
-    if (s.read) return real(this).body;
-    s.body ??= requestBody(s.req);
-    return s.body.stream;
+    // the full Request owns the stream from the start: once a reader locks it, a Request could no
+    // longer be made from it (bodyUsed, clone() and the rest would throw), and clone() replaces it
+    return real(this).body;
   }
 
   [READ_BODY](max: number): Promise<BodyResult> | undefined {
@@ -128,12 +128,14 @@ function real(request: NodeRequest): Request {
       headers: request.headers,
       signal: request.signal,
     };
-    if (s.method !== "GET" && s.method !== "HEAD" && !s.read) {
-      s.body ??= requestBody(s.req);
-      init.body = s.body.stream;
+    if (s.method !== "GET" && s.method !== "HEAD") {
+      // a body READ_BODY consumed is a used one, as for a full Request: bodyUsed, reads refused
+      if (s.read) init.body = new ReadableStream({ start: (c) => c.close() });
+      else init.body = (s.body ??= requestBody(s.req)).stream;
       init.duplex = "half";
     }
     s.real = new Request(request.url, init);
+    if (s.read) void s.real.body?.getReader().read();
   }
   return s.real;
 }
