@@ -89,9 +89,14 @@ export function refuseSession(
   auth: AuthInfo | undefined,
   features: Features,
 ): Response | undefined {
-  if (auth === undefined) return session.authenticated ? unauthorized(features) : undefined;
-  if (!session.authenticated || principalOf(auth) !== session.principal) return sessionNotFound(features);
-  return undefined;
+  if (mayUse(session, auth)) return undefined;
+  return auth === undefined ? unauthorized(features) : sessionNotFound(features);
+}
+
+/** Whether a caller with `auth` may use `session` (see {@link refuseSession}). */
+export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
+  if (auth === undefined) return !session.authenticated;
+  return session.authenticated && principalOf(auth) === session.principal;
 }
 
 /** 429 when anonymous sessions are created faster than allowed, or a principal is at its cap. */
