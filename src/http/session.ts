@@ -96,7 +96,7 @@ export class EventStream {
     this.#pending = pending;
     let last = afterSeq;
     try {
-      for (const e of await this.#store.after(this.id, afterSeq)) {
+      for (const e of await this.#kept(afterSeq)) {
         await sink.drained();
         if (this.sink !== sink) return;
         this.#send(e.seq, e.data);
@@ -110,6 +110,15 @@ export class EventStream {
     if (this.done) {
       sink.close();
       this.sink = undefined;
+    }
+  }
+
+  /** The kept events after `afterSeq`; none when the store fails (live events still flow, nothing rejects). */
+  async #kept(afterSeq: number): Promise<readonly { seq: number; data: string }[]> {
+    try {
+      return await this.#store!.after(this.id, afterSeq);
+    } catch {
+      return [];
     }
   }
 
