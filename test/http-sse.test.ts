@@ -200,6 +200,28 @@ describe("resumability", () => {
     await fresh.body!.cancel();
   });
 
+  it("an event store whose append() and drop() throw: the SSE answer still arrives whole, and the stream closes", async () => {
+    const store: EventStore = {
+      append: () => {
+        throw new Error("store full");
+      },
+      drop: () => {
+        throw new Error("store down");
+      },
+      after: () => [],
+    };
+    const { handler } = setup({ eventStore: store });
+    const sid = await initialize(handler);
+    const events = await readEvents(await post(handler, call(4, "log"), { "mcp-session-id": sid }));
+    expect(messagesOf(events)).toEqual([
+      JSON.parse(log("one")),
+      JSON.parse(log("two")),
+      { jsonrpc: "2.0", id: 4, result: { content: [{ type: "text", text: "logged" }] } },
+    ]);
+    const del = await request(handler, "DELETE", { "mcp-session-id": sid });
+    expect(del.status).toBe(204);
+  });
+
   it("closeSseStream is false for a 2025-06-18 session (no priming, nothing to resume from)", async () => {
     const { handler } = setup();
     const sid = await initialize(handler, "2025-06-18");
