@@ -802,3 +802,30 @@ describe("CORS for browser clients", () => {
     ]).toEqual([200, origin, "mcp-session-id, mcp-protocol-version, www-authenticate"]);
   });
 });
+
+describe("an errorStatus hook that throws", () => {
+  it("keeps the default status, in both eras: every request still gets its one answer", async () => {
+    const { handler } = setup({
+      errorStatus: () => {
+        throw new Error("hook bug");
+      },
+    });
+    const res = await modern(handler, "tools/call", { name: "nope" });
+    expect(res.status).toBe(200);
+    expect((await res.json()).error.code).toBe(-32602);
+    const sid = await initialize(handler);
+    const legacy = await handler(
+      new Request(URL_, {
+        method: "POST",
+        headers: { ...POST_HEADERS, "mcp-session-id": sid },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "nope" } }),
+      }),
+    );
+    expect(legacy.status).toBe(200);
+    expect(await legacy.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32602, message: "Unknown tool: nope", data: { name: "nope" } },
+    });
+  });
+});

@@ -303,7 +303,13 @@ export function mapError(
   request: Request,
 ): ReturnType<ErrorStatus> {
   if (!map || answer === undefined || Array.isArray(answer) || !("error" in answer)) return undefined;
-  const mapped = map(answer.error, request);
+  let mapped: ReturnType<ErrorStatus>;
+  try {
+    mapped = map(answer.error, request);
+  } catch {
+    // a hook that throws must not cost the request its answer: keep the default
+    return undefined;
+  }
   // a hook's bad status would make the Response constructor throw: keep the default instead
   return mapped && Number.isInteger(mapped.status) && mapped.status >= 200 && mapped.status <= 599
     ? mapped
