@@ -174,7 +174,11 @@ describe("bearer tokens", () => {
       res.status,
       res.headers.get("access-control-allow-origin"),
       res.headers.get("access-control-expose-headers"),
-    ]).toEqual([401, "https://app.example.test", "mcp-session-id, mcp-protocol-version, www-authenticate"]);
+    ]).toEqual([
+      401,
+      "https://app.example.test",
+      "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after",
+    ]);
   });
 
   it("answers 400 for a token in the URL or a malformed header", async () => {

@@ -799,7 +799,7 @@ describe("CORS for browser clients", () => {
       res.status,
       res.headers.get("access-control-allow-origin"),
       res.headers.get("access-control-expose-headers"),
-    ]).toEqual([200, origin, "mcp-session-id, mcp-protocol-version, www-authenticate"]);
+    ]).toEqual([200, origin, "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"]);
   });
 });
 

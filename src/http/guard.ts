@@ -333,8 +333,8 @@ export function answerResponse(
 /** What a browser may send when the preflight does not list its headers (both eras). */
 const CORS_ALLOW_HEADERS =
   "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name";
-/** What a browser may read: the session id, the revision, and the challenge of a 401. */
-const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate";
+/** What a browser may read: the session id, the revision, the challenge of a 401, when to retry a 429 or 503. */
+const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
 
 export function preflight(request: Request, methods: string): Response {
   const headers: { [name: string]: string } = { allow: `${methods}, OPTIONS` };
