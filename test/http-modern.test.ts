@@ -538,6 +538,18 @@ describe("headers that mirror the body (-32020)", () => {
       400,
       bad("the Mcp-Param-Count header does not match arguments.count"),
     );
+    // numerically, as a decimal number: a proxy that routes on the header reads what the server reads
+    for (const v of ["0x2A", "0b101010", "0o52", "+42", "042", "42.", ".42e2", "4_2"]) {
+      await expectAnswer(
+        where({ count: 42 }, { "mcp-param-count": v }),
+        400,
+        bad("the Mcp-Param-Count header does not match arguments.count"),
+      );
+    }
+    for (const v of ["42", "42.00", "4.2e1", "4200E-2"]) {
+      await expectAnswer(where({ count: 42 }, { "mcp-param-count": v }), 200, ok("region=<none>"));
+    }
+    await expectAnswer(where({ count: -7 }, { "mcp-param-count": "-7" }), 200, ok("region=<none>"));
     await expectAnswer(
       where({ dry: false }, { "mcp-param-dry": "False" }),
       400,
