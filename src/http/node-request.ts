@@ -131,7 +131,10 @@ function real(request: NodeRequest): Request {
     if (s.method !== "GET" && s.method !== "HEAD") {
       // a body READ_BODY consumed is a used one, as for a full Request: bodyUsed, reads refused
       if (s.read) init.body = new ReadableStream({ start: (c) => c.close() });
-      else init.body = (s.body ??= requestBody(s.req)).stream;
+      else {
+        s.body ??= requestBody(s.req);
+        init.body = s.body.stream;
+      }
       init.duplex = "half";
     }
     s.real = new Request(request.url, init);
