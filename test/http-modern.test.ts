@@ -815,6 +815,27 @@ describe("CORS for browser clients", () => {
   });
 });
 
+describe("an errorStatus hook that gives headers no Response can carry", () => {
+  it("keeps the default status and headers, in both eras", async () => {
+    const { handler } = setup({ errorStatus: () => ({ status: 403, headers: { "x-why": "a\nb" } }) });
+    const res = await modern(handler, "tools/call", { name: "nope" });
+    expect([res.status, res.headers.get("x-why"), (await res.json()).error.code]).toEqual([
+      200,
+      null,
+      -32602,
+    ]);
+    const sid = await initialize(handler);
+    const legacy = await handler(
+      new Request(URL_, {
+        method: "POST",
+        headers: { ...POST_HEADERS, "mcp-session-id": sid },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "nope" } }),
+      }),
+    );
+    expect([legacy.status, (await legacy.json()).error.code]).toEqual([200, -32602]);
+  });
+});
+
 describe("an errorStatus hook that throws", () => {
   it("keeps the default status, in both eras: every request still gets its one answer", async () => {
     const { handler } = setup({

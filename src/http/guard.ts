@@ -306,8 +306,10 @@ export function mapError(
   let mapped: ReturnType<ErrorStatus>;
   try {
     mapped = map(answer.error, request);
+    // headers a Response would refuse (a newline in a value, say) are found here, not while answering
+    if (mapped?.headers) new Headers(mapped.headers);
   } catch {
-    // a hook that throws must not cost the request its answer: keep the default
+    // a hook that throws, or gives headers no Response can carry, must not cost the request its answer
     return undefined;
   }
   // a hook's bad status would make the Response constructor throw: keep the default instead
