@@ -154,6 +154,30 @@ describe("the lazy Request of the node:http bridge", () => {
     });
   });
 
+  it("has read-only headers, as a full Request does", async () => {
+    const port = await listen(async (request) => {
+      const tries = [
+        () => request.headers.set("x-a", "2"),
+        () => request.headers.append("x-b", "1"),
+        () => request.headers.delete("x-a"),
+      ].map((t) => {
+        try {
+          t();
+          return "changed";
+        } catch (error) {
+          return (error as Error).name;
+        }
+      });
+      return json({ tries, a: request.headers.get("x-a"), real: request.clone().headers.get("x-a") });
+    });
+    const answer = await send(port, "POST", [["X-A", "1"]], "");
+    expect(JSON.parse(answer.body)).toEqual({
+      tries: ["TypeError", "TypeError", "TypeError"],
+      a: "1",
+      real: "1",
+    });
+  });
+
   it("has no body on GET, and reading one gives the empty string", async () => {
     const port = await listen(async (request) => json({ body: request.body, text: await request.text() }));
     const answer = await send(port, "GET", []);

@@ -21,6 +21,21 @@ export interface LazyState {
 }
 
 const STATE = Symbol("state");
+
+const append = Headers.prototype.append;
+
+/** A request's headers as a full `Request` has them: read-only, so a change throws instead of being lost. */
+class RequestHeaders extends Headers {
+  override append(): never {
+    throw new TypeError("immutable");
+  }
+  override set(): never {
+    throw new TypeError("immutable");
+  }
+  override delete(): never {
+    throw new TypeError("immutable");
+  }
+}
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -49,9 +64,10 @@ export class NodeRequest {
   get headers(): Headers {
     const s = this[STATE];
     if (!s.headers) {
-      s.headers = new Headers();
+      const headers = new RequestHeaders();
       const raw = s.req.rawHeaders;
-      for (let i = 0; i + 1 < raw.length; i += 2) s.headers.append(raw[i]!, raw[i + 1]!);
+      for (let i = 0; i + 1 < raw.length; i += 2) append.call(headers, raw[i]!, raw[i + 1]!);
+      s.headers = headers;
     }
     return s.headers;
   }
