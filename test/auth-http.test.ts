@@ -66,6 +66,8 @@ describe("protected resource metadata", () => {
     for (const path of [
       "/.well-known/oauth-protected-resource/mcp",
       "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-protected-resource?x=1",
+      "/mcp/../.well-known/oauth-protected-resource/mcp",
     ]) {
       const res = await handler(new Request(`http://127.0.0.1:3000${path}`));
       expect(res.status).toBe(200);
@@ -174,18 +176,22 @@ describe("bearer tokens", () => {
       res.status,
       res.headers.get("access-control-allow-origin"),
       res.headers.get("access-control-expose-headers"),
-    ]).toEqual([401, "https://app.example.test", "mcp-session-id, mcp-protocol-version, www-authenticate"]);
+    ]).toEqual([
+      401,
+      "https://app.example.test",
+      "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after",
+    ]);
   });
 
   it("answers 400 for a token in the URL or a malformed header", async () => {
     const handler = protectedServer();
-    const inUrl = await wire(
-      await send(handler, initBody(), bearer("alice-token"), `${URL_}?access_token=alice-token`),
-    );
-    expect([inUrl.status, inUrl.body.error.message]).toEqual([
-      400,
-      "Bad Request: send the token in the Authorization header, never in the URL",
-    ]);
+    for (const query of ["?access_token=alice-token", "?x=1&access%5Ftoken=alice-token"]) {
+      const inUrl = await wire(await send(handler, initBody(), bearer("alice-token"), `${URL_}${query}`));
+      expect([inUrl.status, inUrl.body.error.message]).toEqual([
+        400,
+        "Bad Request: send the token in the Authorization header, never in the URL",
+      ]);
+    }
     for (const authorization of [
       "Bearer",
       "Bearer a b",

@@ -538,6 +538,18 @@ describe("headers that mirror the body (-32020)", () => {
       400,
       bad("the Mcp-Param-Count header does not match arguments.count"),
     );
+    // numerically, as a decimal number: a proxy that routes on the header reads what the server reads
+    for (const v of ["0x2A", "0b101010", "0o52", "+42", "042", "42.", ".42e2", "4_2"]) {
+      await expectAnswer(
+        where({ count: 42 }, { "mcp-param-count": v }),
+        400,
+        bad("the Mcp-Param-Count header does not match arguments.count"),
+      );
+    }
+    for (const v of ["42", "42.00", "4.2e1", "4200E-2"]) {
+      await expectAnswer(where({ count: 42 }, { "mcp-param-count": v }), 200, ok("region=<none>"));
+    }
+    await expectAnswer(where({ count: -7 }, { "mcp-param-count": "-7" }), 200, ok("region=<none>"));
     await expectAnswer(
       where({ dry: false }, { "mcp-param-dry": "False" }),
       400,
@@ -799,6 +811,40 @@ describe("CORS for browser clients", () => {
       res.status,
       res.headers.get("access-control-allow-origin"),
       res.headers.get("access-control-expose-headers"),
-    ]).toEqual([200, origin, "mcp-session-id, mcp-protocol-version, www-authenticate"]);
+    ]).toEqual([200, origin, "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"]);
+  });
+});
+
+describe("an errorStatus hook that fails", () => {
+  it.each([
+    [
+      "throws",
+      () => {
+        throw new Error("hook bug");
+      },
+    ],
+    ["gives headers no Response can carry", () => ({ status: 403, headers: { "x-why": "a\nb" } })],
+  ])("%s: the default status, in both eras; every request still gets its one answer", async (_what, hook) => {
+    const { handler } = setup({ errorStatus: hook });
+    const res = await modern(handler, "tools/call", { name: "nope" });
+    expect([res.status, res.headers.get("x-why"), (await res.json()).error.code]).toEqual([
+      200,
+      null,
+      -32602,
+    ]);
+    const sid = await initialize(handler);
+    const legacy = await handler(
+      new Request(URL_, {
+        method: "POST",
+        headers: { ...POST_HEADERS, "mcp-session-id": sid },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "nope" } }),
+      }),
+    );
+    expect(legacy.status).toBe(200);
+    expect(await legacy.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32602, message: "Unknown tool: nope", data: { name: "nope" } },
+    });
   });
 });

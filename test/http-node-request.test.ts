@@ -4,6 +4,7 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { readBody } from "../src/http/guard.js";
 import { toNodeListener } from "../src/http/node.js";
 
 let http: Server | undefined;
@@ -104,6 +105,76 @@ describe("the lazy Request of the node:http bridge", () => {
       streamed: 11,
       mode: "cors",
       cache: "default",
+    });
+  });
+
+  it("after clone(), hands out its own branch of the body, as a full Request does", async () => {
+    const port = await listen(async (request) => {
+      const copy = request.clone();
+      const own = await new Response(request.body).text();
+      return json({ own, copy: await copy.text() });
+    });
+    const answer = await send(port, "POST", [], "abc");
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ own: "abc", copy: "abc" });
+  });
+
+  it("once its body stream is being read, still answers bodyUsed, clone() and the rest", async () => {
+    const port = await listen(async (request) => {
+      const reader = request.body!.getReader();
+      const first = await reader.read();
+      let cloned: string;
+      try {
+        request.clone();
+        cloned = "cloned";
+      } catch (error) {
+        cloned = (error as Error).name;
+      }
+      return json({ bytes: first.value?.byteLength, used: request.bodyUsed, mode: request.mode, cloned });
+    });
+    const answer = await send(port, "POST", [], "abc");
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ bytes: 3, used: true, mode: "cors", cloned: "TypeError" });
+  });
+
+  it("whose body the MCP handler read is a used Request: bodyUsed, and reading again is refused", async () => {
+    const port = await listen(async (request) => {
+      const read = await readBody(request, 100);
+      const again = await request.text().then(
+        (text) => `read ${JSON.stringify(text)}`,
+        (error: Error) => error.name,
+      );
+      return json({ read, used: request.bodyUsed, again });
+    });
+    const answer = await send(port, "POST", [], "abc");
+    expect(JSON.parse(answer.body)).toEqual({
+      read: { ok: true, text: "abc" },
+      used: true,
+      again: "TypeError",
+    });
+  });
+
+  it("has read-only headers, as a full Request does", async () => {
+    const port = await listen(async (request) => {
+      const tries = [
+        () => request.headers.set("x-a", "2"),
+        () => request.headers.append("x-b", "1"),
+        () => request.headers.delete("x-a"),
+      ].map((t) => {
+        try {
+          t();
+          return "changed";
+        } catch (error) {
+          return (error as Error).name;
+        }
+      });
+      return json({ tries, a: request.headers.get("x-a"), real: request.clone().headers.get("x-a") });
+    });
+    const answer = await send(port, "POST", [["X-A", "1"]], "");
+    expect(JSON.parse(answer.body)).toEqual({
+      tries: ["TypeError", "TypeError", "TypeError"],
+      a: "1",
+      real: "1",
     });
   });
 

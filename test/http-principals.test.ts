@@ -139,7 +139,7 @@ describe("a session belongs to the principal that opened it", () => {
   it("another principal's 404 is byte for byte the 404 of an unknown id, whatever the version header", async () => {
     const handler = setup();
     const sid = await open(handler, as("alice"), {}, "2025-06-18");
-    for (const version of ["2025-06-18", "2025-11-25"]) {
+    for (const version of ["2025-06-18", "2025-11-25", "2026-07-28"]) {
       const headers = { ...as("bob"), "mcp-protocol-version": version };
       for (const method of ["POST", "GET", "DELETE"]) {
         const answer = async (id: string) => {
@@ -187,6 +187,20 @@ describe("a session belongs to the principal that opened it", () => {
     const sid = await open(handler, as("alice"));
     for (let i = 0; i < 10; i++) {
       expect((await whoami(handler, sid, as("bob"))).status).toBe(404);
+      await sleep(15);
+    }
+    expect((await whoami(handler, sid, as("alice"))).status).toBe(404);
+    expect(handler.sessionCount).toBe(0);
+  });
+
+  it("nor do they when they name a 2026-07-28 version (POST or GET)", async () => {
+    const handler = setup({ sessionIdleMs: 50 });
+    const sid = await open(handler, as("alice"));
+    const modern = { ...as("bob"), "mcp-protocol-version": "2026-07-28" };
+    for (let i = 0; i < 10; i++) {
+      // served as 2026-07-28 requests: the session id of a session that is not theirs is ignored
+      expect((await whoami(handler, sid, modern)).status).toBe(400);
+      expect((await getStream(handler, sid, modern)).status).toBe(405);
       await sleep(15);
     }
     expect((await whoami(handler, sid, as("alice"))).status).toBe(404);

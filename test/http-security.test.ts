@@ -99,22 +99,34 @@ describe("2026-07-28: the request state belongs to its caller", () => {
 });
 
 describe("2026-07-28: a request never reaches, nor rebinds, a 2025 session", () => {
-  it("bob's 2026-07-28 request with alice's session id is refused; the session stays alice's", async () => {
+  it("bob's 2026-07-28 request with alice's session id runs as bob, as with an unknown id; the session stays alice's", async () => {
     const handler = setup();
     const alice = await session(handler, "alice");
     for (const headers of [as("bob"), {}]) {
-      const res = await modern(
-        handler,
-        4,
-        "tools/call",
-        { name: "whoami" },
-        { ...headers, "mcp-session-id": alice.sid },
-      );
-      const text = await res.text();
-      // whatever the status, it never runs as alice
+      const answer = async (sid: string) => {
+        const res = await modern(
+          handler,
+          4,
+          "tools/call",
+          { name: "whoami" },
+          { ...headers, "mcp-session-id": sid },
+        );
+        return [res.status, await res.text()];
+      };
+      const [status, text] = await answer(alice.sid);
+      // never as alice, and nothing tells that the session exists
       expect(text).not.toContain("caller=alice");
-      expect(res.status).not.toBe(200);
+      expect([status, text]).toEqual(await answer("0".repeat(32)));
     }
+    const bobs = await modern(
+      handler,
+      4,
+      "tools/call",
+      { name: "whoami" },
+      { ...as("bob"), "mcp-session-id": alice.sid },
+    );
+    expect(bobs.status).toBe(200);
+    expect((await bobs.json()).result.content[0].text).toBe("caller=bob");
     const own = await (await alice.send(call(5, "whoami"))).json();
     expect(own.result.content[0].text).toBe("caller=alice");
     const bob = await post(handler, call(6, "whoami"), { ...as("bob"), "mcp-session-id": alice.sid });

@@ -1,6 +1,6 @@
 // Streamable HTTP, exact wire: SSE answers, the GET stream, resumability, disconnects, slow readers.
 import { describe, expect, it } from "vitest";
-import type { HttpHandler } from "../src/http/index.js";
+import { type EventStore, type HttpHandler, MemoryEventStore } from "../src/http/index.js";
 import {
   call,
   initialize,
@@ -179,6 +179,47 @@ describe("resumability", () => {
         data: '{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"closed=true"}]}}',
       },
     ]);
+  });
+
+  it("an event store whose after() rejects: the resumed stream closes with nothing replayed, and nothing is unhandled", async () => {
+    const memory = new MemoryEventStore();
+    const store: EventStore = {
+      append: (...a) => memory.append(...a),
+      drop: (id) => memory.drop(id),
+      after: () => Promise.reject(new Error("store down")),
+    };
+    const { handler } = setup({ eventStore: store });
+    const sid = await initialize(handler);
+    const events = await readEvents(await post(handler, call(9, "reconnect"), { "mcp-session-id": sid }));
+    await sleep(60); // the answer is written (to the store only) before the client resumes
+    const resumed = await getStream(handler, sid, { "last-event-id": events[0]!.id! });
+    expect(resumed.status).toBe(200);
+    expect(await readEvents(resumed)).toEqual([]);
+    const fresh = await getStream(handler, sid);
+    expect(fresh.status).toBe(200);
+    await fresh.body!.cancel();
+  });
+
+  it("an event store whose append() and drop() throw: the SSE answer still arrives whole, and the stream closes", async () => {
+    const store: EventStore = {
+      append: () => {
+        throw new Error("store full");
+      },
+      drop: () => {
+        throw new Error("store down");
+      },
+      after: () => [],
+    };
+    const { handler } = setup({ eventStore: store });
+    const sid = await initialize(handler);
+    const events = await readEvents(await post(handler, call(4, "log"), { "mcp-session-id": sid }));
+    expect(messagesOf(events)).toEqual([
+      JSON.parse(log("one")),
+      JSON.parse(log("two")),
+      { jsonrpc: "2.0", id: 4, result: { content: [{ type: "text", text: "logged" }] } },
+    ]);
+    const del = await request(handler, "DELETE", { "mcp-session-id": sid });
+    expect(del.status).toBe(204);
   });
 
   it("closeSseStream is false for a 2025-06-18 session (no priming, nothing to resume from)", async () => {

@@ -352,12 +352,23 @@ describe("DNS rebinding, CORS", () => {
     expect(ok.status).toBe(200);
     expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
     expect(ok.headers.get("access-control-expose-headers")).toBe(
-      "mcp-session-id, mcp-protocol-version, www-authenticate",
+      "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after",
     );
     expect(
       (await post(handler, initBody(), { host: "mcp.example.com", origin: "https://mcp.example.com" }))
         .status,
     ).toBe(403);
+  });
+
+  it("a browser can read Retry-After on a 429", async () => {
+    const { handler } = setup({ anonymousSessionsPerMinute: 1 });
+    const origin = { origin: "http://localhost:5173" };
+    expect((await post(handler, initBody(), origin)).status).toBe(200);
+    const res = await post(handler, initBody(), origin);
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("60");
+    const exposed = res.headers.get("access-control-expose-headers")!.split(", ");
+    expect(exposed).toContain("retry-after");
   });
 
   it('"*" turns the host check off', async () => {

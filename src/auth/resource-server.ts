@@ -162,7 +162,9 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const verified = new WeakMap<Request, AuthInfo>();
 
   const authenticate = async (request: Request): Promise<AuthInfo | Response> => {
-    if (new URL(request.url).searchParams.has("access_token")) {
+    // parsed only when there is a query at all: a request's URL has no fragment, so "?" starts it
+    const url = request.url;
+    if (url.includes("?") && new URL(url).searchParams.has("access_token")) {
       return challenge(
         400,
         "invalid_request",
@@ -235,8 +237,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const wrap =
     (handler: (request: Request) => Promise<Response>) =>
     async (request: Request): Promise<Response> => {
-      const pathname = new URL(request.url).pathname;
-      if (metadataPaths.has(pathname)) return serveMetadata(request, body);
+      // a URL's path is part of its text as it is (never decoded): no "well-known" there, no parse
+      const url = request.url;
+      if (url.includes("well-known") && metadataPaths.has(new URL(url).pathname))
+        return serveMetadata(request, body);
       const response = await handler(request);
       return response.headers.has("www-authenticate") ? exposeChallenge(response) : response;
     };

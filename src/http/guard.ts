@@ -89,9 +89,14 @@ export function refuseSession(
   auth: AuthInfo | undefined,
   features: Features,
 ): Response | undefined {
-  if (auth === undefined) return session.authenticated ? unauthorized(features) : undefined;
-  if (!session.authenticated || principalOf(auth) !== session.principal) return sessionNotFound(features);
-  return undefined;
+  if (mayUse(session, auth)) return undefined;
+  return auth === undefined ? unauthorized(features) : sessionNotFound(features);
+}
+
+/** Whether a caller with `auth` may use `session` (see {@link refuseSession}). */
+export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
+  if (auth === undefined) return !session.authenticated;
+  return session.authenticated && principalOf(auth) === session.principal;
 }
 
 /** 429 when anonymous sessions are created faster than allowed, or a principal is at its cap. */
@@ -298,7 +303,15 @@ export function mapError(
   request: Request,
 ): ReturnType<ErrorStatus> {
   if (!map || answer === undefined || Array.isArray(answer) || !("error" in answer)) return undefined;
-  const mapped = map(answer.error, request);
+  let mapped: ReturnType<ErrorStatus>;
+  try {
+    mapped = map(answer.error, request);
+    // headers a Response would refuse (a newline in a value, say) are found here, not while answering
+    if (mapped?.headers) new Headers(mapped.headers);
+  } catch {
+    // a hook that throws, or gives headers no Response can carry, must not cost the request its answer
+    return undefined;
+  }
   // a hook's bad status would make the Response constructor throw: keep the default instead
   return mapped && Number.isInteger(mapped.status) && mapped.status >= 200 && mapped.status <= 599
     ? mapped
@@ -322,8 +335,8 @@ export function answerResponse(
 /** What a browser may send when the preflight does not list its headers (both eras). */
 const CORS_ALLOW_HEADERS =
   "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name";
-/** What a browser may read: the session id, the revision, and the challenge of a 401. */
-const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate";
+/** What a browser may read: the session id, the revision, the challenge of a 401, when to retry a 429 or 503. */
+const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
 
 export function preflight(request: Request, methods: string): Response {
   const headers: { [name: string]: string } = { allow: `${methods}, OPTIONS` };

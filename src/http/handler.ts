@@ -16,6 +16,7 @@ import {
   isJsonContentType,
   json,
   LOOPBACK_HOSTS,
+  mayUse,
   originAllowed,
   preflight,
   randomId,
@@ -128,15 +129,21 @@ export class StreamableHttp {
       if (verdict instanceof Response) return withErrorBody(verdict);
       if (verdict) auth = freezeAuth(verdict);
     }
-    // dual-era routing: a live session stays legacy; else the version header, initialize, the body
+    // dual-era routing: a live session of the caller stays legacy; else the version header, initialize,
+    // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
     const sid = request.headers.get("mcp-session-id");
-    const modern = isModernHeader(request.headers) && !(sid !== null && this.#table?.get(sid));
+    const modern = isModernHeader(request.headers) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
       return modern ? this.#modern.post(request, auth) : this.#post(request, auth);
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
+  }
+
+  #ownSession(sid: string, auth: AuthInfo | undefined): boolean {
+    const session = this.#table?.find(sid);
+    return session !== undefined && mayUse(session, auth);
   }
 
   async #post(request: Request, auth: AuthInfo | undefined): Promise<Response> {

@@ -7,6 +7,8 @@ import type { HeaderParam } from "../tools/headers.js";
 
 const PRINTABLE = /^[\x20-\x7e\t]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** A JSON number: no hex, octal or binary forms, no sign but minus, no leading zeros, no separators. */
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const PREFIX = "=?base64?";
 const SUFFIX = "?=";
 
@@ -50,7 +52,8 @@ function same(header: string, body: unknown, type: HeaderParam["type"]): boolean
   if (typeof body === "string") return header === body;
   if (typeof body === "boolean") return header === String(body);
   if (typeof body === "number") {
-    if (type !== "integer" || header.trim() === "") return false;
+    // Number() alone takes "0x2A" for 42, which a proxy routing on the header would not
+    if (type !== "integer" || !DECIMAL.test(header)) return false;
     return Number(header) === body;
   }
   return false;

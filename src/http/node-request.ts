@@ -21,6 +21,21 @@ export interface LazyState {
 }
 
 const STATE = Symbol("state");
+
+const append = Headers.prototype.append;
+
+/** A request's headers as a full `Request` has them: read-only, so a change throws instead of being lost. */
+class RequestHeaders extends Headers {
+  override append(): never {
+    throw new TypeError("immutable");
+  }
+  override set(): never {
+    throw new TypeError("immutable");
+  }
+  override delete(): never {
+    throw new TypeError("immutable");
+  }
+}
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -49,9 +64,10 @@ export class NodeRequest {
   get headers(): Headers {
     const s = this[STATE];
     if (!s.headers) {
-      s.headers = new Headers();
+      const headers = new RequestHeaders();
       const raw = s.req.rawHeaders;
-      for (let i = 0; i + 1 < raw.length; i += 2) s.headers.append(raw[i]!, raw[i + 1]!);
+      for (let i = 0; i + 1 < raw.length; i += 2) append.call(headers, raw[i]!, raw[i + 1]!);
+      s.headers = headers;
     }
     return s.headers;
   }
@@ -68,9 +84,9 @@ export class NodeRequest {
   get body(): ReadableStream<Uint8Array> | null {
     const s = this[STATE];
     if (s.method === "GET" || s.method === "HEAD") return null;
-    if (s.read) return real(this).body;
-    s.body ??= requestBody(s.req);
-    return s.body.stream;
+    // the full Request owns the stream from the start: once a reader locks it, a Request could no
+    // longer be made from it (bodyUsed, clone() and the rest would throw), and clone() replaces it
+    return real(this).body;
   }
 
   [READ_BODY](max: number): Promise<BodyResult> | undefined {
@@ -128,12 +144,17 @@ function real(request: NodeRequest): Request {
       headers: request.headers,
       signal: request.signal,
     };
-    if (s.method !== "GET" && s.method !== "HEAD" && !s.read) {
-      s.body ??= requestBody(s.req);
-      init.body = s.body.stream;
+    if (s.method !== "GET" && s.method !== "HEAD") {
+      // a body READ_BODY consumed is a used one, as for a full Request: bodyUsed, reads refused
+      if (s.read) init.body = new ReadableStream({ start: (c) => c.close() });
+      else {
+        s.body ??= requestBody(s.req);
+        init.body = s.body.stream;
+      }
       init.duplex = "half";
     }
     s.real = new Request(request.url, init);
+    if (s.read) void s.real.body?.getReader().read();
   }
   return s.real;
 }

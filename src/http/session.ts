@@ -4,9 +4,14 @@ import type { RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 import type { SseWriter } from "./sse.js";
 
-/** Runs a store call that may be async without letting its failure escape. */
-function quietly(result: void | Promise<void>): void {
-  if (result && typeof result.catch === "function") result.catch(() => {});
+/** Runs a store call that may be async without letting its failure escape, thrown or rejected. */
+function quietly(call: () => void | Promise<void>): void {
+  try {
+    const result = call();
+    if (result && typeof result.catch === "function") result.catch(() => {});
+  } catch {
+    // a store that fails loses its events, never the answer that is being written
+  }
 }
 
 /**
@@ -46,7 +51,7 @@ export class EventStream {
   /** Writes one encoded message: kept (when resumable) and sent on the live connection, if any. */
   write(data: string): void {
     const seq = ++this.seq;
-    if (this.#store) quietly(this.#store.append(this.id, seq, data, this.#sessionId));
+    if (this.#store) quietly(() => this.#store!.append(this.id, seq, data, this.#sessionId));
     if (this.#pending) this.#pending.push({ seq, data });
     else this.#send(seq, data);
   }
@@ -96,7 +101,7 @@ export class EventStream {
     this.#pending = pending;
     let last = afterSeq;
     try {
-      for (const e of await this.#store.after(this.id, afterSeq)) {
+      for (const e of await this.#kept(afterSeq)) {
         await sink.drained();
         if (this.sink !== sink) return;
         this.#send(e.seq, e.data);
@@ -113,9 +118,18 @@ export class EventStream {
     }
   }
 
+  /** The kept events after `afterSeq`; none when the store fails (live events still flow, nothing rejects). */
+  async #kept(afterSeq: number): Promise<readonly { seq: number; data: string }[]> {
+    try {
+      return await this.#store!.after(this.id, afterSeq);
+    } catch {
+      return [];
+    }
+  }
+
   /** Forgets the kept events. */
   drop(): void {
-    if (this.#store) quietly(this.#store.drop(this.id));
+    if (this.#store) quietly(() => this.#store!.drop(this.id));
   }
 }
 
