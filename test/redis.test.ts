@@ -299,6 +299,49 @@ describe("RedisBus in-process", () => {
   });
 });
 
+describe("RedisBus started while Redis is down", () => {
+  it("subscribes once the client is back after a first connect that failed; one line each way, one delivery", async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const lines: string[] = [];
+    const client = createClient({ url, socket: { reconnectStrategy: false } });
+    const bus = new RedisBus(client, { channel: "picomcp:test-late", log: (l) => lines.push(l) });
+    const got: unknown[] = [];
+    bus.subscribe((e) => void got.push(e));
+    await bus.ready;
+    expect(lines).toEqual([
+      `picomcp/redis: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); ${BUS_DOWN}`,
+    ]);
+    const late = await startRedis(port);
+    const raw = createClient({ url });
+    try {
+      await raw.connect();
+      await client.connect();
+      await until(() => lines.length === 2);
+      expect(lines[1]).toBe(BUS_BACK);
+      const message = (uri: string) =>
+        JSON.stringify({ from: "other", event: { type: "resource_updated", uri } });
+      await raw.publish("picomcp:test-late", message("note://a"));
+      await raw.publish("picomcp:test-late", message("note://end"));
+      await until(() => got.length >= 2);
+      expect(got).toEqual([
+        { type: "resource_updated", uri: "note://a" },
+        { type: "resource_updated", uri: "note://end" },
+      ]);
+      expect(await raw.sendCommand(["PUBSUB", "NUMSUB", "picomcp:test-late"])).toEqual([
+        "picomcp:test-late",
+        1,
+      ]);
+      expect(lines).toHaveLength(2);
+    } finally {
+      bus.close();
+      client.destroy();
+      await raw.close();
+      await late.stop();
+    }
+  });
+});
+
 describe("RedisBus with no Redis at all", () => {
   it("delivers locally, says so once, never throws, and logs nothing after close", async () => {
     const lines: string[] = [];

@@ -18,14 +18,20 @@ describe("FromJsonSchema", () => {
     expectTypeOf<FromJsonSchema<S>>().toEqualTypeOf<{ a: number; b: string; c?: number }>();
   });
 
-  it("reads enum, const, nullable and lists of types", () => {
+  it("reads enum, const and lists of types", () => {
     expectTypeOf<FromJsonSchema<{ enum: readonly ["a", "b", 1] }>>().toEqualTypeOf<"a" | "b" | 1>();
     expectTypeOf<FromJsonSchema<{ const: "on" }>>().toEqualTypeOf<"on">();
-    expectTypeOf<FromJsonSchema<{ type: "string"; nullable: true }>>().toEqualTypeOf<string | null>();
     expectTypeOf<FromJsonSchema<{ type: readonly ["string", "null"] }>>().toEqualTypeOf<string | null>();
     expectTypeOf<FromJsonSchema<{ type: "boolean" }>>().toEqualTypeOf<boolean>();
     expectTypeOf<FromJsonSchema<true>>().toEqualTypeOf<unknown>();
     expectTypeOf<FromJsonSchema<false>>().toBeNever();
+  });
+
+  it("makes OpenAPI's nullable never, as registration refuses it", () => {
+    expectTypeOf<FromJsonSchema<{ type: "string"; nullable: true }>>().toBeNever();
+    expectTypeOf<FromJsonSchema<{ type: "string"; nullable: false }>>().toBeNever();
+    type S = { type: "object"; properties: { a: { type: "string"; nullable: true } }; required: ["a"] };
+    expectTypeOf<FromJsonSchema<S>>().toEqualTypeOf<{ a: never }>();
   });
 
   it("reads items, anyOf, oneOf and allOf", () => {

@@ -60,6 +60,11 @@ export class RedisBus implements ChangeBus {
   readonly #shareLists: boolean;
   readonly #health: Health;
   #closed = false;
+  #subscribed = false;
+  #subscribing: Promise<void> | undefined;
+  #connecting: Promise<void> | undefined;
+  // one listener for the bus's life: node-redis keeps a set, so it is never added twice
+  readonly #onMessage = (message: string) => this.#receive(message);
 
   constructor(client: RedisClient, options: RedisBusOptions = {}) {
     this.#client = client;
@@ -77,23 +82,60 @@ export class RedisBus implements ChangeBus {
     client.on("error", failed);
     this.#subscriber = client.duplicate();
     this.#subscriber.on("error", failed);
-    // back only when both connections are: the subscriber resubscribed, the publisher can publish
-    const ready = () => {
-      if (client.isReady && this.#subscriber.isReady) this.#health.recovered();
-    };
-    client.on("ready", ready);
-    this.#subscriber.on("ready", ready);
+    // (re)subscribe whenever the subscriber becomes ready: a first connect that failed (a
+    // reconnectStrategy that gave up, Redis down at start) is retried when the client is back
+    this.#subscriber.on("ready", () => this.#subscribe());
+    client.on("ready", () => {
+      if (!this.#closed) void this.#connectSubscriber();
+      this.#recovered();
+    });
     this.ready = this.#start();
   }
 
   async #start(): Promise<void> {
     try {
       if (!this.#client.isOpen) await this.#client.connect();
-      await this.#subscriber.connect();
-      await this.#subscriber.subscribe(this.#channel, (message) => this.#receive(message));
     } catch (error) {
       this.#failed(error);
     }
+    await this.#connectSubscriber();
+  }
+
+  /** Connects the subscriber unless it is open (connecting, or retrying by itself); settles once subscribed. */
+  #connectSubscriber(): Promise<void> {
+    if (!this.#subscriber.isOpen) this.#connecting = this.#connectOnce();
+    return this.#connecting ?? Promise.resolve();
+  }
+
+  async #connectOnce(): Promise<void> {
+    try {
+      await this.#subscriber.connect();
+      await this.#subscribing;
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  /** Subscribes once; node-redis itself resubscribes after each reconnect. */
+  #subscribe(): void {
+    if (this.#subscribed || this.#subscribing || this.#closed) return;
+    this.#subscribing = this.#subscriber
+      .subscribe(this.#channel, this.#onMessage)
+      .then(
+        () => {
+          this.#subscribed = true;
+          this.#recovered();
+        },
+        (error: unknown) => this.#failed(error),
+      )
+      .finally(() => {
+        this.#subscribing = undefined;
+      });
+  }
+
+  /** Back only when both connections are: the subscription in place, the publisher able to publish. */
+  #recovered(): void {
+    if (this.#subscribed && this.#client.isReady && this.#subscriber.isReady) this.#health.recovered();
   }
 
   /** A failure, unless the bus was closed: then the connection's end is no outage. */

@@ -1,8 +1,8 @@
 /**
  * `FromJsonSchema<S>`: the type a plain JSON Schema literal describes, for tool `input` and `output` written
  * inline (or `as const`). Types only. It reads `type` (and lists of types), `properties`, `required`,
- * `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `oneOf`, `allOf` and OpenAPI's `nullable`;
- * anything else (`$ref`, `prefixItems`, `not`, `if`) is `unknown`, and a schema that is not a literal
+ * `additionalProperties`, `items`, `enum`, `const`, `anyOf`, `oneOf` and `allOf`. A schema with OpenAPI's
+ * `nullable` is `never`: registration refuses it (write `"type": ["…", "null"]`); anything else (`$ref`, `prefixItems`, `not`, `if`) is `unknown`, and a schema that is not a literal
  * (its `type` a plain `string`) is `unknown` too. Each keyword is one step, so deep schemas stay cheap.
  */
 
@@ -88,7 +88,7 @@ type Branches<B> = B extends unknown ? FromJsonSchema<B> : never;
 
 type AllOf<L> = L extends readonly [infer Head, ...infer Rest] ? FromJsonSchema<Head> & AllOf<Rest> : unknown;
 
-/** OpenAPI 3.0's `nullable: true` adds `null`. */
-type Nullable<S, T> = S extends { readonly nullable: true } ? T | null : T;
+/** OpenAPI 3.0's `nullable` (any value) is `never`, as registration refuses it. */
+type Nullable<S, T> = S extends { readonly nullable: unknown } ? never : T;
 
 type Flat<T> = { [K in keyof T]: T[K] } & {};
