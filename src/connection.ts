@@ -120,6 +120,8 @@ export class Connection {
   /** @internal */ logLevel: LoggingLevel | undefined;
   /** @internal — what the server declared to this client at initialize. */
   serverCapabilities: ServerCapabilities = {};
+  /** @internal — the ids of the extensions declared to this client at initialize (none before). */
+  servedExtensions: ReadonlySet<string> = new Set();
   /** @internal */ readonly subscriptions = new Set<string>();
   /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
   readonly listens = new Map<RequestId, ListenStream>();

@@ -157,7 +157,8 @@ async function request(
   if (conn.state !== "ready") {
     return invalid(id, "Invalid Request: the server is not initialized; send initialize first", conn);
   }
-  const method = lookup(core, name, f);
+  // a session is served the extensions it was told of at initialize, as for core capabilities
+  const method = lookup(core, name, f, conn.servedExtensions);
   if (!method || method.era === "modern" || !hasCapability(conn.serverCapabilities, method.capability)) {
     return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
   }
@@ -214,6 +215,7 @@ export function establish(
     info: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
   });
   conn.serverCapabilities = core.capabilities(f);
+  conn.servedExtensions = core.extensions.served(f);
   conn.state = "ready";
   return f;
 }

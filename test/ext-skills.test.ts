@@ -183,3 +183,23 @@ describe("a skill whose file URI is taken", () => {
     ).toEqual(["skill://dup/SKILL.md"]);
   });
 });
+
+describe("a 2025-11-25 session initialized before any skill", () => {
+  it("gets -32601 for skills/list, as it was not told of skills; a later session is served", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0" });
+    const before = rawPeer(s);
+    expect((await before.initialize("2025-11-25")).result.capabilities.extensions).toBeUndefined();
+    s.skill("a-one", { description: "A", instructions: "" });
+    const after = rawPeer(s);
+    expect((await after.initialize("2025-11-25")).result.capabilities.extensions).toEqual({
+      [SKILLS]: { directoryRead: true },
+    });
+    const list = { jsonrpc: "2.0", id: 1, method: "skills/list", params: {} };
+    expect(await before.send(list)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: "Method not found: skills/list" },
+    });
+    expect((await after.send(list)).result.skills).toHaveLength(1);
+  });
+});

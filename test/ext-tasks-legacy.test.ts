@@ -158,3 +158,22 @@ describe("tasks at 2025-11-25", () => {
     expect((await call("tasks/get", { taskId: "nope" })).error.code).toBe(-32602);
   });
 });
+
+describe("a 2025-11-25 session is served the extensions it was told of at initialize", () => {
+  it("tasks registered after initialize: -32601 for its methods, as for any undeclared capability", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    s.tool("plain", { run: () => "plain" });
+    const before = rawPeer(s);
+    expect((await before.initialize("2025-11-25")).result.capabilities.tasks).toBeUndefined();
+    s.tool("job", { task: "optional", run: () => "done" });
+    const after = rawPeer(s);
+    expect((await after.initialize("2025-11-25")).result.capabilities.tasks).toBeDefined();
+    const get = { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId: "nope" } };
+    expect(await before.send(get)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32601, message: "Method not found: tasks/get" },
+    });
+    expect((await after.send(get)).error.code).toBe(-32602);
+  });
+});

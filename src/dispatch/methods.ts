@@ -56,11 +56,16 @@ export const methods = new Map<string, Method>([
   ],
 ]);
 
-/** The method `name` for revision `f`: the core table's, else an extension's. */
-export function lookup(core: ServerCore, name: string, f: Features): Method | undefined {
+/** The method `name` for revision `f`: the core table's, else an extension's (to a session: one it was `told` of). */
+export function lookup(
+  core: ServerCore,
+  name: string,
+  f: Features,
+  told?: ReadonlySet<string>,
+): Method | undefined {
   const own = methods.get(name);
   if (own) return own;
-  const ext = core.extensions.method(name, f);
+  const ext = core.extensions.method(name, f, told);
   if (!ext) return undefined;
   const run: Method["run"] = (_c, p, ctx) => ext.run(p, ctx);
   return ext.era ? { era: ext.era, run } : { run };
@@ -90,7 +95,13 @@ export async function execute(
   conn.inflight.set(id, ctx);
   let outcome: Outcome;
   try {
-    const result = await core.extensions.run(name, params, ctx, () => method.run(core, params, ctx, conn));
+    const result = await core.extensions.run(
+      name,
+      params,
+      ctx,
+      () => method.run(core, params, ctx, conn),
+      ctx.features.modern ? undefined : conn.servedExtensions,
+    );
     outcome = { result: result as { [key: string]: unknown } };
   } catch (error) {
     // a call that waits for the client's input ends the run: not a failure of the handler

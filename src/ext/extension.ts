@@ -73,7 +73,14 @@ export class Extensions {
     if (extensions) caps.extensions = extensions;
   }
 
-  #served(ext: Extension, f: Features): boolean {
+  /** The ids of the extensions served in revision `f` now: what {@link declare} declares. */
+  served(f: Features): ReadonlySet<string> {
+    return new Set(this.#all.filter((ext) => this.#served(ext, f)).map((ext) => ext.id));
+  }
+
+  /** Served: among `told` (what a session was told at initialize) when given, else from what is registered now. */
+  #served(ext: Extension, f: Features, told?: ReadonlySet<string>): boolean {
+    if (told) return told.has(ext.id);
     return ext.settings(f) !== undefined || ext.capabilities?.(f) !== undefined;
   }
 
@@ -88,10 +95,10 @@ export class Extensions {
     return out;
   }
 
-  /** The extension method `name`, when its extension is declared for `f`. */
-  method(name: string, f: Features): ResolvedMethod | undefined {
+  /** The extension method `name`, when its extension is served in `f` (to a session: when it was `told`). */
+  method(name: string, f: Features, told?: ReadonlySet<string>): ResolvedMethod | undefined {
     const found = this.#methods.get(name);
-    if (!found || !this.#served(found.ext, f)) return undefined;
+    if (!found || !this.#served(found.ext, f, told)) return undefined;
     const { ext, method } = found;
     const era = method.era ?? "modern";
     return {
@@ -104,14 +111,20 @@ export class Extensions {
     };
   }
 
-  /** Runs method `name` through the wrappers of every extension served in the request's revision. */
-  run(name: string, params: Params, ctx: RequestContext, run: () => unknown): unknown {
+  /** Runs method `name` through the wrappers of every extension served in the request's revision (or `told`). */
+  run(
+    name: string,
+    params: Params,
+    ctx: RequestContext,
+    run: () => unknown,
+    told?: ReadonlySet<string>,
+  ): unknown {
     // most methods have no wrapper: they pay nothing for the mechanism
     if (!this.#wrapped.has(name)) return run();
     let next: (() => unknown) | undefined;
     for (const ext of this.#all) {
       const wrap = ext.wrap?.[name];
-      if (wrap === undefined || !this.#served(ext, ctx.features)) continue;
+      if (wrap === undefined || !this.#served(ext, ctx.features, told)) continue;
       const inner = next ?? run;
       next = () => wrap(params, ctx, async () => inner());
     }
