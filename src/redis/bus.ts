@@ -84,7 +84,11 @@ export class RedisBus implements ChangeBus {
     this.#subscriber.on("error", failed);
     // (re)subscribe whenever the subscriber becomes ready: a first connect that failed (a
     // reconnectStrategy that gave up, Redis down at start) is retried when the client is back
-    this.#subscriber.on("ready", () => this.#subscribe());
+    this.#subscriber.on("ready", () => {
+      this.#subscribe();
+      // after a reconnect node-redis has put the subscription back by the time it is ready
+      this.#recovered();
+    });
     client.on("ready", () => {
       if (!this.#closed) void this.#connectSubscriber();
       this.#recovered();
