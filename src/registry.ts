@@ -92,6 +92,8 @@ export function requireScopes(
   );
 }
 
+const anyScoped = new WeakMap<readonly Scoped[], boolean>();
+
 /**
  * The entries a caller may use. When any entry has scopes the answer depends on who asks, and
  * `ctx.personal` is set so that it is never cached as public.
@@ -100,7 +102,13 @@ export function visibleTo<T extends Scoped>(
   entries: readonly T[],
   ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined; personal: boolean },
 ): readonly T[] {
-  if (!entries.some((e) => e.scopes)) return entries;
+  let scoped = anyScoped.get(entries);
+  if (scoped === undefined) {
+    // the registries keep one array per version of their contents: decided once per change
+    scoped = entries.some((e) => e.scopes);
+    anyScoped.set(entries, scoped);
+  }
+  if (!scoped) return entries;
   ctx.personal = true;
   return entries.filter((e) => permits(e, ctx.auth));
 }

@@ -8,6 +8,39 @@ import { rawPeer, tick } from "./helpers.js";
 import { sdkClient } from "./sdk-bridge.js";
 import { traversalCorpus } from "./traversal-corpus.js";
 
+describe("resources/list pages", () => {
+  it("shapes only the page, and runs a template's list only for pages past the statics", async () => {
+    const s = new McpServer({ name: "t", version: "1", pageSize: 2 });
+    for (let i = 1; i <= 5; i++) s.resource(`s://${i}`, { read: () => "" });
+    let enumerations = 0;
+    s.resource("item://{n}", {
+      list: () => {
+        enumerations++;
+        return [1, 2, 3].map((n) => ({ uri: `item://${n}`, name: `Item ${n}` }));
+      },
+      read: ({ n }) => n,
+    });
+    const client = await connect(s);
+    const uris: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? undefined : { cursor });
+      uris.push(page.resources.map((r) => r.uri));
+      if (uris.length === 2) expect(enumerations).toBe(0);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(uris).toEqual([
+      ["s://1", "s://2"],
+      ["s://3", "s://4"],
+      ["s://5", "item://1"],
+      ["item://2", "item://3"],
+    ]);
+    expect(enumerations).toBe(2);
+    // a cursor past the end (the list shrank) ends the list
+    expect(await client.listResources({ cursor: "p1.z" })).toEqual({ resources: [] });
+  });
+});
+
 describe("registration and listing", () => {
   it("lists statics in resources/list and templates in resources/templates/list, with every option", async () => {
     const s = new McpServer({ name: "t", version: "1" });

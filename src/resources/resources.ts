@@ -10,7 +10,7 @@ import {
 } from "../eras/modern.js";
 import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { listResult } from "../pagination.js";
+import { decodeCursor, encodeCursor } from "../pagination.js";
 import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
@@ -174,7 +174,10 @@ export function notFound(uri: string, ctx: RequestContext): McpError {
   }
 }
 
-/** `resources/list`: the statics, then what each template's `list` enumerates, paginated across both. */
+/**
+ * `resources/list`: the statics, then what each template's `list` enumerates, paginated across both.
+ * Only the page is shaped, and the templates' `list` runs only for a page that reaches past the statics.
+ */
 export async function listResources(
   reg: ResourceRegistry,
   params: { cursor?: unknown },
@@ -182,16 +185,28 @@ export async function listResources(
   pageSize: number,
 ) {
   if (ctx.features.modern) ctx.cacheHint = reg.listHint;
-  const items: object[] = visibleTo(reg.statics, ctx).map((e) => listingFor(e, ctx.features));
+  const statics = visibleTo(reg.statics, ctx);
+  const shape = (e: ResourceEntry) => listingFor(e, ctx.features);
+  const start = params.cursor === undefined ? 0 : decodeCursor(params.cursor, Number.MAX_SAFE_INTEGER);
+  const end = start + pageSize;
+  // more statics follow this page: it holds no enumerated resource, and there is a next one
+  if (end < statics.length)
+    return { resources: statics.slice(start, end).map(shape), nextCursor: encodeCursor(end) };
+  const listed: object[] = [];
   for (const t of visibleTo(reg.templates, ctx)) {
     if (!t.options.list) continue;
     for (const r of await t.options.list(ctx)) {
       const item: { [key: string]: unknown } = { ...r };
       if (item.mimeType === undefined && t.mimeType !== undefined) item.mimeType = t.mimeType;
-      items.push(shapePrimitive(item, ctx.features));
+      listed.push(shapePrimitive(item, ctx.features));
     }
   }
-  return listResult("resources", items, params.cursor, pageSize, (r) => r);
+  const total = statics.length + listed.length;
+  const from = Math.min(start, total);
+  const to = Math.min(end, total);
+  const resources: object[] = statics.slice(from, to).map(shape);
+  for (const r of listed.slice(Math.max(0, from - statics.length), to - statics.length)) resources.push(r);
+  return to < total ? { resources, nextCursor: encodeCursor(to) } : { resources };
 }
 
 /** `resources/templates/list`. */
