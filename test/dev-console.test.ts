@@ -14,6 +14,7 @@ import { type DevRunner, runDev } from "../src/dev/runner.js";
 const CHROMIUM = "/usr/bin/chromium";
 const bookshop = fileURLToPath(new URL("../build/examples/bookshop.js", import.meta.url));
 const filesystem = fileURLToPath(new URL("../build/examples/filesystem.js", import.meta.url));
+const asking = fileURLToPath(new URL("./fixtures/dev-input-server.js", import.meta.url));
 const out = fileURLToPath(new URL("../.test-out/", import.meta.url));
 
 let browser: BrowserContext;
@@ -155,5 +156,75 @@ describe("the dev console in chromium, against the filesystem example", () => {
       await files.close();
       rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the dev console in chromium: the server asks the person at the page", () => {
+  let runner: DevRunner;
+  beforeAll(async () => {
+    runner = await runDev({ entry: asking, port: 0, log: () => {} });
+  });
+  afterAll(() => runner?.close());
+
+  const call = async (tool: string) => {
+    await nav("tools").filter({ hasText: tool }).click();
+    await page.getByRole("button", { name: "Call" }).click();
+  };
+  const dialog = () => page.locator("dialog#ask");
+  const answer = () => page.locator("#detail .result").textContent();
+
+  it.each(["2025-11-25", "2026-07-28"])(
+    "%s: an elicitation is a form in a dialog (accept, decline), sampling a reply written as the model",
+    async (era) => {
+      await page.goto(runner.url);
+      if (era !== "2025-11-25") await page.selectOption("#era", era);
+      await expect.poll(() => page.locator("#server").textContent()).toContain(era);
+      await expect.poll(() => nav("tools").allTextContents()).toEqual(["order", "haiku", "hurry"]);
+
+      await call("order");
+      await expect.poll(() => dialog().isVisible()).toBe(true);
+      expect(await dialog().locator(".message").textContent()).toBe("How many copies?");
+      await dialog().getByRole("button", { name: "Accept" }).click();
+      // a required field left empty is shown, and the dialog stays
+      await expect
+        .poll(() => dialog().locator('[data-field="copies"] .error').textContent())
+        .toBe("required");
+      await page.fill("#ask-copies", "3");
+      await page.check("#ask-gift");
+      await dialog().getByRole("button", { name: "Accept" }).click();
+      await expect.poll(answer).toBe("3 copies, gift-wrapped");
+      expect(await dialog().isVisible()).toBe(false);
+
+      await call("order");
+      await dialog().getByRole("button", { name: "Decline" }).click();
+      await expect.poll(answer).toBe("no order (decline)");
+
+      await call("haiku");
+      await expect
+        .poll(() => dialog().locator(".messages li").allTextContents())
+        .toEqual(["user: A haiku about a pond"]);
+      await page.fill("#ask-reply", "an old pond / a frog jumps in / the sound of water");
+      await dialog().getByRole("button", { name: "Send" }).click();
+      await expect.poll(answer).toBe("The model said: an old pond / a frog jumps in / the sound of water");
+
+      await call("haiku");
+      await dialog().getByRole("button", { name: "Reject" }).click();
+      await expect.poll(answer).toContain("rejected");
+      const traffic = await page.locator("#traffic").textContent();
+      if (era === "2025-11-25") expect(traffic).toContain('"method":"elicitation/create"');
+      else expect(traffic).toContain('"resultType":"input_required"');
+    },
+  );
+
+  it("2025-11-25: a question the server withdraws (notifications/cancelled) leaves the screen, unanswered", async () => {
+    await page.goto(runner.url);
+    await expect.poll(() => nav("tools").allTextContents()).toEqual(["order", "haiku", "hurry"]);
+    await call("hurry");
+    await expect.poll(() => dialog().isVisible()).toBe(true);
+    await expect.poll(answer).toBe("too late");
+    expect(await dialog().isVisible()).toBe(false);
+    const outs = await page.locator("#traffic li.out").allTextContents();
+    // nothing was sent for the withdrawn elicitation
+    expect(outs.filter((t) => t.includes('"action"'))).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@
 const $ = (id) => document.getElementById(id);
 const MODERN = "2026-07-28";
 const CLIENT = { name: "picomcp-dev", version: "1.0.0" };
+/** The console answers elicitations (form mode) and sampling itself: a person fills the form, or writes the model's reply. */
+const CAPABILITIES = { elicitation: { form: {} }, sampling: {} };
 const state = {
   era: $("era").value,
   generation: 0,
@@ -54,7 +56,7 @@ async function send(message) {
 function meta(extra = {}) {
   return {
     "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
     "io.modelcontextprotocol/clientInfo": CLIENT,
     "io.modelcontextprotocol/logLevel": "debug",
     ...extra,
@@ -67,17 +69,27 @@ function request(method, params = {}, { id = `c${state.next++}`, extraMeta } = {
   else if (extraMeta) params = { ...params, _meta: { ...params._meta, ...extraMeta } };
   return new Promise((resolve, reject) => {
     // a listen stays open by design; anything else unanswered for a minute is reported, not left spinning
-    const timer =
-      method === "subscriptions/listen"
-        ? undefined
-        : setTimeout(() => {
-            if (state.pending.delete(id)) reject(new Error(`${method}: no answer after 60 s`));
-          }, 60_000);
+    // (while the server waits on the person at the page, nothing times out)
+    const expire = () => {
+      if (questions > 0) timer = setTimeout(expire, 60_000);
+      else if (state.pending.delete(id)) reject(new Error(`${method}: no answer after 60 s`));
+    };
+    let timer = method === "subscriptions/listen" ? undefined : setTimeout(expire, 60_000);
     const done = (fn) => (value) => {
       clearTimeout(timer);
       fn(value);
     };
-    state.pending.set(id, { resolve: done(resolve), reject: done(reject) });
+    // 2026-07-28: a result that needs input is asked of the person, then the request is sent again
+    const settle = (value) =>
+      value?.resultType === "input_required"
+        ? answerRounds(value).then((more) =>
+            request(method, { ...params, ...more, _meta: params._meta }, { extraMeta }),
+          )
+        : value;
+    state.pending.set(id, {
+      resolve: done((value) => Promise.resolve(settle(value)).then(resolve, reject)),
+      reject: done(reject),
+    });
     send({ jsonrpc: "2.0", id, method, params }).catch((e) => {
       state.pending.delete(id);
       done(reject)(e);
@@ -96,16 +108,24 @@ function onMessage(message) {
     return;
   }
   if (message.id !== undefined) {
-    // the server asks (ping, roots, sampling, elicitation): the console declared none but ping
-    const answer =
-      message.method === "ping"
-        ? { result: {} }
-        : { error: { code: -32601, message: `The console does not support ${message.method}` } };
-    void send({ jsonrpc: "2.0", id: message.id, ...answer });
+    // the server asks: ping is answered at once; elicitation and sampling go to the person at the page
+    const id = message.id;
+    const reply =
+      message.method === "ping" ? Promise.resolve({}) : ask(message.method, message.params ?? {}, id);
+    reply.then(
+      (result) => send({ jsonrpc: "2.0", id, result }),
+      // a question the server withdrew gets no answer
+      (e) =>
+        e !== WITHDRAWN && send({ jsonrpc: "2.0", id, error: { code: e.code ?? -1, message: e.message } }),
+    );
     return;
   }
   const p = message.params ?? {};
   switch (message.method) {
+    case "notifications/cancelled":
+      notice(`cancelled ${p.requestId}${p.reason ? `: ${p.reason}` : ""}`);
+      withdraw(p.requestId);
+      break;
     case "notifications/message":
       push("logs", el("li", {}, `[${p.level}]${p.logger ? ` ${p.logger}:` : ""} ${JSON.stringify(p.data)}`));
       break;
@@ -144,6 +164,157 @@ events.addEventListener("status", (e) => {
   if (s.state === "exited") notice(`server exited (${s.signal ?? `code ${s.code}`})`);
 });
 
+// ---- what the server asks of the person at the page ----
+
+/** Questions wait their turn: one dialog at a time. */
+let asking = Promise.resolve();
+/** Questions asked and not yet answered. */
+let questions = 0;
+/** The question on screen: the server's request id (legacy) and how to take it down. */
+let current;
+/** Ids of questions the server withdrew before their turn came. */
+const withdrawn = new Set();
+const WITHDRAWN = new Error("withdrawn by the server");
+
+/**
+ * Shows one question of the server and resolves with the result to give back, or rejects with the
+ * error to answer (a refused sampling, an unknown method).
+ */
+function ask(method, params, id) {
+  if (method !== "elicitation/create" && method !== "sampling/createMessage") {
+    return Promise.reject(
+      Object.assign(new Error(`The console does not support ${method}`), { code: -32601 }),
+    );
+  }
+  questions++;
+  const turn = asking.then(() => {
+    if (id !== undefined && withdrawn.delete(id)) throw WITHDRAWN;
+    return method === "elicitation/create" ? elicitation(params, id) : sampling(params, id);
+  });
+  asking = turn.catch(() => {});
+  return turn.finally(() => questions--);
+}
+
+/** A question in the dialog; `build(finish)` makes its body, and `finish(ok, value)` ends it. */
+function question(id, title, build) {
+  return new Promise((resolve, reject) => {
+    const dialog = $("ask");
+    const finish = (ok, value) => {
+      current = undefined;
+      dialog.close();
+      dialog.replaceChildren();
+      if (ok) resolve(value);
+      else reject(value);
+    };
+    current = { id, withdraw: () => finish(false, WITHDRAWN) };
+    dialog.replaceChildren(el("h1", {}, title), ...build(finish));
+    dialog.showModal();
+    // Escape closes a modal dialog: for the server, the question was cancelled
+    dialog.oncancel = (e) => {
+      e.preventDefault();
+      dialog.querySelector("[data-cancel]")?.click();
+    };
+  });
+}
+
+/** The server gave up on the question it asked (notifications/cancelled). */
+function withdraw(requestId) {
+  if (current && current.id === requestId) current.withdraw();
+  else withdrawn.add(requestId);
+}
+
+function elicitation(params, id) {
+  notice(`elicitation: ${params.message ?? ""}`);
+  const schema = params.requestedSchema ?? {};
+  const required = new Set(schema.required ?? []);
+  return question(id, "The server asks", (finish) => {
+    const form = el(
+      "form",
+      { method: "dialog" },
+      el("p", { class: "message" }, params.message ?? ""),
+      ...Object.entries(schema.properties ?? {}).map(([n, s]) =>
+        field(n, { ...s, description: s.title ?? s.description }, required.has(n), undefined, "ask"),
+      ),
+      el(
+        "div",
+        { class: "actions" },
+        el("button", { type: "submit" }, "Accept"),
+        el("button", { type: "button", onclick: () => finish(true, { action: "decline" }) }, "Decline"),
+        el(
+          "button",
+          { type: "button", "data-cancel": true, onclick: () => finish(true, { action: "cancel" }) },
+          "Cancel",
+        ),
+      ),
+    );
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const content = collect(form, schema);
+      if (content) finish(true, { action: "accept", content });
+    });
+    return [form];
+  });
+}
+
+function sampling(params, id) {
+  notice("sampling: the server asks for a model's reply");
+  return question(id, "The server asks the model", (finish) => {
+    const said = (m) => {
+      const parts = Array.isArray(m.content) ? m.content : [m.content];
+      return parts.map((c) => (c?.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+    };
+    const reply = el("textarea", { id: "ask-reply", name: "reply", rows: "4" });
+    const form = el(
+      "form",
+      { method: "dialog" },
+      params.systemPrompt ? el("p", { class: "about" }, `system: ${params.systemPrompt}`) : "",
+      el(
+        "ol",
+        { class: "messages" },
+        ...(params.messages ?? []).map((m) => el("li", { "data-role": m.role }, `${m.role}: ${said(m)}`)),
+      ),
+      el("label", { for: "ask-reply" }, `Reply as the model (at most ${params.maxTokens ?? "?"} tokens)`),
+      reply,
+      el(
+        "div",
+        { class: "actions" },
+        el("button", { type: "submit" }, "Send"),
+        el(
+          "button",
+          {
+            type: "button",
+            "data-cancel": true,
+            onclick: () =>
+              finish(false, Object.assign(new Error("The user rejected the sampling request"), { code: -1 })),
+          },
+          "Reject",
+        ),
+      ),
+    );
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      finish(true, {
+        role: "assistant",
+        content: { type: "text", text: reply.value },
+        model: "a person at the picomcp dev console",
+        stopReason: "endTurn",
+      });
+    });
+    return [form];
+  });
+}
+
+/** 2026-07-28: asks each input request of an input_required result; the retry's `inputResponses` and `requestState`. */
+async function answerRounds(result) {
+  const inputResponses = {};
+  for (const [key, input] of Object.entries(result.inputRequests ?? {})) {
+    inputResponses[key] = await ask(input.method, input.params ?? {}, undefined);
+  }
+  return result.requestState === undefined
+    ? { inputResponses }
+    : { inputResponses, requestState: result.requestState };
+}
+
 // ---- session ----
 
 // set while the page itself restarts the server: it connects once, to the process it asked for
@@ -156,6 +327,8 @@ function start(generation) {
 }
 
 async function connect() {
+  current?.withdraw();
+  withdrawn.clear();
   for (const [, w] of state.pending) w.reject(new Error("the server restarted"));
   state.pending.clear();
   state.subscribed.clear();
@@ -169,7 +342,7 @@ async function connect() {
   } else {
     const init = await request("initialize", {
       protocolVersion: state.era,
-      capabilities: {},
+      capabilities: CAPABILITIES,
       clientInfo: CLIENT,
     });
     state.caps = init.capabilities ?? {};
@@ -239,9 +412,9 @@ function fill(list, items, label, show) {
 
 // ---- forms ----
 
-function field(name, schema, required, completer) {
+function field(name, schema, required, completer, prefix = "f") {
   const about = schema.description ?? "";
-  const id = `f-${name}`;
+  const id = `${prefix}-${name}`;
   let input;
   if (Array.isArray(schema.enum)) {
     input = el(
