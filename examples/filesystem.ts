@@ -2,7 +2,8 @@
  * The files under one allowed root, as resources: `node build/examples/filesystem.js <root>` (stdio).
  * Every file is listed in `resources/list`, any file is read through `file:///{+path}`, paths that leave
  * the root (`..`, absolute parts, symlinks pointing outside) are refused, and a watcher pushes
- * `notifications/resources/updated` to subscribers. Clients that only call tools get the same data
+ * `notifications/resources/updated` to subscribers and `notifications/resources/list_changed` when files
+ * come and go. Clients that only call tools get the same data
  * through `list_resources` and `read_resource`.
  */
 import { realpathSync, watch } from "node:fs";
@@ -122,9 +123,11 @@ server.resource("file:///{+path}", {
 
 server.resourcesAsTools();
 
-// fs.watch names the file relative to the root, often twice for one save: one notice per burst
+// fs.watch names the file relative to the root, often twice for one save: one notice per burst. A
+// "rename" is a file that appeared, went or moved: the list changed too
 const pending = new Map<string, ReturnType<typeof setTimeout>>();
-watch(root, { recursive: true }, (_event, name) => {
+let listed: ReturnType<typeof setTimeout> | undefined;
+watch(root, { recursive: true }, (event, name) => {
   if (!name) return;
   const uri = uriOf(join(root, name.toString()));
   clearTimeout(pending.get(uri));
@@ -135,6 +138,10 @@ watch(root, { recursive: true }, (_event, name) => {
       server.resourceUpdated(uri);
     }, 30),
   );
+  if (event === "rename") {
+    clearTimeout(listed);
+    listed = setTimeout(() => server.resourceListChanged(), 30);
+  }
 });
 
 serveStdio(server);

@@ -249,6 +249,14 @@ export class McpServer {
     this.#bus.publish({ type: "resource_updated", uri });
   }
 
+  /**
+   * Tells clients that `resources/list` answers differently now: for a template's `list` callback whose
+   * entries come and go (registering and removing send this by themselves). Calls in one tick send one.
+   */
+  resourceListChanged(): void {
+    this.#listChanged("resources");
+  }
+
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
     const conn = new Connection(options, (c) => this.#connections.delete(c));

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const example = fileURLToPath(new URL("../build/examples/filesystem.js", import.meta.url));
@@ -112,5 +115,18 @@ describe("examples/filesystem.ts through the SDK client over stdio", () => {
     expect((await client.readResource({ uri: url("notes.md") })).contents[0]).toMatchObject({
       text: "# Notes\nchanged\n",
     });
+  });
+
+  it("pushes notifications/resources/list_changed when a file appears or goes, and lists it", async () => {
+    let changes = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changes++);
+    writeFileSync(join(root, "sub", "new.txt"), "new");
+    await expect.poll(() => changes, { timeout: 5000 }).toBeGreaterThan(0);
+    const names = async () => (await client.listResources()).resources.map((r) => r.name);
+    expect(await names()).toContain("sub/new.txt");
+    const before = changes;
+    rmSync(join(root, "sub", "new.txt"));
+    await expect.poll(() => changes, { timeout: 5000 }).toBeGreaterThan(before);
+    expect(await names()).not.toContain("sub/new.txt");
   });
 });

@@ -72,6 +72,21 @@ describe("subscriptions/listen", () => {
     expect(l.stream).toHaveLength(3);
   });
 
+  it("server.resourceListChanged(): one list_changed per tick, to resource listeners and 2025 sessions", async () => {
+    const s = server();
+    const l = listen(s, "R", { resourcesListChanged: true, toolsListChanged: true });
+    const legacy = rawPeer(s);
+    await legacy.initialize();
+    s.resourceListChanged();
+    s.resourceListChanged();
+    await tick();
+    expect(l.stream.slice(1)).toEqual([
+      { jsonrpc: "2.0", method: "notifications/resources/list_changed", params: { _meta: { [SUB]: "R" } } },
+    ]);
+    expect(legacy.sent).toEqual([{ jsonrpc: "2.0", method: "notifications/resources/list_changed" }]);
+    l.abort.abort();
+  });
+
   it("reaches every matching listen and every legacy subscriber from one change", async () => {
     const s = server();
     const legacy = rawPeer(s);
