@@ -4,7 +4,7 @@ import type { Connection } from "./connection.js";
 import { ErrorCode } from "./errors.js";
 import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
 import type { McpServer } from "./server.js";
-import type { JsonRpcMessage } from "./types.js";
+import { isPromiseLike, type JsonRpcMessage } from "./types.js";
 
 /** The readable side: Node's `process.stdin` or any stream of byte chunks. */
 export interface StdioReadable {
@@ -50,6 +50,8 @@ export interface StdioServer {
 const NEWLINE = 0x0a;
 /** Requests started before reading yields, so that their answers are written and a full stdout seen. */
 const YIELD_EVERY = 64;
+/** Answers queued before they are written without waiting for the end of the turn. */
+const WRITE_EVERY = 32;
 
 const later: (f: () => void) => void =
   (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
@@ -121,15 +123,30 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       );
       return;
     }
-    inflight++;
     started++;
-    server
-      .handle(message, connection)
-      .then(answer, () => {})
-      .finally(() => {
-        inflight--;
-        maybeFinish();
-      });
+    let out: ReturnType<McpServer["handleNow"]>;
+    try {
+      out = server.handleNow(message, connection);
+    } catch {
+      return;
+    }
+    // a synchronous handler's answer is queued at once, as the floor of a hand-written server would
+    if (!isPromiseLike(out)) return answer(out);
+    inflight++;
+    out.then(answered, done);
+  };
+
+  const done = () => {
+    inflight--;
+    maybeFinish();
+  };
+
+  const answered = (m: JsonRpcMessage | JsonRpcMessage[] | undefined) => {
+    try {
+      answer(m);
+    } finally {
+      done();
+    }
   };
 
   const tooLong = () =>
@@ -284,8 +301,11 @@ class LineWriter {
   write(line: string): void {
     if (this.#closed) return;
     this.#queue.push(line + "\n");
-    // the answers of one turn of the event loop go out in one write: a write is a system call
-    if (!this.#waiting && !this.#scheduled) {
+    if (this.#waiting) return;
+    // answers go out a few at a time, so that the client reads the first while the server makes
+    // the next; the rest of one turn of the event loop in one write (a write is a system call)
+    if (this.#queue.length >= WRITE_EVERY) this.#pump();
+    else if (!this.#scheduled) {
       this.#scheduled = true;
       later(this.#pumpLater);
     }
