@@ -102,7 +102,6 @@ export function execute(
   const id = ctx.requestId;
   const onOuterAbort = outer && (() => ctx.abort(outer.reason));
   if (onOuterAbort) outer!.addEventListener("abort", onOuterAbort, { once: true });
-  conn.inflight.set(id, ctx);
   let result: unknown;
   try {
     result = core.extensions.run(
@@ -115,12 +114,15 @@ export function execute(
   } catch (error) {
     return settle(ctx, conn, outer, onOuterAbort, failed(core, error, name, id));
   }
-  if (isPromiseLike(result))
-    return Promise.resolve(result).then(
-      (r) => settle(ctx, conn, outer, onOuterAbort, { result: r as Result }),
-      (error) => settle(ctx, conn, outer, onOuterAbort, failed(core, error, name, id)),
-    );
-  return settle(ctx, conn, outer, onOuterAbort, { result: result as Result });
+  if (!isPromiseLike(result)) return settle(ctx, conn, outer, onOuterAbort, { result: result as Result });
+  // in flight from here: nothing could cancel the synchronous part, and a request that ends in it is
+  // never written into the connection's table (whose churn is old-generation garbage)
+  if (conn.closed) ctx.abort(new Error("The connection is closed"));
+  else conn.inflight.set(id, ctx);
+  return Promise.resolve(result).then(
+    (r) => settle(ctx, conn, outer, onOuterAbort, { result: r as Result }),
+    (error) => settle(ctx, conn, outer, onOuterAbort, failed(core, error, name, id)),
+  );
 }
 
 /** The request is done: out of flight, and answered unless it was cancelled. */
@@ -134,6 +136,8 @@ function settle(
   ctx.done = true;
   if (onOuterAbort) outer!.removeEventListener("abort", onOuterAbort);
   if (conn.inflight.get(ctx.requestId) === ctx) conn.inflight.delete(ctx.requestId);
+  // a handler that closed the connection in its synchronous part is not answered, as one in flight
+  else if (conn.closed) ctx.abort(new Error("The connection is closed"));
   return ctx.aborted ? undefined : outcome;
 }
 
