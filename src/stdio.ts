@@ -91,6 +91,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const serveLine = (bytes: Buffer, start: number, end: number) => {
     if (end > start && bytes[end - 1] === 0x0d) end--;
     // decoded without a view of the bytes; only a line showing U+FFFD may be invalid UTF-8
+    // a byte order mark opening the line is dropped, as a UTF-8 decoder drops it
+    if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf)
+      start += 3;
     const text = bytes.toString("utf8", start, end);
     if (text.includes("\uFFFD") && !isUtf8(bytes.subarray(start, end))) {
       answer(parseErrorResponse(connection.features));

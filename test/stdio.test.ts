@@ -133,6 +133,21 @@ describe("stdio framing", () => {
     });
   });
 
+  it("drops a byte order mark that opens a line", async () => {
+    const p = pipe(echoServer());
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    p.stdin.write(
+      Buffer.concat([
+        bom,
+        Buffer.from(`${init()}\n`),
+        bom,
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'),
+      ]),
+    );
+    const lines = await p.waitFor(2);
+    expect(lines[1]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+  });
+
   it("reads Uint8Array and string chunks as well as Buffers", async () => {
     const s = echoServer();
     const listeners: { [event: string]: ((arg?: any) => void)[] } = {};
