@@ -524,7 +524,12 @@ describe("synchronous handlers", () => {
     const s = new McpServer({ name: "t", version: "1" });
     let c!: ReturnType<typeof conn>;
     const signals: AbortSignal[] = [];
-    s.tool("closeNow", { run: () => (c.close(), "closed") });
+    s.tool("closeNow", {
+      run: () => {
+        c.close();
+        return "closed";
+      },
+    });
     s.tool("closeThenWait", {
       run: (_a, ctx) => {
         c.close();

@@ -153,7 +153,7 @@ describe("stdio framing", () => {
     const listeners: { [event: string]: ((arg?: any) => void)[] } = {};
     const stdin = {
       on(event: string, f: (arg?: any) => void) {
-        (listeners[event] ??= []).push(f);
+        listeners[event] = [...(listeners[event] ?? []), f];
       },
     };
     const stdout = new PassThrough();
