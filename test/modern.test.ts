@@ -350,29 +350,3 @@ describe("2026-07-28 caching hints", () => {
     expect(() => new McpServer({ name: "t", version: "1", cache: { ttlMs: 1.5 } })).toThrow(RangeError);
   });
 });
-
-describe("2026-07-28 synchronous answers", () => {
-  it("a synchronous tool is answered synchronously; one that asks the client answers input_required through a promise", async () => {
-    const s = new McpServer({ name: "t", version: "1.0.0" });
-    s.tool("now", { run: () => "now" });
-    s.tool("ask", {
-      run: async (_a, ctx) =>
-        (await ctx.elicit({ message: "ok?", requestedSchema: { type: "object", properties: {} } })).action,
-    });
-    const c = s.connect({ send: () => {} });
-    const call = (id: number, name: string) => ({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name, _meta: meta({ elicitation: {} }) },
-    });
-    expect(s.handleNow(call(1, "now"), c)).toEqual({
-      jsonrpc: "2.0",
-      id: 1,
-      result: { resultType: "complete", content: [{ type: "text", text: "now" }], _meta: SERVER_META },
-    });
-    const asked = s.handleNow(call(2, "ask"), c);
-    expect(asked).toBeInstanceOf(Promise);
-    expect(((await asked) as any).result.resultType).toBe("input_required");
-  });
-});

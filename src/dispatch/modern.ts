@@ -3,49 +3,30 @@ import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import { RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { InputRound } from "../eras/input.js";
-import { completeResult, type ModernMeta, modernError, readModernMeta } from "../eras/modern.js";
+import { completeResult, modernError, readModernMeta } from "../eras/modern.js";
 import { featuresOf, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { errorResponse } from "../jsonrpc.js";
-import {
-  type Awaitable,
-  isPromiseLike,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  type RequestId,
-} from "../types.js";
-import {
-  EMPTY,
-  execute,
-  hasCapability,
-  isObject,
-  lookup,
-  type Method,
-  type Outcome,
-  type Params,
-  toErrorObject,
-} from "./methods.js";
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
+import { EMPTY, execute, hasCapability, isObject, lookup, type Params, toErrorObject } from "./methods.js";
 
 const MODERN = featuresOf(MODERN_VERSION);
 
-type Options = { send?: (message: JsonRpcMessage) => void; signal?: AbortSignal; auth?: AuthInfo };
-
 /**
  * A 2026-07-28 request: its revision, client and capabilities come from its own `_meta`, it leaves
- * no trace on the connection, and its answer says what kind of result it is. Synchronous when its
- * method is and no sealed `requestState` has to be opened or sealed.
+ * no trace on the connection, and its answer says what kind of result it is.
  */
-export function modernRequest(
+export async function modernRequest(
   core: ServerCore,
   id: RequestId,
   name: string,
   params: Params,
   conn: Connection,
-  options: Options,
-): Awaitable<JsonRpcResponse | undefined> {
+  options: { send?: (message: JsonRpcMessage) => void; signal?: AbortSignal; auth?: AuthInfo },
+): Promise<JsonRpcResponse | undefined> {
   const fail = (error: unknown) =>
     errorResponse(id, modernError(toErrorObject(core, error, name, id)), MODERN);
-  let meta: ModernMeta;
+  let meta: ReturnType<typeof readModernMeta>;
   try {
     meta = readModernMeta(params._meta);
   } catch (error) {
@@ -62,31 +43,15 @@ export function modernRequest(
   }
   const auth = options.auth ?? conn.auth;
   const principal = principalOf(auth);
-  if (!method.input) return run(core, id, name, params, conn, options, method, meta, auth, undefined);
-  let round: Awaitable<InputRound>;
-  try {
-    round = openRound(core, name, params, principal);
-  } catch (error) {
-    return fail(error);
+  let round: InputRound | undefined;
+  if (method.input) {
+    try {
+      round = await openRound(core, name, params, principal);
+    } catch (error) {
+      return fail(error);
+    }
   }
-  if (isPromiseLike(round))
-    return round.then((r) => run(core, id, name, params, conn, options, method, meta, auth, r), fail);
-  return run(core, id, name, params, conn, options, method, meta, auth, round);
-}
-
-function run(
-  core: ServerCore,
-  id: RequestId,
-  name: string,
-  params: Params,
-  conn: Connection,
-  options: Options,
-  method: Method,
-  meta: ModernMeta,
-  auth: AuthInfo | undefined,
-  round: InputRound | undefined,
-): Awaitable<JsonRpcResponse | undefined> {
-  // checked once the round is open, with none until `execute` registers this request: a twin sent
+  // checked after the await, with none until `execute` registers this request: a twin sent
   // meanwhile is refused, and a connection closed meanwhile runs nothing
   const refused = conn.closed
     ? "the connection is closed"
@@ -119,24 +84,27 @@ function run(
     },
   );
   ctx.auth = auth;
-  const outcome = execute(core, method, name, params, ctx, conn, options.signal);
-  return isPromiseLike(outcome)
-    ? outcome.then((o) => answer(core, id, name, params, auth, round, ctx, o))
-    : answer(core, id, name, params, auth, round, ctx, outcome);
-}
-
-function answer(
-  core: ServerCore,
-  id: RequestId,
-  name: string,
-  params: Params,
-  auth: AuthInfo | undefined,
-  round: InputRound | undefined,
-  ctx: RequestContext,
-  outcome: Outcome | undefined,
-): Awaitable<JsonRpcResponse | undefined> {
+  const outcome = await execute(core, method, name, params, ctx, conn, options.signal);
   if (outcome === undefined) return undefined;
-  if (round?.incomplete) return inputRequired(core, id, name, params, principalOf(auth), round);
+  if (round?.incomplete) {
+    try {
+      const requestState = await core.requestState.seal(
+        { answers: round.used, state: round.state },
+        name,
+        params,
+        principal,
+      );
+      const result = {
+        resultType: "input_required",
+        inputRequests: round.asked,
+        requestState,
+        _meta: core.serverMeta,
+      };
+      return { jsonrpc: "2.0", id, result };
+    } catch (error) {
+      return fail(error);
+    }
+  }
   if ("error" in outcome) return errorResponse(id, modernError(outcome.error), MODERN);
   return {
     jsonrpc: "2.0",
@@ -145,47 +113,13 @@ function answer(
   };
 }
 
-/** The handler asked the client: what it asked, with the answers so far sealed for the retry. */
-async function inputRequired(
-  core: ServerCore,
-  id: RequestId,
-  name: string,
-  params: Params,
-  principal: string | undefined,
-  round: InputRound,
-): Promise<JsonRpcResponse> {
-  try {
-    const requestState = await core.requestState.seal(
-      { answers: round.used, state: round.state },
-      name,
-      params,
-      principal,
-    );
-    const result = {
-      resultType: "input_required",
-      inputRequests: round.asked,
-      requestState,
-      _meta: core.serverMeta,
-    };
-    return { jsonrpc: "2.0", id, result };
-  } catch (error) {
-    return errorResponse(id, modernError(toErrorObject(core, error, name, id)), MODERN);
-  }
-}
-
 /** The answers a retry brings: sealed ones from `requestState`, fresh ones from `inputResponses`. */
-function openRound(
-  core: ServerCore,
-  name: string,
-  params: Params,
-  principal: string | undefined,
-): Awaitable<InputRound> {
+async function openRound(core: ServerCore, name: string, params: Params, principal: string | undefined) {
   const responses = params.inputResponses;
   if (responses !== undefined && responses !== null && !isObject(responses))
     throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
   const fresh = isObject(responses) ? responses : EMPTY;
   if (params.requestState === undefined) return new InputRound(EMPTY, fresh, undefined);
-  return core.requestState
-    .open(params.requestState, name, params, principal)
-    .then((opened) => new InputRound(opened.answers, fresh, opened.state));
+  const opened = await core.requestState.open(params.requestState, name, params, principal);
+  return new InputRound(opened.answers, fresh, opened.state);
 }
