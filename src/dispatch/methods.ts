@@ -104,13 +104,11 @@ export function execute(
   if (onOuterAbort) outer!.addEventListener("abort", onOuterAbort, { once: true });
   let result: unknown;
   try {
-    result = core.extensions.run(
-      name,
-      params,
-      ctx,
-      () => method.run(core, params, ctx, conn),
-      ctx.features.modern ? undefined : conn.servedExtensions,
-    );
+    // a method no served extension wraps is called directly: no closure for the mechanism
+    const told = ctx.features.modern ? undefined : conn.servedExtensions;
+    result = core.extensions.wraps(name, ctx.features, told)
+      ? core.extensions.run(name, params, ctx, () => method.run(core, params, ctx, conn), told)
+      : method.run(core, params, ctx, conn);
   } catch (error) {
     return settle(ctx, conn, outer, onOuterAbort, failed(core, error, name, id));
   }
