@@ -249,7 +249,7 @@ export class Connection {
   close(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    this.inflight.abortAll(new Error("The connection is closed"));
+    this.inflight.abortAll(() => new Error("The connection is closed"));
     for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
     this.subscriptions.clear();
     for (const stream of this.listens.values()) stream.ended = true;
@@ -274,7 +274,11 @@ const NOTHING: Abortable = { abort() {} };
  * garbage.
  */
 export class InflightRequests {
-  readonly #map = new Map<RequestId | typeof KEEP, Abortable>([[KEEP, NOTHING]]);
+  readonly #map = new Map<RequestId | typeof KEEP, Abortable>();
+
+  constructor() {
+    this.#map.set(KEEP, NOTHING);
+  }
 
   get(id: RequestId): Abortable | undefined {
     return this.#map.get(id);
@@ -288,9 +292,10 @@ export class InflightRequests {
   delete(id: RequestId): void {
     this.#map.delete(id);
   }
-  /** Aborts every request and forgets them. */
-  abortAll(reason: unknown): void {
-    for (const request of this.#map.values()) request.abort(reason);
+  /** Aborts every request, each with its own `reason()`, and forgets them. */
+  abortAll(reason: () => unknown): void {
+    if (this.#map.size === 1) return;
+    for (const request of this.#map.values()) if (request !== NOTHING) request.abort(reason());
     this.#map.clear();
     this.#map.set(KEEP, NOTHING);
   }
