@@ -126,7 +126,7 @@ export class Connection {
   /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
   readonly listens = new Map<RequestId, ListenStream>();
   /** @internal — requests being handled, by id; `abort` cancels one. */
-  readonly inflight = new Map<RequestId, { abort(reason: unknown): void }>();
+  readonly inflight = new InflightRequests();
   readonly #options: ConnectionOptions;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #onClosed: (c: Connection) => void;
@@ -249,14 +249,55 @@ export class Connection {
   close(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    for (const request of this.inflight.values()) request.abort(new Error("The connection is closed"));
-    this.inflight.clear();
+    this.inflight.abortAll(() => new Error("The connection is closed"));
     for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
     this.subscriptions.clear();
     for (const stream of this.listens.values()) stream.ended = true;
     this.listens.clear();
     this.#onClosed(this);
     this.#options.onClose?.();
+  }
+}
+
+/** A request being handled: `abort` cancels it. */
+interface Abortable {
+  abort(reason: unknown): void;
+}
+
+const KEEP = Symbol("kept");
+const NOTHING: Abortable = { abort() {} };
+
+/**
+ * @internal — the requests being handled, by id. The Map keeps one entry of its own: V8 shrinks an
+ * emptied Map on each delete, reallocating its table in the old generation (the table of a long-lived
+ * Map lives there), which under steady one-at-a-time traffic was most of the server's old-generation
+ * garbage.
+ */
+export class InflightRequests {
+  readonly #map = new Map<RequestId | typeof KEEP, Abortable>();
+
+  constructor() {
+    this.#map.set(KEEP, NOTHING);
+  }
+
+  get(id: RequestId): Abortable | undefined {
+    return this.#map.get(id);
+  }
+  has(id: RequestId): boolean {
+    return this.#map.has(id);
+  }
+  set(id: RequestId, request: Abortable): void {
+    this.#map.set(id, request);
+  }
+  delete(id: RequestId): void {
+    this.#map.delete(id);
+  }
+  /** Aborts every request, each with its own `reason()`, and forgets them. */
+  abortAll(reason: () => unknown): void {
+    if (this.#map.size === 1) return;
+    for (const request of this.#map.values()) if (request !== NOTHING) request.abort(reason());
+    this.#map.clear();
+    this.#map.set(KEEP, NOTHING);
   }
 }
 

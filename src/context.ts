@@ -177,7 +177,8 @@ export class RequestContext implements Context {
   readonly #conn: Connection;
   readonly #send: ((message: JsonRpcMessage) => void) | undefined;
   readonly #timeoutMs: number;
-  #lastProgress = Number.NEGATIVE_INFINITY;
+  // undefined until the first report: a number here would box a heap number in every context
+  #lastProgress: number | undefined;
   readonly #modern: ModernRequest | undefined;
 
   /**
@@ -229,8 +230,9 @@ export class RequestContext implements Context {
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta?.progressToken;
     if ((typeof token !== "string" && typeof token !== "number") || this.done || this.aborted) return;
-    if (!(progress > this.#lastProgress)) {
-      throw new RangeError(`progress must increase: ${progress} after ${this.#lastProgress}`);
+    const last = this.#lastProgress ?? Number.NEGATIVE_INFINITY;
+    if (!(progress > last)) {
+      throw new RangeError(`progress must increase: ${progress} after ${last}`);
     }
     this.#lastProgress = progress;
     const params: { [key: string]: unknown } = { progressToken: token, progress };

@@ -6,19 +6,29 @@
 import type { AuthInfo, Connection } from "./connection.js";
 import { RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
-import { EMPTY, execute, hasCapability, isObject, lookup, type Params } from "./dispatch/methods.js";
+import {
+  EMPTY,
+  execute,
+  hasCapability,
+  isObject,
+  lookup,
+  type Outcome,
+  type Params,
+} from "./dispatch/methods.js";
 import { modernRequest } from "./dispatch/modern.js";
 import { hasModernMeta } from "./eras/modern.js";
 import { shapeImplementation } from "./eras/serialize.js";
 import { type Features, featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
 import { errorResponse } from "./jsonrpc.js";
-import type {
-  ClientCapabilities,
-  Implementation,
-  JsonRpcMessage,
-  JsonRpcResponse,
-  RequestId,
+import {
+  type Awaitable,
+  type ClientCapabilities,
+  type Implementation,
+  isPromiseLike,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
 } from "./types.js";
 
 /** Per-message options a transport may give `handle`. */
@@ -40,60 +50,76 @@ function invalid(id: RequestId | undefined, message: string, conn: Connection): 
   return errorResponse(id, { code: ErrorCode.InvalidRequest, message }, conn.features);
 }
 
-/** Handles one parsed message (or batch); resolves with the answer, or nothing for notifications and responses. */
-export async function dispatch(
+type Answer = JsonRpcResponse | JsonRpcResponse[] | undefined;
+
+/**
+ * Handles one parsed message (or batch): the answer, or nothing for notifications and responses. A
+ * request whose method answers synchronously is answered synchronously (no promise); a batch always
+ * gives a promise.
+ */
+export function dispatch(
   core: ServerCore,
   message: unknown,
   conn: Connection,
-  options: HandleOptions = {},
-): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-  if (Array.isArray(message)) {
-    if (message.length === 0) return invalid(undefined, "Invalid Request: an empty batch", conn);
-    if (!conn.features.batching || conn.state !== "ready") {
-      return invalid(
-        undefined,
-        "Invalid Request: batches are only accepted on protocol revision 2025-03-26",
-        conn,
-      );
-    }
-    // one listener for the whole batch: one per request on the same signal costs O(n²) to remove
-    const { signal: outer, ...unsignalled } = options;
-    const each = outer && !outer.aborted ? unsignalled : options;
-    const onAbort = () => {
-      for (const m of message) {
-        const id = isObject(m) ? validId(m.id) : undefined;
-        if (id !== undefined) conn.inflight.get(id)?.abort(outer?.reason);
-      }
-    };
-    if (each !== options) outer!.addEventListener("abort", onAbort, { once: true });
-    let answers: (JsonRpcResponse | undefined)[];
-    try {
-      answers = await Promise.all(
-        message.map((m) =>
-          isObject(m) && m.method === "initialize"
-            ? invalid(validId(m.id), "Invalid Request: initialize cannot be part of a batch", conn)
-            : dispatchOne(core, m, conn, each),
-        ),
-      );
-    } finally {
-      outer?.removeEventListener("abort", onAbort);
-    }
-    const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
-    return out.length ? out : undefined;
+  options: HandleOptions = NO_OPTIONS,
+): Awaitable<Answer> {
+  return Array.isArray(message)
+    ? dispatchBatch(core, message, conn, options)
+    : dispatchOne(core, message, conn, options);
+}
+
+const NO_OPTIONS: HandleOptions = Object.freeze({});
+
+async function dispatchBatch(
+  core: ServerCore,
+  message: unknown[],
+  conn: Connection,
+  options: HandleOptions,
+): Promise<Answer> {
+  if (message.length === 0) return invalid(undefined, "Invalid Request: an empty batch", conn);
+  if (!conn.features.batching || conn.state !== "ready") {
+    return invalid(
+      undefined,
+      "Invalid Request: batches are only accepted on protocol revision 2025-03-26",
+      conn,
+    );
   }
-  return dispatchOne(core, message, conn, options);
+  // one listener for the whole batch: one per request on the same signal costs O(n²) to remove
+  const { signal: outer, ...unsignalled } = options;
+  const each = outer && !outer.aborted ? unsignalled : options;
+  const onAbort = () => {
+    for (const m of message) {
+      const id = isObject(m) ? validId(m.id) : undefined;
+      if (id !== undefined) conn.inflight.get(id)?.abort(outer?.reason);
+    }
+  };
+  if (each !== options) outer!.addEventListener("abort", onAbort, { once: true });
+  let answers: (JsonRpcResponse | undefined)[];
+  try {
+    answers = await Promise.all(
+      message.map((m) =>
+        isObject(m) && m.method === "initialize"
+          ? invalid(validId(m.id), "Invalid Request: initialize cannot be part of a batch", conn)
+          : dispatchOne(core, m, conn, each),
+      ),
+    );
+  } finally {
+    outer?.removeEventListener("abort", onAbort);
+  }
+  const out = answers.filter((a): a is JsonRpcResponse => a !== undefined);
+  return out.length ? out : undefined;
 }
 
 function validId(id: unknown): RequestId | undefined {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
 }
 
-async function dispatchOne(
+function dispatchOne(
   core: ServerCore,
   message: unknown,
   conn: Connection,
   options: HandleOptions,
-): Promise<JsonRpcResponse | undefined> {
+): Awaitable<JsonRpcResponse | undefined> {
   if (!isObject(message)) return invalid(undefined, "Invalid Request: a message must be a JSON object", conn);
   const hasId = "id" in message;
   const id = validId(message.id);
@@ -132,14 +158,14 @@ function notification(method: string, params: Params, conn: Connection): void {
   // notifications/initialized, roots/list_changed, progress and unknown notifications need no action
 }
 
-async function request(
+function request(
   core: ServerCore,
   id: RequestId,
   name: string,
   params: Params,
   conn: Connection,
   options: HandleOptions,
-): Promise<JsonRpcResponse | undefined> {
+): Awaitable<JsonRpcResponse | undefined> {
   // the peer is gone: no handler runs for it (a listen would never end), and the answer says why
   if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
   if (
@@ -168,7 +194,11 @@ async function request(
   const meta = isObject(params._meta) ? params._meta : undefined;
   const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs, conn.client, f);
   if (options.auth !== undefined) ctx.auth = options.auth;
-  const outcome = await execute(core, method, name, params, ctx, conn, options.signal);
+  const outcome = execute(core, method, name, params, ctx, conn, options.signal);
+  return isPromiseLike(outcome) ? outcome.then((o) => answerOf(id, o, f)) : answerOf(id, outcome, f);
+}
+
+function answerOf(id: RequestId, outcome: Outcome | undefined, f: Features): JsonRpcResponse | undefined {
   if (outcome === undefined) return undefined;
   return "error" in outcome
     ? errorResponse(id, outcome.error, f)

@@ -17,7 +17,7 @@ import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
 import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools.js";
-import type { Implementation, JsonRpcResponse } from "./types.js";
+import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcResponse } from "./types.js";
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 
@@ -275,6 +275,23 @@ export class McpServer {
     connection: Connection,
     options?: HandleOptions,
   ): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    try {
+      const answer = dispatch(this.#core, message, connection, options);
+      return isPromiseLike(answer) ? answer : Promise.resolve(answer);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * @internal — {@link handle} for a transport that writes answers itself: a request whose handler
+   * answers synchronously gets its answer synchronously, with no promise and no microtask.
+   */
+  handleNow(
+    message: unknown,
+    connection: Connection,
+    options?: HandleOptions,
+  ): Awaitable<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     return dispatch(this.#core, message, connection, options);
   }
 

@@ -1,10 +1,13 @@
 /** `serveStdio`: newline-delimited JSON-RPC over a byte stream pair (stdin/stdout by default). */
-import { concatBytes } from "./bytes.js";
+import { Buffer, isUtf8 } from "node:buffer";
 import type { Connection } from "./connection.js";
 import { ErrorCode } from "./errors.js";
 import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
 import type { McpServer } from "./server.js";
-import type { JsonRpcMessage } from "./types.js";
+import { LineWriter, later, type StdioWritable } from "./stdio/line-writer.js";
+import { isPromiseLike, type JsonRpcMessage } from "./types.js";
+
+export type { StdioWritable };
 
 /** The readable side: Node's `process.stdin` or any stream of byte chunks. */
 export interface StdioReadable {
@@ -14,13 +17,6 @@ export interface StdioReadable {
   off?(event: string, listener: (...args: any[]) => void): unknown;
   pause?(): unknown;
   resume?(): unknown;
-}
-
-/** The writable side: Node's `process.stdout` or anything with `write` and a `drain` event. */
-export interface StdioWritable {
-  write(chunk: string, callback?: (error?: Error | null) => void): boolean;
-  once(event: "drain", listener: () => void): unknown;
-  on?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** Options of {@link serveStdio}. */
@@ -51,8 +47,8 @@ const NEWLINE = 0x0a;
 /** Requests started before reading yields, so that their answers are written and a full stdout seen. */
 const YIELD_EVERY = 64;
 
-const later: (f: () => void) => void =
-  (globalThis as { setImmediate?: (f: () => void) => void }).setImmediate ?? ((f) => setTimeout(f, 0));
+/** A copy of `bytes[start, end)` (`Buffer#slice` would be a view). */
+const copy = (bytes: Buffer, start: number, end: number): Buffer => Buffer.from(bytes.subarray(start, end));
 
 /**
  * Serves `server` over newline-delimited JSON-RPC on stdin/stdout. Requests run concurrently; a bad
@@ -78,8 +74,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     send: (m) => writer.write(encodeMessage(m)),
     onClose: () => writer.close(),
   });
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let pieces: Uint8Array[] = [];
+  let pieces: Buffer[] = [];
   let lineBytes = 0;
   let skipping = false;
   let inflight = 0;
@@ -92,13 +87,15 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     if (m !== undefined) writer.write(encodeMessage(m));
   };
 
-  const serveLine = (bytes: Uint8Array) => {
-    let end = bytes.length;
-    if (end > 0 && bytes[end - 1] === 0x0d) end--;
-    let text: string;
-    try {
-      text = decoder.decode(end === bytes.length ? bytes : bytes.subarray(0, end));
-    } catch {
+  /** Serves the line `bytes[start, end)`. */
+  const serveLine = (bytes: Buffer, start: number, end: number) => {
+    if (end > start && bytes[end - 1] === 0x0d) end--;
+    // decoded without a view of the bytes; only a line showing U+FFFD may be invalid UTF-8
+    // a byte order mark opening the line is dropped, as a UTF-8 decoder drops it
+    if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf)
+      start += 3;
+    const text = bytes.toString("utf8", start, end);
+    if (text.includes("\uFFFD") && !isUtf8(bytes.subarray(start, end))) {
       answer(parseErrorResponse(connection.features));
       return;
     }
@@ -121,15 +118,30 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       );
       return;
     }
-    inflight++;
     started++;
-    server
-      .handle(message, connection)
-      .then(answer, () => {})
-      .finally(() => {
-        inflight--;
-        maybeFinish();
-      });
+    let out: ReturnType<McpServer["handleNow"]>;
+    try {
+      out = server.handleNow(message, connection);
+    } catch {
+      return;
+    }
+    // a synchronous handler's answer is queued at once, as the floor of a hand-written server would
+    if (!isPromiseLike(out)) return answer(out);
+    inflight++;
+    out.then(answered, done);
+  };
+
+  const done = () => {
+    inflight--;
+    maybeFinish();
+  };
+
+  const answered = (m: JsonRpcMessage | JsonRpcMessage[] | undefined) => {
+    try {
+      answer(m);
+    } finally {
+      done();
+    }
   };
 
   const tooLong = () =>
@@ -146,7 +158,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
 
   // Bytes read but not yet framed. Reading holds (stdin paused) while stdout has not drained, so a
   // client that does not read its answers cannot make the server queue them without bound.
-  const queue: Uint8Array[] = [];
+  const queue: Buffer[] = [];
+  /** Where the first chunk's unframed bytes start. */
+  let at = 0;
   let held = false;
   let paused = false;
   let started = 0;
@@ -174,33 +188,40 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
         return;
       }
       const buf = queue[0]!;
-      const nl = buf.indexOf(NEWLINE);
-      const part = nl === -1 ? buf : buf.subarray(0, nl);
+      const nl = buf.indexOf(NEWLINE, at);
+      const end = nl === -1 ? buf.length : nl;
       if (!skipping) {
-        if (lineBytes + part.length > maxLine) {
+        if (lineBytes + (end - at) > maxLine) {
           skipping = true;
           pieces = [];
           lineBytes = 0;
           tooLong();
-        } else if (part.length > 0) {
+        } else if (nl !== -1 && lineBytes === 0) {
+          // the whole line in this chunk: served where it lies
+          serveLine(buf, at, nl);
+        } else if (end > at) {
           // copied: the stream may reuse its buffer
-          pieces.push(nl === -1 ? part.slice() : part);
-          lineBytes += part.length;
+          pieces.push(nl === -1 ? copy(buf, at, end) : buf.subarray(at, end));
+          lineBytes += end - at;
         }
       }
       if (nl === -1) {
         queue.shift();
+        at = 0;
         continue;
       }
-      if (!skipping) {
-        const line = pieces.length === 1 ? pieces[0]! : concatBytes(pieces, lineBytes);
+      if (!skipping && lineBytes > 0) {
+        const line = Buffer.concat(pieces, lineBytes);
         pieces = [];
         lineBytes = 0;
-        serveLine(line);
+        serveLine(line, 0, line.length);
       }
       skipping = false;
-      if (nl + 1 < buf.length) queue[0] = buf.subarray(nl + 1);
-      else queue.shift();
+      at = nl + 1;
+      if (at === buf.length) {
+        queue.shift();
+        at = 0;
+      }
     }
     if (paused) {
       paused = false;
@@ -216,16 +237,24 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   };
 
   const onData = (chunk: Uint8Array | string) => {
-    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    const bytes =
+      typeof chunk === "string"
+        ? Buffer.from(chunk, "utf8")
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (bytes.length === 0) return;
     // copied when kept past this call: the stream may reuse its buffer
     if (held) {
-      queue.push(bytes.slice());
+      queue.push(copy(bytes, 0, bytes.length));
       return;
     }
     queue.push(bytes);
     frame();
-    if (queue.length > 0) queue[0] = queue[0]!.slice();
+    if (queue.length > 0) {
+      queue[0] = copy(queue[0]!, at, queue[0]!.length);
+      at = 0;
+    }
   };
 
   const maybeFinish = () => {
@@ -247,10 +276,10 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   const endOfInput = () => {
     if (ended) return;
     if (!skipping && lineBytes > 0) {
-      const line = concatBytes(pieces, lineBytes);
+      const line = Buffer.concat(pieces, lineBytes);
       pieces = [];
       lineBytes = 0;
-      serveLine(line);
+      serveLine(line, 0, line.length);
     }
     ended = true;
     // a subscription lasts as long as the client listens: end of input ends it with its result
@@ -265,102 +294,6 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   stdout.on?.("error", () => connection.close());
   stdin.resume?.();
   return { connection, closed };
-}
-
-/** Writes lines in order, waiting for `drain` when the stream says its buffer is full. */
-class LineWriter {
-  readonly #out: StdioWritable;
-  #queue: string[] = [];
-  #waiting = false;
-  #scheduled = false;
-  #closed = false;
-  #idle: (() => void)[] = [];
-  #drained: (() => void)[] = [];
-
-  constructor(out: StdioWritable) {
-    this.#out = out;
-  }
-
-  write(line: string): void {
-    if (this.#closed) return;
-    this.#queue.push(line + "\n");
-    // the answers of one turn of the event loop go out in one write: a write is a system call
-    if (!this.#waiting && !this.#scheduled) {
-      this.#scheduled = true;
-      later(this.#pumpLater);
-    }
-  }
-
-  /** Writes what waits for the next turn of the event loop now. */
-  writeNow(): void {
-    if (this.#scheduled) this.#pumpLater();
-  }
-
-  readonly #pumpLater = () => {
-    this.#scheduled = false;
-    if (!this.#waiting && !this.#closed) this.#pump();
-  };
-
-  #pump(): void {
-    while (this.#queue.length > 0) {
-      const chunk = this.#queue.length === 1 ? this.#queue[0]! : this.#queue.join("");
-      this.#queue = [];
-      let ok: boolean;
-      try {
-        ok = this.#out.write(chunk);
-      } catch {
-        this.close();
-        return;
-      }
-      if (!ok) {
-        this.#waiting = true;
-        this.#out.once("drain", () => {
-          this.#waiting = false;
-          this.#pump();
-          if (!this.#waiting) for (const f of this.#drained.splice(0)) f();
-        });
-        return;
-      }
-    }
-    for (const resolve of this.#idle.splice(0)) resolve();
-  }
-
-  /** Whether the stream said its buffer is full and has not drained since. */
-  get congested(): boolean {
-    return this.#waiting && !this.#closed;
-  }
-
-  /** Calls `f` once the stream has drained (or the writer closed). */
-  whenDrained(f: () => void): void {
-    if (this.congested) this.#drained.push(f);
-    else f();
-  }
-
-  /** Resolves once everything queued has been handed to the stream and the stream has taken it. */
-  flush(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    const queued = this.#queue.length > 0 || this.#waiting;
-    const drained = queued ? new Promise<void>((r) => this.#idle.push(r)) : Promise.resolve();
-    return drained.then(
-      () =>
-        new Promise<void>((resolve) => {
-          try {
-            this.#out.write("", () => resolve());
-          } catch {
-            resolve();
-          }
-        }),
-    );
-  }
-
-  close(): void {
-    // what was answered before the close still goes out, as when each answer was written at once
-    if (!this.#closed && !this.#waiting && this.#queue.length > 0) this.#pump();
-    this.#closed = true;
-    this.#queue = [];
-    for (const resolve of this.#idle.splice(0)) resolve();
-    for (const f of this.#drained.splice(0)) f();
-  }
 }
 
 function guardConsole(): () => void {

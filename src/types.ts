@@ -222,3 +222,15 @@ export type LoggingLevel =
   | "critical"
   | "alert"
   | "emergency";
+
+/** A value now, or a promise of it: what the request path returns, so that a synchronous handler costs no microtask. */
+export type Awaitable<T> = T | Promise<T>;
+
+/** Whether `v` is a promise or another thenable (what `await` would wait for). */
+export function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
+  return (
+    (typeof v === "object" || typeof v === "function") &&
+    v !== null &&
+    typeof (v as { then?: unknown }).then === "function"
+  );
+}

@@ -29,7 +29,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["resources/"], // URI templates, router, params, decoding, path safety
   ["context.ts", "connection.ts", "jsonrpc.ts"], // per-request context and the connection
   ["schema/", "eras/", "content.ts", "pagination.ts", "registry.ts"],
-  ["errors.ts", "types.ts", "bus.ts", "bytes.ts"], // leaves
+  ["errors.ts", "types.ts", "bus.ts", "bytes.ts", "stdio/"], // leaves; stdio/: the writer of serveStdio
 ];
 
 /** Modules allowed to import `node:*` (everything else runs on Deno, Bun and Workers). */

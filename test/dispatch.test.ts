@@ -482,3 +482,88 @@ describe("connections opened already initialized", () => {
     });
   });
 });
+
+describe("synchronous handlers", () => {
+  const conn = (s: McpServer) =>
+    s.connect({ send: () => {}, initialized: { protocolVersion: "2025-11-25" } });
+  const call = (id: number, name: string, args: object = {}) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+
+  it("are answered synchronously by handleNow, and through a promise by handle", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.tool("now", { run: () => "now" });
+    s.tool("later", { run: async () => "later" });
+    s.resource("n://{x}", { read: ({ x }) => `n ${x}` });
+    const c = conn(s);
+    const answer = { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "now" }] } };
+    expect(s.handleNow(call(1, "now"), c)).toEqual(answer);
+    expect(
+      s.handleNow({ jsonrpc: "2.0", id: 2, method: "resources/read", params: { uri: "n://a" } }, c),
+    ).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      result: { contents: [{ uri: "n://a", mimeType: "text/plain", text: "n a" }] },
+    });
+    const pending = s.handleNow(call(3, "later"), c);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      result: { content: [{ type: "text", text: "later" }] },
+    });
+    const handled = s.handle(call(4, "now"), c);
+    expect(handled).toBeInstanceOf(Promise);
+    expect(await handled).toEqual({ ...answer, id: 4 });
+  });
+
+  it("are not answered when they close the connection, in the synchronous part or after it", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    let c!: ReturnType<typeof conn>;
+    const signals: AbortSignal[] = [];
+    s.tool("closeNow", {
+      run: () => {
+        c.close();
+        return "closed";
+      },
+    });
+    s.tool("closeThenWait", {
+      run: (_a, ctx) => {
+        c.close();
+        signals.push(ctx.signal);
+        return new Promise<string>((resolve) => ctx.signal.addEventListener("abort", () => resolve("late")));
+      },
+    });
+    c = conn(s);
+    expect(s.handleNow(call(1, "closeNow"), c)).toBeUndefined();
+    c = conn(s);
+    expect(await s.handleNow(call(2, "closeThenWait"), c)).toBeUndefined();
+    expect(signals[0]!.aborted).toBe(true);
+  });
+
+  it("a running request is in flight until it settles: a twin is refused, a cancel aborts it", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.tool("wait", {
+      run: (_a, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve("x"))),
+    });
+    s.tool("now", { run: () => "now" });
+    const c = conn(s);
+    const first = s.handleNow(call(1, "wait"), c);
+    expect(await s.handle(call(1, "now"), c)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32600, message: "Invalid Request: a request with this id is still in flight" },
+    });
+    s.handleNow({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, c);
+    expect(await first).toBeUndefined();
+    // settled: the id is free again
+    expect(s.handleNow(call(1, "now"), c)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "now" }] },
+    });
+  });
+});

@@ -261,11 +261,28 @@ describe("resources/read", () => {
       },
     });
     const ctx = { features: featuresOf("2026-07-28") } as RequestContext;
-    await expect(readResource(reg, { uri: "none://x" }, ctx)).rejects.toEqual(
+    // a synchronous read fails synchronously: the method path makes no promise for it
+    const thrown = (f: () => unknown) => {
+      try {
+        f();
+      } catch (error) {
+        return error;
+      }
+      throw new Error("did not throw");
+    };
+    expect(thrown(() => readResource(reg, { uri: "none://x" }, ctx))).toEqual(
       new McpError(-32602, "Resource not found: none://x", { uri: "none://x" }),
     );
-    await expect(readResource(reg, { uri: "users://1" }, ctx)).rejects.toEqual(
+    expect(thrown(() => readResource(reg, { uri: "users://1" }, ctx))).toEqual(
       new McpError(-32602, "Resource not found: users://1", { uri: "users://1" }),
+    );
+    reg.add("later://{id}", {
+      read: async () => {
+        throw new McpError(-32002, "Resource not found: later://1");
+      },
+    });
+    await expect(readResource(reg, { uri: "later://1" }, ctx)).rejects.toEqual(
+      new McpError(-32602, "Resource not found: later://1", { uri: "later://1" }),
     );
   });
 

@@ -106,6 +106,31 @@ describe("stdio writes", () => {
   });
 });
 
+describe("stdio writes, many at once", () => {
+  it("the answers of one chunk go out 32 per write, so the client reads the first while the rest are made", async () => {
+    const server = new McpServer({ name: "stdio-writes", version: "1.0.0" });
+    server.tool("big", { run: () => "b" });
+    const stdin = new PassThrough();
+    const stdout = new CountingStdout();
+    const handle = serveStdio(server, { stdin, stdout, onEnd: () => {} });
+    stdin.write(`${init}\n`);
+    while (stdout.writes.length < 1) await tick();
+    stdin.write(`${Array.from({ length: 70 }, (_, i) => callLine(i + 1)).join("\n")}\n`);
+    while (stdout.writes.length < 4) await tick();
+    for (let i = 0; i < 5; i++) await tick();
+    const ids = stdout.writes.slice(1).map((w) =>
+      w
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    );
+    expect(ids.map((w) => w.length)).toEqual([32, 32, 6]);
+    expect(ids.flat()).toEqual(Array.from({ length: 70 }, (_, i) => i + 1));
+    stdin.end();
+    await handle.closed;
+  });
+});
+
 /** The answer that is not initialize's. */
 const other = (stdout: StuckStdout) =>
   stdout.lines.map((l) => JSON.parse(l)).find((m) => Array.isArray(m) || m.id !== 0);

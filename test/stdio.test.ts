@@ -104,6 +104,77 @@ describe("stdio framing", () => {
     expect(lines).toEqual([parseError, parseError, { jsonrpc: "2.0", id: 1, result: {} }]);
   });
 
+  it("serves a line holding U+FFFD itself, and answers bytes that decode to it with -32700", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.tool("say", {
+      input: { type: "object", properties: { text: { type: "string" } } },
+      run: (a) => `${a.text}`,
+    });
+    const p = pipe(s);
+    const call = (id: number, text: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "say", arguments: { text } },
+      });
+    p.stdin.write(`${init()}\n${call(1, "a\uFFFDb")}\n`);
+    p.stdin.write(Buffer.from(`${call(2, "\u00ff")}\n`));
+    p.stdin.write(Buffer.from(`${call(3, "\uFFFD")}\n`));
+    // 0xc3 alone is not UTF-8: a decoder shows it as U+FFFD
+    const bad = Buffer.from(call(4, "#"));
+    bad[bad.indexOf("#")] = 0xc3;
+    p.stdin.write(Buffer.concat([bad, Buffer.from("\n")]));
+    const lines = await p.waitFor(5);
+    expect(lines.slice(1, 4).map((l) => l.result.content[0].text)).toEqual(["a\uFFFDb", "\u00ff", "\uFFFD"]);
+    expect(lines[4]).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32700, message: "Parse error: the message is not valid JSON" },
+    });
+  });
+
+  it("drops a byte order mark that opens a line", async () => {
+    const p = pipe(echoServer());
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    p.stdin.write(
+      Buffer.concat([
+        bom,
+        Buffer.from(`${init()}\n`),
+        bom,
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'),
+      ]),
+    );
+    const lines = await p.waitFor(2);
+    expect(lines[1]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+  });
+
+  it("reads Uint8Array and string chunks as well as Buffers", async () => {
+    const s = echoServer();
+    const listeners: { [event: string]: ((arg?: any) => void)[] } = {};
+    const stdin = {
+      on(event: string, f: (arg?: any) => void) {
+        listeners[event] = [...(listeners[event] ?? []), f];
+      },
+    };
+    const stdout = new PassThrough();
+    let out = "";
+    stdout.on("data", (c) => (out += c));
+    const handle = serveStdio(s, { stdin, stdout, onEnd: () => {} });
+    const emit = (event: string, arg?: unknown) => {
+      for (const f of listeners[event] ?? []) f(arg);
+    };
+    emit("data", `${init()}\n{"jsonrpc":"2.0","id":1,`);
+    emit("data", new TextEncoder().encode('"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n'));
+    emit("end");
+    await handle.closed;
+    expect(
+      out
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([0, 1, 2]);
+  });
+
   it("answers a line over the limit with -32600 once, skips it, and goes on", async () => {
     const p = pipe(echoServer(), { maxLineBytes: 1000 });
     p.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(600)}`);

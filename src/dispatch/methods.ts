@@ -5,7 +5,13 @@ import type { ServerCore } from "../core.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { JsonRpcErrorObject, RequestId, ServerCapabilities } from "../types.js";
+import {
+  type Awaitable,
+  isPromiseLike,
+  type JsonRpcErrorObject,
+  type RequestId,
+  type ServerCapabilities,
+} from "../types.js";
 
 /** A request's params. */
 export type Params = { [key: string]: unknown };
@@ -77,10 +83,14 @@ export function isObject(v: unknown): v is { [key: string]: unknown } {
 }
 
 /** What running a method gave: its result or its error. */
-export type Outcome = { result: { [key: string]: unknown } } | { error: JsonRpcErrorObject };
+export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
+type Result = { [key: string]: unknown };
 
-/** Runs a method with `ctx` registered as in flight; undefined when the request was cancelled (never answered). */
-export async function execute(
+/**
+ * Runs a method with `ctx` registered as in flight; undefined when the request was cancelled (never
+ * answered). A method that answers synchronously is done synchronously: no promise, no microtask.
+ */
+export function execute(
   core: ServerCore,
   method: Method,
   name: string,
@@ -88,35 +98,55 @@ export async function execute(
   ctx: RequestContext,
   conn: Connection,
   outer: AbortSignal | undefined,
-): Promise<Outcome | undefined> {
+): Awaitable<Outcome | undefined> {
   const id = ctx.requestId;
-  const onOuterAbort = () => ctx.abort(outer?.reason);
-  outer?.addEventListener("abort", onOuterAbort, { once: true });
-  conn.inflight.set(id, ctx);
-  let outcome: Outcome;
+  const onOuterAbort = outer && (() => ctx.abort(outer.reason));
+  if (onOuterAbort) outer!.addEventListener("abort", onOuterAbort, { once: true });
+  let result: unknown;
   try {
-    const result = await core.extensions.run(
-      name,
-      params,
-      ctx,
-      () => method.run(core, params, ctx, conn),
-      ctx.features.modern ? undefined : conn.servedExtensions,
-    );
-    outcome = { result: result as { [key: string]: unknown } };
+    // a method no served extension wraps is called directly: no closure for the mechanism
+    const told = ctx.features.modern ? undefined : conn.servedExtensions;
+    result = core.extensions.wraps(name, ctx.features, told)
+      ? core.extensions.run(name, params, ctx, () => method.run(core, params, ctx, conn), told)
+      : method.run(core, params, ctx, conn);
   } catch (error) {
-    // a call that waits for the client's input ends the run: not a failure of the handler
-    outcome = {
-      error:
-        error instanceof InputRequiredSignal
-          ? { code: ErrorCode.InternalError, message: error.message }
-          : toErrorObject(core, error, name, id),
-    };
-  } finally {
-    ctx.done = true;
-    outer?.removeEventListener("abort", onOuterAbort);
-    if (conn.inflight.get(id) === ctx) conn.inflight.delete(id);
+    return settle(ctx, conn, outer, onOuterAbort, failed(core, error, name, id));
   }
+  if (!isPromiseLike(result)) return settle(ctx, conn, outer, onOuterAbort, { result: result as Result });
+  // in flight from here: nothing could cancel the synchronous part, and a request that ends in it is
+  // never written into the connection's table (whose churn is old-generation garbage)
+  if (conn.closed) ctx.abort(new Error("The connection is closed"));
+  else conn.inflight.set(id, ctx);
+  return Promise.resolve(result).then(
+    (r) => settle(ctx, conn, outer, onOuterAbort, { result: r as Result }),
+    (error) => settle(ctx, conn, outer, onOuterAbort, failed(core, error, name, id)),
+  );
+}
+
+/** The request is done: out of flight, and answered unless it was cancelled. */
+function settle(
+  ctx: RequestContext,
+  conn: Connection,
+  outer: AbortSignal | undefined,
+  onOuterAbort: (() => void) | undefined,
+  outcome: Outcome,
+): Outcome | undefined {
+  ctx.done = true;
+  if (onOuterAbort) outer!.removeEventListener("abort", onOuterAbort);
+  if (conn.inflight.get(ctx.requestId) === ctx) conn.inflight.delete(ctx.requestId);
+  // a handler that closed the connection in its synchronous part is not answered, as one in flight
+  else if (conn.closed) ctx.abort(new Error("The connection is closed"));
   return ctx.aborted ? undefined : outcome;
+}
+
+/** A method that threw: a call that waits for the client's input ends the run, not a failure of the handler. */
+function failed(core: ServerCore, error: unknown, name: string, id: RequestId): Outcome {
+  return {
+    error:
+      error instanceof InputRequiredSignal
+        ? { code: ErrorCode.InternalError, message: error.message }
+        : toErrorObject(core, error, name, id),
+  };
 }
 
 /** Whether `caps` holds the capability a method belongs to. */

@@ -111,6 +111,14 @@ export class Extensions {
     };
   }
 
+  /** Whether an extension served in `f` (to a session: one it was `told` of) wraps method `name`. */
+  wraps(name: string, f: Features, told?: ReadonlySet<string>): boolean {
+    if (!this.#wrapped.has(name)) return false;
+    for (const ext of this.#all)
+      if (ext.wrap?.[name] !== undefined && this.#served(ext, f, told)) return true;
+    return false;
+  }
+
   /** Runs method `name` through the wrappers of every extension served in the request's revision (or `told`). */
   run(
     name: string,

@@ -12,7 +12,13 @@ import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { decodeCursor, encodeCursor } from "../pagination.js";
 import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
-import type { Resource, ResourceDetails } from "../types.js";
+import {
+  type Awaitable,
+  isPromiseLike,
+  type Resource,
+  type ResourceContents,
+  type ResourceDetails,
+} from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
@@ -219,12 +225,12 @@ export function listResourceTemplates(
   return listPage("resourceTemplates", reg.templates, params, ctx, pageSize, reg.cache);
 }
 
-/** `resources/read`: never an empty contents array for a missing resource. */
-export async function readResource(
+/** `resources/read`: never an empty contents array for a missing resource. Synchronous when `read` is. */
+export function readResource(
   reg: ResourceRegistry,
   params: { [key: string]: unknown },
   ctx: RequestContext,
-) {
+): Awaitable<{ contents: ResourceContents[] }> {
   const uri = params.uri;
   if (typeof uri !== "string")
     throw new McpError(ErrorCode.InvalidParams, "resources/read needs a string uri");
@@ -233,14 +239,26 @@ export async function readResource(
   requireScopes(`resource ${uri}`, hit.entry, ctx);
   ctx.uri = uri;
   ctx.cacheHint = hit.entry.cache;
+  const mimeType = hit.entry.mimeType;
   let value: unknown;
   try {
-    value = await hit.entry.options.read(hit.params as never, ctx);
+    value = hit.entry.options.read(hit.params as never, ctx);
   } catch (error) {
-    if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
-      throw new McpError(ctx.features.resourceNotFoundCode, error.message, error.data ?? { uri });
-    }
-    throw error;
+    throw readFailed(error, uri, ctx);
   }
-  return { contents: toResourceContents(value, uri, hit.entry.mimeType) };
+  if (isPromiseLike(value))
+    return Promise.resolve(value).then(
+      (v) => ({ contents: toResourceContents(v, uri, mimeType) }),
+      (error) => {
+        throw readFailed(error, uri, ctx);
+      },
+    );
+  return { contents: toResourceContents(value, uri, mimeType) };
+}
+
+/** What a failed `read` throws: a not-found error spelled as the request's revision spells it. */
+function readFailed(error: unknown, uri: string, ctx: RequestContext): unknown {
+  if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound)
+    return new McpError(ctx.features.resourceNotFoundCode, error.message, error.data ?? { uri });
+  return error;
 }

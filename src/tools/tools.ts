@@ -13,8 +13,16 @@ import {
   type InferOutput,
   type JsonSchemaValidator,
   type SchemaLike,
+  type SchemaResult,
 } from "../schema/schema.js";
-import type { CallToolResult, Icon, Meta, ToolAnnotations } from "../types.js";
+import {
+  type Awaitable,
+  type CallToolResult,
+  type Icon,
+  isPromiseLike,
+  type Meta,
+  type ToolAnnotations,
+} from "../types.js";
 import { type HeaderParam, headerParams } from "./headers.js";
 
 /** Options of `server.tool(name, options)`. */
@@ -116,12 +124,15 @@ export function createToolEntry(
   };
 }
 
-/** `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol error. */
-export async function callTool(
+/**
+ * `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol
+ * error. Synchronous end to end when the schemas and `run` are: a promise only where one of them gave one.
+ */
+export function callTool(
   tools: Registry<ToolEntry>,
   params: { [key: string]: unknown },
   ctx: RequestContext,
-) {
+): Awaitable<CallToolResult> {
   const name = params.name;
   if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
   const tool = tools.get(name);
@@ -131,32 +142,51 @@ export async function callTool(
   if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
     throw new McpError(ErrorCode.InvalidParams, "tools/call arguments must be an object");
   }
-  let result: CallToolResult;
+  let out: Awaitable<CallToolResult>;
   try {
-    let args: unknown = rawArgs;
-    if (tool.input) {
-      const checked = await tool.input.validate(rawArgs);
-      if (!checked.ok)
-        return errorResult(`Invalid arguments for tool ${name}: ${formatIssues(checked.issues)}`);
-      args = checked.value;
-    }
-    const value = await tool.run(args, ctx);
-    if (tool.output) {
-      const checked = await tool.output.validate(value);
-      if (!checked.ok)
-        return errorResult(
-          `Tool ${name} returned invalid structured content: ${formatIssues(checked.issues)}`,
-        );
-      const text = JSON.stringify(checked.value);
-      result = { content: [{ type: "text", text: text ?? "null" }], structuredContent: checked.value };
-    } else {
-      result = toCallToolResult(value);
-    }
+    out = tool.input
+      ? afterInput(tool, tool.input.validate(rawArgs), ctx)
+      : afterRun(tool, tool.run(rawArgs, ctx), ctx);
   } catch (error) {
-    if (error instanceof McpError) throw error;
-    return errorResult(error instanceof Error ? error.message : String(error));
+    return failed(error);
   }
-  return shapeCallToolResult(result, ctx.features);
+  return isPromiseLike(out) ? out.then(undefined, failed) : out;
+}
+
+// the steps of a call: each runs at once on a value at hand, after the promise when given one
+
+function afterInput(tool: ToolEntry, checked: Awaitable<SchemaResult>, ctx: RequestContext) {
+  if (isPromiseLike(checked)) return checked.then((c): Awaitable<CallToolResult> => afterInput(tool, c, ctx));
+  if (!checked.ok)
+    return errorResult(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
+  return afterRun(tool, tool.run(checked.value, ctx), ctx);
+}
+
+function afterRun(tool: ToolEntry, value: unknown, ctx: RequestContext): Awaitable<CallToolResult> {
+  if (isPromiseLike(value)) return Promise.resolve(value).then((v) => afterRun(tool, v, ctx));
+  if (!tool.output) return shapeCallToolResult(toCallToolResult(value), ctx.features);
+  return afterOutput(tool, tool.output.validate(value), ctx);
+}
+
+function afterOutput(
+  tool: ToolEntry,
+  checked: Awaitable<SchemaResult>,
+  ctx: RequestContext,
+): Awaitable<CallToolResult> {
+  if (isPromiseLike(checked)) return checked.then((c) => afterOutput(tool, c, ctx));
+  if (!checked.ok)
+    return errorResult(
+      `Tool ${tool.name} returned invalid structured content: ${formatIssues(checked.issues)}`,
+    );
+  const text = JSON.stringify(checked.value);
+  const result = { content: [{ type: "text", text: text ?? "null" }], structuredContent: checked.value };
+  return shapeCallToolResult(result as CallToolResult, ctx.features);
+}
+
+/** A failing schema or handler is the tool's error result; an `McpError` stays a protocol error. */
+function failed(error: unknown): CallToolResult {
+  if (error instanceof McpError) throw error;
+  return errorResult(error instanceof Error ? error.message : String(error));
 }
 
 function errorResult(text: string): CallToolResult {
