@@ -47,6 +47,7 @@ function rows(scaling) {
     ["httpModernCpu", "… server CPU per request", "µs", "low"],
     ["rssStart", "RSS after start", "MiB", "low"],
     ["rssLoad", "RSS after the stdio load", "MiB", "low"],
+    ["rssLoadPlain", "… with the tool's input as plain JSON Schema (no zod loaded)", "MiB", "low"],
     ["rssHttp", "RSS after the HTTP load (sessions)", "MiB", "low"],
     ["installed", "installed size (picomcp: unpacked; peers: with dependencies, zod aside)", "KB", "low"],
     ["packed", "picomcp packed (`npm pack`)", "KB", "low"],
@@ -81,6 +82,7 @@ const SHORT = {
   httpModernCpu: "HTTP 2026-07-28 CPU/req",
   rssStart: "RSS after start",
   rssLoad: "RSS after stdio load",
+  rssLoadPlain: "RSS after stdio load, no zod",
   rssHttp: "RSS after HTTP load",
   installed: "installed size",
 };
@@ -186,6 +188,12 @@ function targets(r, value, scaling) {
     );
   const rss = r.rssLoad;
   if (rss) line(1 / rss.floor <= 1.15, `RSS after load: ${x(1 / rss.floor)} the floor's (target ≤ 1.15×)`);
+  const rssPlain = r.rssLoadPlain;
+  if (rssPlain)
+    line(
+      1 / rssPlain.floor <= 1.15,
+      `RSS after load without zod: ${x(1 / rssPlain.floor)} the floor's (target ≤ 1.15×)`,
+    );
   const packed = value.packed?.picomcp;
   if (packed)
     line(

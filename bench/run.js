@@ -100,6 +100,14 @@ async function stdioPhase(name) {
   add("latP99", name, lat[Math.floor(lat.length * 0.99)]);
   add("rssLoad", name, rssMiB(peer.pid));
   await peer.stop();
+  if (name !== "floor" && name !== "picomcp" && name !== "baseline") return;
+  // the same load on the server whose tool's input is plain JSON Schema: the memory without zod's modules
+  const plain = await StdioPeer.start(name, ["--plain"]);
+  await check(plain, name, echo(7), 7, echoOk, "tools/call echo (plain JSON Schema)");
+  await plain.load(echo, { ms: T.load });
+  await plain.load(read, { ms: T.load });
+  add("rssLoadPlain", name, rssMiB(plain.pid));
+  await plain.stop();
 }
 
 async function coldPhase(name) {
