@@ -15,6 +15,7 @@ import { ErrorCode } from "../errors.js";
 import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
+import { type Answer, Reply, toResponse, withHeaders } from "./reply.js";
 import type { Session } from "./session.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
@@ -33,43 +34,29 @@ export function httpError(
   features?: Features,
   headers?: { [name: string]: string },
   data?: unknown,
-): Response {
+): Reply {
   const error = data === undefined ? { code, message } : { code, message, data };
-  return textResponse(encodeMessage(errorResponse(undefined, error, features)), status, {
-    "content-type": "application/json",
-    ...headers,
-  });
+  const body = encodeMessage(errorResponse(undefined, error, features));
+  return new Reply(status, headers ? { "content-type": "application/json", ...headers } : JSON_TYPE, body);
 }
 
-/** The text of responses made from a string, so that a bridge can write it whole instead of streaming it. */
-const texts = new WeakMap<Response, string>();
-
-/** A response whose body is `text`, remembered for {@link textOf}. */
-export function textResponse(text: string, status: number, headers: { [name: string]: string }): Response {
-  const response = new Response(text, { status, headers });
-  texts.set(response, text);
-  return response;
-}
-
-/** The body of a response made by {@link textResponse} whose body nobody has read, else undefined. */
-export function textOf(response: Response): string | undefined {
-  return response.bodyUsed ? undefined : texts.get(response);
-}
+/** The headers of a JSON answer that has no others (shared: a reply's headers are never changed). */
+const JSON_TYPE: { readonly [name: string]: string } = Object.freeze({ "content-type": "application/json" });
 
 /** 404 for an unknown, expired or ended session. */
-export function sessionNotFound(features?: Features): Response {
+export function sessionNotFound(features?: Features): Reply {
   return httpError(404, SESSION_NOT_FOUND, "Session not found", features);
 }
 
 /** 503 when the session table is full of busy sessions. */
-export function tooManySessions(): Response {
+export function tooManySessions(): Reply {
   return httpError(503, SERVER_ERROR, "Service Unavailable: too many sessions", undefined, {
     "retry-after": "5",
   });
 }
 
 /** 401 for a request without credentials on a session that was opened with them. */
-export function unauthorized(features?: Features): Response {
+export function unauthorized(features?: Features): Reply {
   return httpError(
     401,
     SERVER_ERROR,
@@ -88,7 +75,7 @@ export function refuseSession(
   session: Session,
   auth: AuthInfo | undefined,
   features: Features,
-): Response | undefined {
+): Reply | undefined {
   if (mayUse(session, auth)) return undefined;
   return auth === undefined ? unauthorized(features) : sessionNotFound(features);
 }
@@ -100,7 +87,7 @@ export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
 }
 
 /** 429 when anonymous sessions are created faster than allowed, or a principal is at its cap. */
-export function tooManyRequests(message: string, retryAfterMs: number): Response {
+export function tooManyRequests(message: string, retryAfterMs: number): Reply {
   return httpError(429, SERVER_ERROR, `Too Many Requests: ${message}`, undefined, {
     "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
   });
@@ -204,6 +191,36 @@ export function isJsonContentType(header: string | null): boolean {
   return header.split(";")[0]!.trim().toLowerCase() === "application/json";
 }
 
+/** The method by which a request object can look up a header without making its `Headers` (see {@link header}). */
+export const HEADER: unique symbol = Symbol.for("picomcp.header");
+/** The method by which a request object can tell that its client went away without an `AbortSignal` (see {@link whenGone}). */
+export const ON_GONE: unique symbol = Symbol.for("picomcp.onGone");
+
+interface BridgedRequest {
+  [HEADER]?: (name: string) => string | null;
+  [ON_GONE]?: (listener: () => void) => boolean;
+}
+
+/** `request.headers.get(name)` (`name` in lower case), asked of the request itself when it can answer it for less. */
+export function header(request: Request, name: string): string | null {
+  const own = (request as BridgedRequest)[HEADER];
+  return own === undefined ? request.headers.get(name) : own.call(request, name);
+}
+
+/**
+ * Calls `listener` once when the client goes away before its answer is out (`request.signal`
+ * aborts), asked of the request itself when it can do it without a signal. True when it is gone
+ * already (the listener is then not called).
+ */
+export function whenGone(request: Request, listener: () => void): boolean {
+  const own = (request as BridgedRequest)[ON_GONE];
+  if (own !== undefined) return own.call(request, listener);
+  const signal = request.signal;
+  if (signal.aborted) return true;
+  signal.addEventListener("abort", listener, { once: true });
+  return false;
+}
+
 /** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
 export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
 
@@ -215,7 +232,7 @@ export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-
  * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
  */
 export async function readBody(request: Request, max: number): Promise<BodyResult> {
-  const declared = request.headers.get("content-length");
+  const declared = header(request, "content-length");
   if (declared !== null && Number(declared) > max) {
     request.body?.cancel().catch(() => {});
     return { ok: false, reason: "too-large" };
@@ -269,10 +286,7 @@ export function versionFeatures(version: string | null): Features {
 }
 
 /** 400 -32022 naming `supported`: a session's revisions by default (outside one, the endpoint's). */
-export function unsupportedVersion(
-  requested: string,
-  supported: readonly string[] = LEGACY_VERSIONS,
-): Response {
+export function unsupportedVersion(requested: string, supported: readonly string[] = LEGACY_VERSIONS): Reply {
   return httpError(
     400,
     ErrorCode.UnsupportedProtocolVersion,
@@ -286,14 +300,15 @@ export function unsupportedVersion(
 /** A JSON answer: 400 when it is a lone error tied to no request (the input was not a request), else 200. */
 export function json(
   answer: JsonRpcResponse | JsonRpcResponse[],
-  headers: { [name: string]: string },
+  headers?: { readonly [name: string]: string },
   status?: number,
-): Response {
+): Reply {
   const orphan = !Array.isArray(answer) && "error" in answer && answer.id == null;
-  return textResponse(encodeMessage(answer), status ?? (orphan ? 400 : 200), {
-    "content-type": "application/json",
-    ...headers,
-  });
+  return new Reply(
+    status ?? (orphan ? 400 : 200),
+    headers ? { "content-type": "application/json", ...headers } : JSON_TYPE,
+    encodeMessage(answer),
+  );
 }
 
 /** What the `errorStatus` option makes of a single error answer: its status and headers, or nothing. */
@@ -318,19 +333,29 @@ export function mapError(
     : undefined;
 }
 
+/** The answer to a POST's requests (with what `errorStatus` made of an error), or 202/404 when there is none. */
 export function answerResponse(
   answer: JsonRpcResponse | JsonRpcResponse[] | undefined,
-  headers: { [name: string]: string },
+  headers: { readonly [name: string]: string } | undefined,
   connection: Connection,
   mapped?: ReturnType<ErrorStatus>,
-): Response {
-  if (answer !== undefined)
-    return mapped ? json(answer, { ...headers, ...mapped.headers }, mapped.status) : json(answer, headers);
+): Answer {
+  if (answer !== undefined) {
+    if (!mapped) return json(answer, headers);
+    // a hook's headers (any case, any spelling) are made what a Response makes of them
+    const merged = { ...headers, ...mapped.headers };
+    return mapped.headers
+      ? toResponse(json(answer, merged, mapped.status))
+      : json(answer, merged, mapped.status);
+  }
   // cancelled: by the client (nothing to say), or because the session ended
-  if (connection.closed && headers["mcp-session-id"])
+  if (connection.closed && headers?.["mcp-session-id"])
     return httpError(404, SESSION_NOT_FOUND, "Session not found");
-  return new Response(null, { status: 202, headers });
+  return new Reply(202, headers ?? NONE, null);
 }
+
+/** No headers (shared: a reply's headers are never changed). */
+export const NONE: { readonly [name: string]: string } = Object.freeze({});
 
 /** What a browser may send when the preflight does not list its headers (both eras). */
 const CORS_ALLOW_HEADERS =
@@ -338,30 +363,24 @@ const CORS_ALLOW_HEADERS =
 /** What a browser may read: the session id, the revision, the challenge of a 401, when to retry a 429 or 503. */
 const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
 
-export function preflight(request: Request, methods: string): Response {
+export function preflight(request: Request, methods: string): Reply {
   const headers: { [name: string]: string } = { allow: `${methods}, OPTIONS` };
-  if (request.headers.get("origin") !== null) {
+  if (header(request, "origin") !== null) {
     headers["access-control-allow-methods"] = methods;
     headers["access-control-allow-headers"] =
-      request.headers.get("access-control-request-headers") ?? CORS_ALLOW_HEADERS;
+      header(request, "access-control-request-headers") ?? CORS_ALLOW_HEADERS;
     headers["access-control-max-age"] = "86400";
   }
-  return new Response(null, { status: 204, headers });
+  return new Reply(204, headers, null);
 }
 
+const CORS_VARY = Object.freeze({ vary: "origin" });
+
 /** Adds CORS headers for an allowed browser origin (copying a response whose headers are immutable). */
-export function withCors(response: Response, origin: string): Response {
-  const add = (h: Headers) => {
-    h.set("access-control-allow-origin", origin);
-    h.set("access-control-expose-headers", CORS_EXPOSE_HEADERS);
-    h.append("vary", "origin");
-  };
-  try {
-    add(response.headers);
-    return response;
-  } catch {
-    const copy = new Response(response.body, response);
-    add(copy.headers);
-    return copy;
-  }
+export function withCors(answer: Answer, origin: string): Answer {
+  return withHeaders(
+    answer,
+    { "access-control-allow-origin": origin, "access-control-expose-headers": CORS_EXPOSE_HEADERS },
+    CORS_VARY,
+  );
 }

@@ -11,12 +11,14 @@ import { encode, serveExchange } from "./exchange.js";
 import {
   accepts,
   freezeAuth,
+  header,
   hostAllowed,
   httpError,
   isJsonContentType,
   json,
   LOOPBACK_HOSTS,
   mayUse,
+  NONE,
   originAllowed,
   preflight,
   randomId,
@@ -34,6 +36,7 @@ import {
 } from "./guard.js";
 import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
+import { type Answer, Reply } from "./reply.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { LiveStreams, SSE_HEADERS } from "./sse.js";
 
@@ -102,16 +105,16 @@ export class StreamableHttp {
     return this.#table?.size ?? 0;
   }
 
-  async handle(request: Request): Promise<Response> {
-    const origin = request.headers.get("origin");
-    const host = request.headers.get("host") ?? new URL(request.url).host;
+  async handle(request: Request): Promise<Answer> {
+    const origin = header(request, "origin");
+    const host = header(request, "host") ?? new URL(request.url).host;
     if (!validHost(host)) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
     if (!hostAllowed(host, this.#hosts))
       return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }
-    let response: Response;
+    let response: Answer;
     try {
       response = await this.#route(request);
     } catch {
@@ -120,7 +123,7 @@ export class StreamableHttp {
     return origin === null ? response : withCors(response, origin);
   }
 
-  async #route(request: Request): Promise<Response> {
+  async #route(request: Request): Promise<Answer> {
     const methods = this.#table ? "GET, POST, DELETE" : "POST";
     if (request.method === "OPTIONS") return preflight(request, methods);
     let auth: AuthInfo | undefined;
@@ -131,8 +134,10 @@ export class StreamableHttp {
     }
     // dual-era routing: a live session of the caller stays legacy; else the version header, initialize,
     // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
-    const sid = request.headers.get("mcp-session-id");
-    const modern = isModernHeader(request.headers) && !(sid !== null && this.#ownSession(sid, auth));
+    const sid = header(request, "mcp-session-id");
+    const modern =
+      isModernHeader(header(request, "mcp-protocol-version")) &&
+      !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
       return modern ? this.#modern.post(request, auth) : this.#post(request, auth);
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
@@ -146,8 +151,8 @@ export class StreamableHttp {
     return session !== undefined && mayUse(session, auth);
   }
 
-  async #post(request: Request, auth: AuthInfo | undefined): Promise<Response> {
-    const accept = request.headers.get("accept");
+  async #post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
+    const accept = header(request, "accept");
     if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
       return httpError(
         406,
@@ -155,11 +160,11 @@ export class StreamableHttp {
         "Not Acceptable: Accept must list application/json and text/event-stream",
       );
     }
-    if (!isJsonContentType(request.headers.get("content-type"))) {
+    if (!isJsonContentType(header(request, "content-type"))) {
       return httpError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const version = request.headers.get("mcp-protocol-version");
-    const sid = request.headers.get("mcp-session-id");
+    const version = header(request, "mcp-protocol-version");
+    const sid = header(request, "mcp-session-id");
     const session = this.#table && sid !== null ? this.#table.find(sid) : undefined;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
@@ -186,7 +191,7 @@ export class StreamableHttp {
       if (!body.ok) throw new SyntaxError("not UTF-8");
       message = JSON.parse(body.text);
     } catch {
-      return json(parseErrorResponse(features), {});
+      return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
     if (!session && !init && isModernBody(message)) return this.#modern.serve(request, message, auth);
@@ -220,7 +225,7 @@ export class StreamableHttp {
     return this.#initialize(this.#table, message, auth);
   }
 
-  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Response> {
+  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Reply> {
     const principal = principalOf(auth);
     const wait = principal === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
@@ -241,7 +246,7 @@ export class StreamableHttp {
     const answer = await this.#server.handle(message, connection);
     if (connection.protocolVersion === undefined || connection.closed || answer === undefined) {
       connection.close();
-      return answer === undefined ? new Response(null, { status: 202 }) : json(answer, {});
+      return answer === undefined ? new Reply(202, NONE, null) : json(answer);
     }
     const late = this.#noRoom(table, principal); // others initialized meanwhile
     if (late) {
@@ -254,7 +259,7 @@ export class StreamableHttp {
     return json(answer, { "mcp-session-id": id });
   }
 
-  #noRoom(table: SessionTable, principal: string | undefined): Response | undefined {
+  #noRoom(table: SessionTable, principal: string | undefined): Reply | undefined {
     const why = table.makeRoom(principal);
     if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
     return why === "full" ? tooManySessions() : undefined;
@@ -266,7 +271,7 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-  ): Promise<Response> {
+  ): Promise<Answer> {
     // nothing reaches a client outside its own POST without a session
     const connection = this.#server.connect({
       send: () => {},
@@ -283,7 +288,7 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-  ): Promise<Response> {
+  ): Promise<Answer> {
     return serveExchange({
       server: this.#server,
       connection,
@@ -293,8 +298,6 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      // over a session a client going away is no cancellation: it resumes
-      signal: session ? undefined : request.signal,
       done,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
@@ -302,16 +305,16 @@ export class StreamableHttp {
     });
   }
 
-  #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Response | Promise<Response> {
-    if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+  #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {
+    if (!accepts(header(request, "accept"), "text/event-stream")) {
       return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
     const found = this.#session(request, table, auth);
-    if (found instanceof Response) return found;
+    if (!(found instanceof Session)) return found;
     const session = found;
     const features = featuresOf(session.connection.protocolVersion!);
     const headers = { ...SSE_HEADERS, "mcp-session-id": session.id };
-    const last = request.headers.get("last-event-id");
+    const last = header(request, "last-event-id");
     if (last !== null && this.#store) {
       const dot = last.lastIndexOf(".");
       const stream = session.streams.get(last.slice(0, dot));
@@ -326,7 +329,7 @@ export class StreamableHttp {
       void stream.resume(seq, sink).then(() => {
         if (stream.done && stream !== session.standalone && !stream.sink) session.forget(stream);
       });
-      return new Response(sink.readable, { status: 200, headers });
+      return new Reply(200, headers, sink.readable);
     }
     if (session.standalone.sink?.open) {
       return httpError(409, SERVER_ERROR, "Conflict: this session already has a GET stream open", features);
@@ -338,20 +341,20 @@ export class StreamableHttp {
     // messages sent while no GET stream was open come first
     const prime = features.version >= "2025-11-25";
     void session.standalone.resume(session.standalone.sent, sink, prime, this.#retryMs);
-    return new Response(sink.readable, { status: 200, headers });
+    return new Reply(200, headers, sink.readable);
   }
 
-  #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Response {
+  #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {
     const found = this.#session(request, table, auth);
-    if (found instanceof Response) return found;
+    if (!(found instanceof Session)) return found;
     this.#end(found);
-    return new Response(null, { status: 204 });
+    return new Reply(204, NONE, null);
   }
 
   /** The session a GET or DELETE names, or the error answer (400 without one, 404 unknown or another's, 400 bad version). */
-  #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Response {
-    const sid = request.headers.get("mcp-session-id");
-    const version = request.headers.get("mcp-protocol-version");
+  #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Reply {
+    const sid = header(request, "mcp-session-id");
+    const version = header(request, "mcp-protocol-version");
     if (version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
     if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
     const session = table.find(sid);

@@ -1,6 +1,6 @@
 /** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
 import type { IncomingMessage } from "node:http";
-import { type BodyResult, READ_BODY } from "./guard.js";
+import { type BodyResult, HEADER, ON_GONE, READ_BODY } from "./guard.js";
 
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
@@ -14,6 +14,8 @@ export interface LazyState {
   headers?: Headers;
   aborter?: AbortController;
   closed: boolean;
+  /** Who hears that the client went away without a signal (ON_GONE). */
+  gone?: () => void;
   body?: ReturnType<typeof requestBody>;
   /** The body was read by READ_BODY; true when it stopped reading at the limit. */
   read?: { abandoned: boolean };
@@ -37,6 +39,21 @@ class RequestHeaders extends Headers {
   }
 }
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Whether a character code is HTTP whitespace (tab, LF, CR, space). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+/** A header value as `Headers` keeps it: without leading or trailing HTTP whitespace. */
+function normalize(v: string): string {
+  if (v.length === 0 || (!isSpace(v.charCodeAt(0)) && !isSpace(v.charCodeAt(v.length - 1)))) return v;
+  let start = 0;
+  let end = v.length;
+  while (start < end && isSpace(v.charCodeAt(start))) start++;
+  while (end > start && isSpace(v.charCodeAt(end - 1))) end--;
+  return v.slice(start, end);
+}
 
 /**
  * A `Request` (it is `instanceof Request`) built lazily from a `node:http` request: method, URL,
@@ -70,6 +87,35 @@ export class NodeRequest {
       s.headers = headers;
     }
     return s.headers;
+  }
+
+  /** `headers.get(name)` for a lower-case name, read from the raw headers: no `Headers` is made for it. */
+  [HEADER](name: string): string | null {
+    const s = this[STATE];
+    if (s.headers) return s.headers.get(name);
+    const raw = s.req.rawHeaders;
+    let value: string | null = null;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
+      const v = normalize(raw[i + 1]!);
+      value = value === null ? v : `${value}, ${v}`;
+    }
+    return value;
+  }
+
+  /** Calls `listener` once when the client goes away before the answer is out; true when it is gone already. */
+  [ON_GONE](listener: () => void): boolean {
+    const s = this[STATE];
+    if (s.closed) return true;
+    const before = s.gone;
+    s.gone = before
+      ? () => {
+          before();
+          listener();
+        }
+      : listener;
+    return false;
   }
 
   get signal(): AbortSignal {
