@@ -185,8 +185,22 @@ export function accepts(header: string | null, type: string): boolean {
   return false;
 }
 
+/** The last Accept header a POST came with, and whether it admits both of a POST's answers: clients send the same one every time. */
+let lastAccept: string | null = null;
+let lastAcceptsBoth = false;
+
+/** Whether an `Accept` header admits JSON and SSE (what a POST may be answered with), as {@link accepts} says. */
+export function acceptsJsonAndSse(header: string | null): boolean {
+  if (header === lastAccept) return lastAcceptsBoth;
+  const both = accepts(header, "application/json") && accepts(header, "text/event-stream");
+  lastAccept = header;
+  lastAcceptsBoth = both;
+  return both;
+}
+
 /** Whether a `Content-Type` header is JSON (`application/json`, any parameters). */
 export function isJsonContentType(header: string | null): boolean {
+  if (header === "application/json") return true;
   if (!header) return false;
   return header.split(";")[0]!.trim().toLowerCase() === "application/json";
 }

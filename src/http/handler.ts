@@ -10,6 +10,7 @@ import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { encode, serveExchange } from "./exchange.js";
 import {
   accepts,
+  acceptsJsonAndSse,
   freezeAuth,
   header,
   hostAllowed,
@@ -61,6 +62,8 @@ export class StreamableHttp {
   readonly #idleMs: number;
   readonly #streams: LiveStreams;
   readonly #modern: ModernHttp;
+  #lastHost: string | undefined;
+  #lastHostRefusal = 0;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -108,9 +111,9 @@ export class StreamableHttp {
   async handle(request: Request): Promise<Answer> {
     const origin = header(request, "origin");
     const host = header(request, "host") ?? new URL(request.url).host;
-    if (!validHost(host)) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
-    if (!hostAllowed(host, this.#hosts))
-      return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
+    const refused = this.#hostRefusal(host);
+    if (refused === 400) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
+    if (refused === 403) return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }
@@ -121,6 +124,15 @@ export class StreamableHttp {
       response = httpError(500, ErrorCode.InternalError, "Internal error");
     }
     return origin === null ? response : withCors(response, origin);
+  }
+
+  /** 400 for a malformed Host, 403 for one not allowed, else 0; the last one is remembered (clients send the same one every time). */
+  #hostRefusal(host: string): number {
+    if (host === this.#lastHost) return this.#lastHostRefusal;
+    const refusal = !validHost(host) ? 400 : hostAllowed(host, this.#hosts) ? 0 : 403;
+    this.#lastHost = host;
+    this.#lastHostRefusal = refusal;
+    return refusal;
   }
 
   async #route(request: Request): Promise<Answer> {
@@ -153,7 +165,7 @@ export class StreamableHttp {
 
   async #post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
     const accept = header(request, "accept");
-    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+    if (!acceptsJsonAndSse(accept)) {
       return httpError(
         406,
         SERVER_ERROR,

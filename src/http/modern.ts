@@ -13,7 +13,7 @@ import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { cancelRequests, encode } from "./exchange.js";
-import { accepts, header, isJsonContentType, mapError, NONE, readBody, whenGone } from "./guard.js";
+import { acceptsJsonAndSse, header, isJsonContentType, mapError, NONE, readBody, whenGone } from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
@@ -120,7 +120,7 @@ export class ModernHttp {
   /** A POST whose headers named the revision: media types and body are checked here, with its codes. */
   async post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
     const accept = header(request, "accept");
-    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+    if (!acceptsJsonAndSse(accept)) {
       return fail(
         406,
         undefined,

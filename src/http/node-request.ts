@@ -5,6 +5,19 @@ import { type BodyResult, HEADER, ON_GONE, READ_BODY } from "./guard.js";
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
 
+/**
+ * The first value of a header (`name` in lower case), as `req.headers` has it for the headers whose
+ * repeats it drops (Host, Content-Length, …), without making `req.headers`.
+ */
+export function firstHeader(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && (key === name || key.toLowerCase() === name)) return raw[i + 1];
+  }
+  return undefined;
+}
+
 /** What a {@link lazyRequest} made so far: each web object only once something asks for it. */
 export interface LazyState {
   readonly req: IncomingMessage;

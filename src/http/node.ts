@@ -11,7 +11,7 @@ import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
 import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
-import { DRAIN_BYTES, type LazyState, NodeRequest, requestBody } from "./node-request.js";
+import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
 import { ANSWER, type Answer, type Answering, Reply, textOf } from "./reply.js";
 
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
@@ -110,7 +110,7 @@ async function bridge(
   path: string | undefined,
   exact: string | undefined,
 ): Promise<void> {
-  const host = req.headers.host;
+  const host = firstHeader(req, "host");
   // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
   if (host !== undefined && !validHost(host)) {
     return writeResponse(
@@ -160,8 +160,9 @@ async function bridge(
   // rest is read and dropped; a large one, or one the handler gave up on, closes it after the answer
   const abandoned = (state.body?.abandoned() ?? false) || (state.read?.abandoned ?? false);
   const unread = !abandoned && !state.read && !req.complete;
-  const length = Number(req.headers["content-length"] ?? 0);
-  await writeResponse(res, response, abandoned || (unread && !(length <= DRAIN_BYTES)));
+  const closeAfter =
+    abandoned || (unread && !(Number(firstHeader(req, "content-length") ?? 0) <= DRAIN_BYTES));
+  await writeResponse(res, response, closeAfter);
   if (unread) (state.body ?? requestBody(req)).discard();
 }
 
