@@ -121,13 +121,14 @@ function jsonHeaders(headers: { readonly [name: string]: string } | undefined): 
  * and finally the answer). Over a session a client disconnect is not a cancellation: the events
  * are kept and the client resumes with GET and `Last-Event-ID`.
  */
-export async function serveExchange(o: ExchangeOptions): Promise<Answer> {
+export function serveExchange(o: ExchangeOptions): Promise<Answer> {
   const { server, connection, session, message } = o;
   const headers = session ? { "mcp-session-id": session.id } : undefined;
   if (!expectsAnswer(message)) {
-    await server.handle(message, connection);
-    o.done();
-    return new Reply(202, headers ?? NONE, null);
+    return server.handle(message, connection).then(() => {
+      o.done();
+      return new Reply(202, headers ?? NONE, null);
+    });
   }
   const version = connection.protocolVersion ?? DEFAULT_FEATURES.version;
   const prime = session !== undefined && o.store !== undefined && version >= "2025-11-25";

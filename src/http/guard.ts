@@ -245,17 +245,22 @@ export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-
  * Reads a body as UTF-8 text, at most `max` bytes: a larger declared `Content-Length` is refused
  * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
  */
-export async function readBody(request: Request, max: number): Promise<BodyResult> {
-  const declared = header(request, "content-length");
-  if (declared !== null && Number(declared) > max) {
-    request.body?.cancel().catch(() => {});
-    return { ok: false, reason: "too-large" };
+export function readBody(request: Request, max: number): Promise<BodyResult> {
+  try {
+    const declared = header(request, "content-length");
+    if (declared !== null && Number(declared) > max) {
+      request.body?.cancel().catch(() => {});
+      return Promise.resolve({ ok: false, reason: "too-large" });
+    }
+    // a bridge's request may read its body the same way without a web stream (see http/node.ts)
+    const read = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY];
+    return read?.call(request, max) ?? readStream(request, max);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  // a bridge's request may read its body the same way without a web stream (see http/node.ts)
-  const direct = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY]?.(
-    max,
-  );
-  if (direct) return direct;
+}
+
+async function readStream(request: Request, max: number): Promise<BodyResult> {
   if (!request.body) return { ok: true, text: "" };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

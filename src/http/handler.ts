@@ -151,7 +151,7 @@ export class StreamableHttp {
       isModernHeader(header(request, "mcp-protocol-version")) &&
       !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
-      return modern ? this.#modern.post(request, auth) : this.#post(request, auth);
+      return await (modern ? this.#modern.post(request, auth) : this.#post(request, auth));
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
@@ -206,7 +206,7 @@ export class StreamableHttp {
       return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
-    if (!session && !init && isModernBody(message)) return this.#modern.serve(request, message, auth);
+    if (!session && !init && isModernBody(message)) return await this.#modern.serve(request, message, auth);
     if (!init && version !== null && !isLegacyVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
@@ -221,9 +221,9 @@ export class StreamableHttp {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
     }
-    if (!this.#table) return this.#stateless(request, message, init, version, auth);
+    if (!this.#table) return await this.#stateless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) return this.#exchange(request, session.connection, session, message, auth, () => {});
+    if (session) return await this.#exchange(request, session.connection, session, message, auth, () => {});
     if (!init) {
       return httpError(
         400,
@@ -234,7 +234,7 @@ export class StreamableHttp {
         { supported: [...SUPPORTED_VERSIONS] },
       );
     }
-    return this.#initialize(this.#table, message, auth);
+    return await this.#initialize(this.#table, message, auth);
   }
 
   async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Reply> {
@@ -277,7 +277,7 @@ export class StreamableHttp {
     return why === "full" ? tooManySessions() : undefined;
   }
 
-  async #stateless(
+  #stateless(
     request: Request,
     message: unknown,
     init: boolean,

@@ -158,7 +158,7 @@ export class ModernHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    return this.serve(request, message, auth);
+    return await this.serve(request, message, auth);
   }
 
   /** Validates one parsed message against the revision's rules and its headers, then answers it. */
@@ -190,7 +190,7 @@ export class ModernHttp {
       connection.close();
       return refusal;
     }
-    if (method !== "subscriptions/listen") return this.#exchange(request, message, id!, connection);
+    if (method !== "subscriptions/listen") return await this.#exchange(request, message, id!, connection);
     if (this.#listens >= this.#o.maxListens) {
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
@@ -198,7 +198,7 @@ export class ModernHttp {
       });
     }
     this.#listens++;
-    return this.#exchange(request, message, id!, connection, () => this.#listens--);
+    return await this.#exchange(request, message, id!, connection, () => this.#listens--);
   }
 
   #refusal(request: Request, id: RequestId | undefined, method: string, params: unknown): Reply | undefined {
