@@ -41,7 +41,9 @@ export function httpError(
 }
 
 /** The headers of a JSON answer that has no others (shared: a reply's headers are never changed). */
-const JSON_TYPE: { readonly [name: string]: string } = Object.freeze({ "content-type": "application/json" });
+export const JSON_TYPE: { readonly [name: string]: string } = Object.freeze({
+  "content-type": "application/json",
+});
 
 /** 404 for an unknown, expired or ended session. */
 export function sessionNotFound(features?: Features): Reply {

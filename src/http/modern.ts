@@ -13,7 +13,16 @@ import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { cancelRequests, encode } from "./exchange.js";
-import { acceptsJsonAndSse, header, isJsonContentType, mapError, NONE, readBody, whenGone } from "./guard.js";
+import {
+  acceptsJsonAndSse,
+  header,
+  isJsonContentType,
+  JSON_TYPE,
+  mapError,
+  NONE,
+  readBody,
+  whenGone,
+} from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
@@ -91,9 +100,8 @@ export interface ModernOptions {
 /** @internal — the 2026-07-28 pipeline of one handler. */
 export class ModernHttp {
   readonly #o: ModernOptions;
-  /** Connections of requests in flight (listen streams among them). */
-  readonly #open = new Set<Connection>();
-  #listens = 0;
+  /** Connections of the listen streams open. */
+  readonly #listening = new Set<Connection>();
 
   constructor(o: ModernOptions) {
     this.#o = o;
@@ -101,7 +109,7 @@ export class ModernHttp {
 
   /** Graceful teardown: every open listen stream gets its final result before the streams close. */
   close(): void {
-    for (const connection of this.#open) connection.endListens();
+    for (const connection of this.#listening) connection.endListens();
   }
 
   /** GET and DELETE have no meaning in the revision. */
@@ -191,14 +199,13 @@ export class ModernHttp {
       return refusal;
     }
     if (method !== "subscriptions/listen") return await this.#exchange(request, message, id!, connection);
-    if (this.#listens >= this.#o.maxListens) {
+    if (this.#listening.size >= this.#o.maxListens) {
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
         "retry-after": "5",
       });
     }
-    this.#listens++;
-    return await this.#exchange(request, message, id!, connection, () => this.#listens--);
+    return await this.#exchange(request, message, id!, connection, true);
   }
 
   #refusal(request: Request, id: RequestId | undefined, method: string, params: unknown): Reply | undefined {
@@ -241,8 +248,9 @@ export class ModernHttp {
     message: object,
     id: RequestId,
     connection: Connection,
-    done = () => {},
+    listen = false,
   ): Promise<Answer> {
+    if (listen) this.#listening.add(connection);
     return new Promise<Answer>((resolve) => {
       let sink: SseWriter | undefined;
       let over = false;
@@ -264,8 +272,7 @@ export class ModernHttp {
       };
       const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
         over = true;
-        done();
-        this.#open.delete(connection);
+        if (listen) this.#listening.delete(connection);
         connection.close();
         const one = Array.isArray(answer) ? answer[0] : answer;
         if (sink) {
@@ -273,19 +280,17 @@ export class ModernHttp {
           sink.close();
         } else if (one) {
           const mapped = mapError(this.#o.errorStatus, one, request);
-          const reply = new Reply(
-            mapped?.status ?? statusOf(one),
-            { "content-type": "application/json", ...mapped?.headers },
-            encodeMessage(one),
-          );
-          // a hook's headers (any case, any spelling) are made what a Response makes of them
-          resolve(mapped?.headers ? toResponse(reply) : reply);
+          const status = mapped?.status ?? statusOf(one);
+          if (mapped?.headers) {
+            // a hook's headers (any case, any spelling) are made what a Response makes of them
+            const headers = { "content-type": "application/json", ...mapped.headers };
+            resolve(toResponse(new Reply(status, headers, encodeMessage(one))));
+          } else resolve(new Reply(status, JSON_TYPE, encodeMessage(one)));
         } else {
           // cancelled before anything was sent: the client is gone and reads nothing
           resolve(new Reply(202, NONE, null));
         }
       };
-      this.#open.add(connection);
       const options: HandleOptions = { send, modern: true };
       // a client already gone: nothing runs, as for an aborted signal
       if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
