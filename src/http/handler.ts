@@ -43,6 +43,8 @@ import { LiveStreams, SSE_HEADERS } from "./sse.js";
 
 const BATCH_VERSION = "2025-03-26";
 
+const noop = () => {};
+
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -62,6 +64,8 @@ export class StreamableHttp {
   readonly #idleMs: number;
   readonly #streams: LiveStreams;
   readonly #modern: ModernHttp;
+  /** Opens an SSE body kept alive by the handler's timer. */
+  readonly #sink = (onGone: () => void) => this.#streams.open(onGone);
   #lastHost: string | undefined;
   #lastHostRefusal = 0;
 
@@ -96,7 +100,7 @@ export class StreamableHttp {
       maxBodyBytes: this.#maxBody,
       maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
       errorStatus: o.errorStatus,
-      sink: (onGone) => this.#streams.open(onGone),
+      sink: this.#sink,
     });
     if (o.sessions !== false) {
       this.#table = new SessionTable(limits, (s) => this.#end(s));
@@ -223,7 +227,7 @@ export class StreamableHttp {
     }
     if (!this.#table) return await this.#stateless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) return await this.#exchange(request, session.connection, session, message, auth, () => {});
+    if (session) return await this.#exchange(request, session.connection, session, message, auth, noop);
     if (!init) {
       return httpError(
         400,
@@ -313,7 +317,7 @@ export class StreamableHttp {
       done,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
-      sink: (onGone) => this.#streams.open(onGone),
+      sink: this.#sink,
     });
   }
 

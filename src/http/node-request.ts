@@ -5,6 +5,19 @@ import { type BodyResult, HEADER, ON_GONE, READ_BODY } from "./guard.js";
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
 
+/** Whether a raw header name is `name` (in lower case), ignoring case, as `Headers` compares them. */
+function sameName(key: string, name: string): boolean {
+  if (key.length !== name.length) return false;
+  if (key === name) return true;
+  for (let i = 0; i < key.length; i++) {
+    let c = key.charCodeAt(i);
+    if (c >= 0x80) return key.toLowerCase() === name;
+    if (c >= 0x41 && c <= 0x5a) c += 0x20;
+    if (c !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
 /**
  * The first value of a header (`name` in lower case), as `req.headers` has it for the headers whose
  * repeats it drops (Host, Content-Length, …), without making `req.headers`.
@@ -13,7 +26,7 @@ export function firstHeader(req: IncomingMessage, name: string): string | undefi
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === name.length && (key === name || key.toLowerCase() === name)) return raw[i + 1];
+    if (sameName(key, name)) return raw[i + 1];
   }
   return undefined;
 }
@@ -110,7 +123,7 @@ export class NodeRequest {
     let value: string | null = null;
     for (let i = 0; i + 1 < raw.length; i += 2) {
       const key = raw[i]!;
-      if (key.length !== name.length || (key !== name && key.toLowerCase() !== name)) continue;
+      if (!sameName(key, name)) continue;
       const v = normalize(raw[i + 1]!);
       value = value === null ? v : `${value}, ${v}`;
     }
@@ -175,7 +188,7 @@ export class NodeRequest {
         chunks.push(chunk);
       };
       const onEnd = () => {
-        stop();
+        // the listeners stay: no more data comes, and they go with the request
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
         try {
           resolve({ ok: true, text: utf8.decode(bytes) });
