@@ -99,15 +99,15 @@ function encodeBatch(answers: JsonRpcResponse[], max: number, connection: Connec
 }
 
 /**
- * Cancels the requests of a connection of its own whose client went away, as aborting the signal
- * they were given would (an `AbortError`): no signal is made for the many requests whose client stays.
+ * Cancels what a connection of its own runs for a client that went away, as aborting a signal
+ * given with `options` would (an `AbortError`), without a signal made for the many that stay: the
+ * requests running are aborted, and one still on its way to its handler (past an await, not yet
+ * registered) finds the aborted signal that dispatch looks at before it starts.
  */
-export function cancelRequests(connection: Connection, ids: readonly RequestId[]): void {
+export function cancelRequests(connection: Connection, options: HandleOptions): void {
   const reason = new DOMException("This operation was aborted", "AbortError");
+  options.signal = AbortSignal.abort(reason);
   for (const request of [...connection.inflight.values()]) request.abort(reason);
-  // one still on its way to its handler (an await before it registers) has no signal to look at:
-  // the closed connection refuses it, so it never starts (the answer goes to nobody)
-  if (ids.some((id) => !connection.inflight.has(id))) connection.close();
 }
 
 /** The headers of a JSON answer with `headers`. */
@@ -143,7 +143,7 @@ export function serveExchange(o: ExchangeOptions): Promise<Answer> {
     const cancel = () => {
       if (cancelled || over) return;
       cancelled = true;
-      cancelRequests(connection, ids);
+      cancelRequests(connection, options);
     };
     const toSse = (): EventStream => {
       if (stream) return stream;

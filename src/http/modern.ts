@@ -198,14 +198,14 @@ export class ModernHttp {
       connection.close();
       return refusal;
     }
-    if (method !== "subscriptions/listen") return await this.#exchange(request, message, id!, connection);
+    if (method !== "subscriptions/listen") return await this.#exchange(request, message, connection);
     if (this.#listening.size >= this.#o.maxListens) {
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
         "retry-after": "5",
       });
     }
-    return await this.#exchange(request, message, id!, connection, true);
+    return await this.#exchange(request, message, connection, true);
   }
 
   #refusal(request: Request, id: RequestId | undefined, method: string, params: unknown): Reply | undefined {
@@ -243,13 +243,7 @@ export class ModernHttp {
   }
 
   /** Runs the request on its own connection: JSON, or SSE from the first related notification on. */
-  #exchange(
-    request: Request,
-    message: object,
-    id: RequestId,
-    connection: Connection,
-    listen = false,
-  ): Promise<Answer> {
+  #exchange(request: Request, message: object, connection: Connection, listen = false): Promise<Answer> {
     if (listen) this.#listening.add(connection);
     return new Promise<Answer>((resolve) => {
       let sink: SseWriter | undefined;
@@ -258,7 +252,7 @@ export class ModernHttp {
       const cancel = () => {
         if (cancelled || over) return;
         cancelled = true;
-        cancelRequests(connection, [id]);
+        cancelRequests(connection, options);
       };
       const send = (m: JsonRpcMessage) => {
         const data = over ? undefined : encode(m);
