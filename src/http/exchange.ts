@@ -6,9 +6,10 @@ import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
-import { answerResponse, mapError, NONE, randomId, SERVER_ERROR, whenGone } from "./guard.js";
+import { answerResponse, mapError, NONE, randomId, SERVER_ERROR } from "./guard.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
+import { whenGone } from "./request.js";
 import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 

@@ -2,7 +2,6 @@
  * The checks a Streamable HTTP request passes before it reaches a session (DNS rebinding, media
  * types, size), and the plain answers: errors with JSON-RPC bodies, JSON answers, CORS.
  */
-import { concatBytes } from "../bytes.js";
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import {
   DEFAULT_FEATURES,
@@ -16,6 +15,7 @@ import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse, withHeaders } from "./reply.js";
+import { header } from "./request.js";
 import type { Session } from "./session.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
@@ -152,6 +152,27 @@ export function hostAllowed(host: string, allowed: readonly string[] | "*"): boo
 }
 
 /**
+ * The Host check of one handler: 400 for a malformed Host, 403 for one not allowed, else 0. The last
+ * verdict is kept: a client sends the same Host with every request.
+ */
+export class HostCheck {
+  readonly #allowed: readonly string[] | "*";
+  #last: string | undefined;
+  #refusal = 0;
+
+  constructor(allowed: readonly string[] | "*") {
+    this.#allowed = allowed;
+  }
+
+  refusal(host: string): number {
+    if (host === this.#last) return this.#refusal;
+    this.#refusal = !validHost(host) ? 400 : hostAllowed(host, this.#allowed) ? 0 : 403;
+    this.#last = host;
+    return this.#refusal;
+  }
+}
+
+/**
  * Whether a request's `Origin` may call: absent (not a browser) is fine; a listed origin is fine;
  * without a list, an origin whose host passes the host check is fine. `"null"` never is, unless listed.
  */
@@ -205,84 +226,6 @@ export function isJsonContentType(header: string | null): boolean {
   if (header === "application/json") return true;
   if (!header) return false;
   return header.split(";")[0]!.trim().toLowerCase() === "application/json";
-}
-
-/** The method by which a request object can look up a header without making its `Headers` (see {@link header}). */
-export const HEADER: unique symbol = Symbol.for("picomcp.header");
-/** The method by which a request object can tell that its client went away without an `AbortSignal` (see {@link whenGone}). */
-export const ON_GONE: unique symbol = Symbol.for("picomcp.onGone");
-
-interface BridgedRequest {
-  [HEADER]?: (name: string) => string | null;
-  [ON_GONE]?: (listener: () => void) => boolean;
-}
-
-/** `request.headers.get(name)` (`name` in lower case), asked of the request itself when it can answer it for less. */
-export function header(request: Request, name: string): string | null {
-  const own = (request as BridgedRequest)[HEADER];
-  return own === undefined ? request.headers.get(name) : own.call(request, name);
-}
-
-/**
- * Calls `listener` once when the client goes away before its answer is out (`request.signal`
- * aborts), asked of the request itself when it can do it without a signal. True when it is gone
- * already (the listener is then not called).
- */
-export function whenGone(request: Request, listener: () => void): boolean {
-  const own = (request as BridgedRequest)[ON_GONE];
-  if (own !== undefined) return own.call(request, listener);
-  const signal = request.signal;
-  if (signal.aborted) return true;
-  signal.addEventListener("abort", listener, { once: true });
-  return false;
-}
-
-/** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
-export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
-
-/** What {@link readBody} found. */
-export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-large" | "not-utf8" };
-
-/**
- * Reads a body as UTF-8 text, at most `max` bytes: a larger declared `Content-Length` is refused
- * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
- */
-export function readBody(request: Request, max: number): Promise<BodyResult> {
-  try {
-    const declared = header(request, "content-length");
-    if (declared !== null && Number(declared) > max) {
-      request.body?.cancel().catch(() => {});
-      return Promise.resolve({ ok: false, reason: "too-large" });
-    }
-    // a bridge's request may read its body the same way without a web stream (see http/node.ts)
-    const read = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY];
-    return read?.call(request, max) ?? readStream(request, max);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-async function readStream(request: Request, max: number): Promise<BodyResult> {
-  if (!request.body) return { ok: true, text: "" };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      reader.cancel().catch(() => {});
-      return { ok: false, reason: "too-large" };
-    }
-    chunks.push(value);
-  }
-  const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
-  try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-  } catch {
-    return { ok: false, reason: "not-utf8" };
-  }
 }
 
 /** A random id of visible ASCII (lower-case hex) from Web Crypto. */

@@ -12,8 +12,7 @@ import {
   accepts,
   acceptsJsonAndSse,
   freezeAuth,
-  header,
-  hostAllowed,
+  HostCheck,
   httpError,
   isJsonContentType,
   json,
@@ -23,14 +22,12 @@ import {
   originAllowed,
   preflight,
   randomId,
-  readBody,
   refuseSession,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
   tooManySessions,
   unsupportedVersion,
-  validHost,
   versionFeatures,
   withCors,
   withErrorBody,
@@ -38,6 +35,7 @@ import {
 import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
+import { header, readBody } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { LiveStreams, SSE_HEADERS } from "./sse.js";
 
@@ -56,6 +54,7 @@ export class StreamableHttp {
   readonly #table: SessionTable | undefined;
   readonly #store: EventStore | undefined;
   readonly #hosts: readonly string[] | "*";
+  readonly #host: HostCheck;
   readonly #maxBody: number;
   readonly #maxBatch: number;
   readonly #maxAnswer: number;
@@ -66,13 +65,12 @@ export class StreamableHttp {
   readonly #modern: ModernHttp;
   /** Opens an SSE body kept alive by the handler's timer. */
   readonly #sink = (onGone: () => void) => this.#streams.open(onGone);
-  #lastHost: string | undefined;
-  #lastHostRefusal = 0;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
     this.#o = o;
     this.#hosts = o.allowedHosts ?? LOOPBACK_HOSTS;
+    this.#host = new HostCheck(this.#hosts);
     this.#maxBody = positive(o.maxBodyBytes ?? 4 * 1024 * 1024, "maxBodyBytes");
     this.#retryMs = positive(o.retryMs ?? 1000, "retryMs");
     this.#keepAliveMs = positive(o.keepAliveMs ?? 15_000, "keepAliveMs");
@@ -115,7 +113,7 @@ export class StreamableHttp {
   async handle(request: Request): Promise<Answer> {
     const origin = header(request, "origin");
     const host = header(request, "host") ?? new URL(request.url).host;
-    const refused = this.#hostRefusal(host);
+    const refused = this.#host.refusal(host);
     if (refused === 400) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
     if (refused === 403) return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
@@ -128,15 +126,6 @@ export class StreamableHttp {
       response = httpError(500, ErrorCode.InternalError, "Internal error");
     }
     return origin === null ? response : withCors(response, origin);
-  }
-
-  /** 400 for a malformed Host, 403 for one not allowed, else 0; the last one is remembered (clients send the same one every time). */
-  #hostRefusal(host: string): number {
-    if (host === this.#lastHost) return this.#lastHostRefusal;
-    const refusal = !validHost(host) ? 400 : hostAllowed(host, this.#hosts) ? 0 : 403;
-    this.#lastHost = host;
-    this.#lastHostRefusal = refusal;
-    return refusal;
   }
 
   async #route(request: Request): Promise<Answer> {

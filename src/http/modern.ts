@@ -13,19 +13,11 @@ import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { cancelRequests, encode } from "./exchange.js";
-import {
-  acceptsJsonAndSse,
-  header,
-  isJsonContentType,
-  JSON_TYPE,
-  mapError,
-  NONE,
-  readBody,
-  whenGone,
-} from "./guard.js";
+import { acceptsJsonAndSse, isJsonContentType, JSON_TYPE, mapError, NONE } from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
+import { header, readBody, whenGone } from "./request.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const VERSION_KEY = META.protocolVersion;
