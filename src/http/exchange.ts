@@ -41,6 +41,8 @@ function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+const NO_IDS: readonly RequestId[] = Object.freeze([]);
+
 function requestIds(message: unknown): RequestId[] {
   const ids: RequestId[] = [];
   for (const m of Array.isArray(message) ? message : [message]) {
@@ -133,7 +135,8 @@ export function serveExchange(o: ExchangeOptions): Promise<Answer> {
   }
   const version = connection.protocolVersion ?? DEFAULT_FEATURES.version;
   const prime = session !== undefined && o.store !== undefined && version >= "2025-11-25";
-  const ids = requestIds(message);
+  // what closeSseStream finds a session's POST by
+  const ids = session ? requestIds(message) : NO_IDS;
   if (session) session.inflight++;
   return new Promise<Answer>((resolve) => {
     // made when the answer turns to SSE: a JSON answer needs no stream

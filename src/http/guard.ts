@@ -16,7 +16,7 @@ import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse, withHeaders } from "./reply.js";
 import { header } from "./request.js";
-import type { Session } from "./session.js";
+import type { Session, SessionTable } from "./session.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;
@@ -93,6 +93,13 @@ export function tooManyRequests(message: string, retryAfterMs: number): Reply {
   return httpError(429, SERVER_ERROR, `Too Many Requests: ${message}`, undefined, {
     "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
   });
+}
+
+/** Makes room in `table` for one more session of `principal`, or the 429 or 503 that says why there is none. */
+export function noRoom(table: SessionTable, principal: string | undefined): Reply | undefined {
+  const why = table.makeRoom(principal);
+  if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
+  return why === "full" ? tooManySessions() : undefined;
 }
 
 /** A `Response` of the `authenticate` hook, with a JSON-RPC error body if it is an error without one. */

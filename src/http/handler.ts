@@ -1,5 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
+import { isObject } from "../dispatch/methods.js";
 import { SUPPORTED_VERSIONS } from "../eras/modern.js";
 import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
@@ -19,6 +20,7 @@ import {
   LOOPBACK_HOSTS,
   mayUse,
   NONE,
+  noRoom,
   originAllowed,
   preflight,
   randomId,
@@ -26,7 +28,6 @@ import {
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
-  tooManySessions,
   unsupportedVersion,
   versionFeatures,
   withCors,
@@ -42,10 +43,6 @@ import { LiveStreams, SSE_HEADERS } from "./sse.js";
 const BATCH_VERSION = "2025-03-26";
 
 const noop = () => {};
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** @internal */
 export class StreamableHttp {
@@ -128,26 +125,30 @@ export class StreamableHttp {
     return origin === null ? response : withCors(response, origin);
   }
 
-  async #route(request: Request): Promise<Answer> {
-    const methods = this.#table ? "GET, POST, DELETE" : "POST";
-    if (request.method === "OPTIONS") return preflight(request, methods);
-    let auth: AuthInfo | undefined;
-    if (this.#o.authenticate) {
-      const verdict = await this.#o.authenticate(request);
-      if (verdict instanceof Response) return withErrorBody(verdict);
-      if (verdict) auth = freezeAuth(verdict);
-    }
+  #route(request: Request): Answer | Promise<Answer> {
+    if (request.method === "OPTIONS") return preflight(request, this.#table ? "GET, POST, DELETE" : "POST");
+    const authenticate = this.#o.authenticate;
+    return authenticate ? this.#authenticated(request, authenticate) : this.#routed(request, undefined);
+  }
+
+  async #authenticated(request: Request, authenticate: NonNullable<HttpHandlerOptions["authenticate"]>) {
+    const verdict = await authenticate(request);
+    if (verdict instanceof Response) return withErrorBody(verdict);
+    return await this.#routed(request, verdict ? freezeAuth(verdict) : undefined);
+  }
+
+  #routed(request: Request, auth: AuthInfo | undefined): Answer | Promise<Answer> {
     // dual-era routing: a live session of the caller stays legacy; else the version header, initialize,
     // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
     const sid = header(request, "mcp-session-id");
-    const modern =
-      isModernHeader(header(request, "mcp-protocol-version")) &&
-      !(sid !== null && this.#ownSession(sid, auth));
+    const version = header(request, "mcp-protocol-version");
+    const modern = isModernHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
-      return await (modern ? this.#modern.post(request, auth) : this.#post(request, auth));
+      return modern ? this.#modern.post(request, auth) : this.#post(request, auth, sid, version);
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
+    const methods = this.#table ? "GET, POST, DELETE" : "POST";
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
   }
 
@@ -156,7 +157,12 @@ export class StreamableHttp {
     return session !== undefined && mayUse(session, auth);
   }
 
-  async #post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
+  async #post(
+    request: Request,
+    auth: AuthInfo | undefined,
+    sid: string | null,
+    version: string | null,
+  ): Promise<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
       return httpError(
@@ -168,8 +174,6 @@ export class StreamableHttp {
     if (!isJsonContentType(header(request, "content-type"))) {
       return httpError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const version = header(request, "mcp-protocol-version");
-    const sid = header(request, "mcp-session-id");
     const session = this.#table && sid !== null ? this.#table.find(sid) : undefined;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
@@ -234,7 +238,7 @@ export class StreamableHttp {
     const principal = principalOf(auth);
     const wait = principal === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
-    const full = this.#noRoom(table, principal);
+    const full = noRoom(table, principal);
     if (full) return full;
     const id = randomId(16);
     const standalone = new EventStream(randomId(12), this.#store, id);
@@ -253,7 +257,7 @@ export class StreamableHttp {
       connection.close();
       return answer === undefined ? new Reply(202, NONE, null) : json(answer);
     }
-    const late = this.#noRoom(table, principal); // others initialized meanwhile
+    const late = noRoom(table, principal); // others initialized meanwhile
     if (late) {
       connection.close();
       return late;
@@ -262,12 +266,6 @@ export class StreamableHttp {
     table.add(session);
     this.#streams.start();
     return json(answer, { "mcp-session-id": id });
-  }
-
-  #noRoom(table: SessionTable, principal: string | undefined): Reply | undefined {
-    const why = table.makeRoom(principal);
-    if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
-    return why === "full" ? tooManySessions() : undefined;
   }
 
   #stateless(
