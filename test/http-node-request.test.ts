@@ -4,8 +4,8 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { readBody } from "../src/http/guard.js";
 import { toNodeListener } from "../src/http/node.js";
+import { readBody } from "../src/http/request.js";
 
 let http: Server | undefined;
 afterEach(() => {

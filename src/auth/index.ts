@@ -4,8 +4,9 @@
  */
 import { createHttpHandler } from "../http/index.js";
 import type { ErrorStatus, HttpHandler, HttpHandlerOptions } from "../http/options.js";
+import { ANSWER, type Answering } from "../http/reply.js";
 import type { McpServer } from "../server.js";
-import { createResourceServer, type ResourceServer, type ResourceServerOptions } from "./resource-server.js";
+import { type ResourceServer, type ResourceServerOptions, resourceServer } from "./resource-server.js";
 
 export type { JwtAlgorithm, JwtVerifierOptions } from "./jwt.js";
 export { authInfo, jwtVerifier } from "./jwt.js";
@@ -52,7 +53,7 @@ export function createProtectedHandler(
     onError,
     ...http
   } = options;
-  const rs = createResourceServer({
+  const { server: rs, wrap } = resourceServer({
     resource,
     authorizationServers,
     verifyToken,
@@ -65,8 +66,15 @@ export function createProtectedHandler(
   const errorStatus: ErrorStatus = own
     ? (error, request) => rs.errorStatus(error, request) ?? own(error, request)
     : rs.errorStatus;
-  const inner = createHttpHandler(server, { ...http, authenticate: rs.authenticate, errorStatus });
-  const handler = rs.wrap(inner) as ProtectedHandler;
+  const inner = createHttpHandler(server, {
+    ...http,
+    authenticate: rs.authenticate,
+    errorStatus,
+  }) as HttpHandler & Answering;
+  const handler = wrap(inner) as ProtectedHandler & Answering;
+  // the Node bridge gets the same wrapper around the answers it writes without a Response
+  const answer = inner[ANSWER];
+  if (answer) handler[ANSWER] = wrap(answer);
   handler.closeSseStream = (target) => inner.closeSseStream(target);
   handler.closeStandaloneStream = (id) => inner.closeStandaloneStream(id);
   handler.close = () => inner.close();

@@ -6,6 +6,7 @@
 import type { AuthInfo } from "../connection.js";
 import { httpError, SERVER_ERROR } from "../http/guard.js";
 import type { ErrorStatus } from "../http/options.js";
+import { type Answer, headerOf, toResponse, withHeaders } from "../http/reply.js";
 import { isScopeToken } from "../registry.js";
 
 /** Thrown by a `verifyToken` hook for a token it refuses; its message becomes the challenge's `error_description`. */
@@ -110,6 +111,19 @@ function quotable(text: string): string {
 
 /** Creates a resource server; throws on a bad `resource`, no authorization server, or `offline_access` among the scopes. */
 export function createResourceServer(options: ResourceServerOptions): ResourceServer {
+  return resourceServer(options).server;
+}
+
+/** `wrap`, for a handler that answers with picomcp's own replies as well as with `Response`s. */
+export type WrapAnswers = <A extends Answer>(
+  handler: (request: Request) => Promise<A>,
+) => (request: Request) => Promise<A | Response>;
+
+/** @internal — the resource server, and its `wrap` for handlers that answer without making a `Response`. */
+export function resourceServer(options: ResourceServerOptions): {
+  server: ResourceServer;
+  wrap: WrapAnswers;
+} {
   const resource = canonicalResource(options.resource);
   const servers = [...(options.authorizationServers ?? [])];
   if (servers.length === 0) throw new TypeError("authorizationServers needs at least one issuer URL");
@@ -147,9 +161,11 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     description: string,
     scopes: readonly string[],
   ): Response =>
-    httpError(status, SERVER_ERROR, description, undefined, {
-      "www-authenticate": challengeHeader(error, description, scopes),
-    });
+    toResponse(
+      httpError(status, SERVER_ERROR, description, undefined, {
+        "www-authenticate": challengeHeader(error, description, scopes),
+      }),
+    );
   const entryScopes = required.length ? required : supported;
 
   /** The scopes to ask for: what the operation needs, plus what the token holds that belongs here. */
@@ -196,14 +212,16 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       } catch {
         // a failing hook must not turn a 503 into a 500
       }
-      return httpError(
-        503,
-        SERVER_ERROR,
-        "Service Unavailable: the access token could not be checked",
-        undefined,
-        {
-          "retry-after": "5",
-        },
+      return toResponse(
+        httpError(
+          503,
+          SERVER_ERROR,
+          "Service Unavailable: the access token could not be checked",
+          undefined,
+          {
+            "retry-after": "5",
+          },
+        ),
       );
     }
     if (!info)
@@ -234,34 +252,25 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     return { status: 403, headers: { "www-authenticate": www } };
   };
 
-  const wrap =
-    (handler: (request: Request) => Promise<Response>) =>
-    async (request: Request): Promise<Response> => {
-      // a URL's path is part of its text as it is (never decoded): no "well-known" there, no parse
-      const url = request.url;
-      if (url.includes("well-known") && metadataPaths.has(new URL(url).pathname))
-        return serveMetadata(request, body);
-      const response = await handler(request);
-      return response.headers.has("www-authenticate") ? exposeChallenge(response) : response;
-    };
+  const wrap: WrapAnswers = (handler) => async (request: Request) => {
+    // a URL's path is part of its text as it is (never decoded): no "well-known" there, no parse
+    const url = request.url;
+    if (url.includes("well-known") && metadataPaths.has(new URL(url).pathname))
+      return serveMetadata(request, body);
+    const response = await handler(request);
+    return headerOf(response, "www-authenticate") !== null ? exposeChallenge(response) : response;
+  };
 
-  return { resource, metadataUrl, metadata, authenticate, errorStatus, wrap };
+  return { server: { resource, metadataUrl, metadata, authenticate, errorStatus, wrap }, wrap };
 }
 
 /** A browser client must read the challenge to find the metadata: expose it wherever CORS is on. */
-function exposeChallenge(response: Response): Response {
-  if (!response.headers.has("access-control-allow-origin")) return response;
-  const expose = response.headers.get("access-control-expose-headers");
+function exposeChallenge<A extends Answer>(response: A): A {
+  if (headerOf(response, "access-control-allow-origin") === null) return response;
+  const expose = headerOf(response, "access-control-expose-headers");
   if (expose?.split(",").some((h) => h.trim().toLowerCase() === "www-authenticate")) return response;
   const value = expose ? `${expose}, www-authenticate` : "www-authenticate";
-  try {
-    response.headers.set("access-control-expose-headers", value);
-    return response;
-  } catch {
-    const copy = new Response(response.body, response);
-    copy.headers.set("access-control-expose-headers", value);
-    return copy;
-  }
+  return withHeaders(response, { "access-control-expose-headers": value });
 }
 
 function serveMetadata(request: Request, body: string): Response {
@@ -278,7 +287,9 @@ function serveMetadata(request: Request, body: string): Response {
     });
   }
   if (request.method !== "GET" && request.method !== "HEAD") {
-    return httpError(405, SERVER_ERROR, "Method not allowed: use GET", undefined, { allow: "GET, OPTIONS" });
+    return toResponse(
+      httpError(405, SERVER_ERROR, "Method not allowed: use GET", undefined, { allow: "GET, OPTIONS" }),
+    );
   }
   return new Response(request.method === "HEAD" ? null : body, {
     status: 200,

@@ -6,8 +6,10 @@ import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
-import { answerResponse, mapError, randomId, SERVER_ERROR } from "./guard.js";
+import { answerResponse, mapError, NONE, randomId, SERVER_ERROR } from "./guard.js";
 import type { ErrorStatus } from "./options.js";
+import { type Answer, Reply } from "./reply.js";
+import { whenGone } from "./request.js";
 import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
@@ -22,8 +24,6 @@ export interface ExchangeOptions {
   auth: AuthInfo | undefined;
   /** Bytes of JSON a batch's answers may take; an answer that would pass it becomes an error. */
   maxBatchAnswerBytes: number;
-  /** Stateless mode: the client went away (nobody can resume, so the request is cancelled). */
-  signal: AbortSignal | undefined;
   /** Where the stream's events are kept, when it is resumable. */
   store: EventStore | undefined;
   retryMs: number;
@@ -31,7 +31,7 @@ export interface ExchangeOptions {
   sink(onGone: () => void): SseWriter;
   /** Called once the exchange is over. */
   done(): void;
-  /** The POST, for the `errorStatus` hook. */
+  /** The POST: for the `errorStatus` hook, and to hear that its client went away (without a session nobody can resume, so that cancels it). */
   request: Request;
   /** The `errorStatus` option. */
   errorStatus: ErrorStatus | undefined;
@@ -40,6 +40,8 @@ export interface ExchangeOptions {
 function isObject(v: unknown): v is { [key: string]: unknown } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+
+const NO_IDS: readonly RequestId[] = Object.freeze([]);
 
 function requestIds(message: unknown): RequestId[] {
   const ids: RequestId[] = [];
@@ -100,59 +102,82 @@ function encodeBatch(answers: JsonRpcResponse[], max: number, connection: Connec
 }
 
 /**
+ * Cancels what a connection of its own runs for a client that went away, as aborting a signal
+ * given with `options` would (an `AbortError`), without a signal made for the many that stay: the
+ * requests running are aborted, and one still on its way to its handler (past an await, not yet
+ * registered) finds the aborted signal that dispatch looks at before it starts.
+ */
+export function cancelRequests(connection: Connection, options: HandleOptions): void {
+  const reason = new DOMException("This operation was aborted", "AbortError");
+  options.signal = AbortSignal.abort(reason);
+  for (const request of [...connection.inflight.values()]) request.abort(reason);
+}
+
+/** The headers of a JSON answer with `headers`. */
+function jsonHeaders(headers: { readonly [name: string]: string } | undefined): { [name: string]: string } {
+  return { "content-type": "application/json", ...headers };
+}
+
+/**
  * Serves one POST: 202 when it holds no request; otherwise it waits for the first of the answer
  * (→ a JSON response) or a related message (→ an SSE response that carries it, later messages,
  * and finally the answer). Over a session a client disconnect is not a cancellation: the events
  * are kept and the client resumes with GET and `Last-Event-ID`.
  */
-export async function serveExchange(o: ExchangeOptions): Promise<Response> {
+export function serveExchange(o: ExchangeOptions): Promise<Answer> {
   const { server, connection, session, message } = o;
-  const headers: { [name: string]: string } = session ? { "mcp-session-id": session.id } : {};
+  const headers = session ? { "mcp-session-id": session.id } : undefined;
   if (!expectsAnswer(message)) {
-    await server.handle(message, connection);
-    o.done();
-    return new Response(null, { status: 202, headers });
+    return server.handle(message, connection).then(() => {
+      o.done();
+      return new Reply(202, headers ?? NONE, null);
+    });
   }
-  // over a session nothing cancels a POST's requests but notifications/cancelled (no signal to share)
-  const abort = session ? undefined : new AbortController();
-  const signal = o.signal;
-  if (signal?.aborted) abort?.abort();
-  else signal?.addEventListener("abort", () => abort?.abort(), { once: true });
   const version = connection.protocolVersion ?? DEFAULT_FEATURES.version;
   const prime = session !== undefined && o.store !== undefined && version >= "2025-11-25";
-  const stream = new EventStream(randomId(12), o.store, session?.id);
-  const ids = requestIds(message);
+  // what closeSseStream finds a session's POST by
+  const ids = session ? requestIds(message) : NO_IDS;
   if (session) session.inflight++;
-  return new Promise<Response>((resolve) => {
-    let sink: SseWriter | undefined;
-    const toSse = () => {
-      if (sink) return;
+  return new Promise<Answer>((resolve) => {
+    // made when the answer turns to SSE: a JSON answer needs no stream
+    let stream: EventStream | undefined;
+    let over = false;
+    let cancelled = false;
+    // over a session nothing cancels a POST's requests but notifications/cancelled
+    const cancel = () => {
+      if (cancelled || over) return;
+      cancelled = true;
+      cancelRequests(connection, options);
+    };
+    const toSse = (): EventStream => {
+      if (stream) return stream;
+      const st = new EventStream(randomId(12), o.store, session?.id);
+      stream = st;
       const s = o.sink(() => {
-        if (stream.sink === s) stream.sink = undefined;
+        if (st.sink === s) st.sink = undefined;
         if (session) session.lastActive = Date.now();
-        else abort?.abort();
+        else cancel();
       });
-      sink = s;
-      session?.streams.set(stream.id, stream);
-      stream.attach(s, prime, o.retryMs);
-      resolve(new Response(s.readable, { status: 200, headers: { ...SSE_HEADERS, ...headers } }));
+      session?.streams.set(st.id, st);
+      st.attach(s, prime, o.retryMs);
+      resolve(new Reply(200, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS, s.readable));
+      return st;
     };
     const exchange: Exchange = {
       disconnect: (retryMs) => {
-        if (!prime || stream.done) return false;
-        toSse();
-        stream.detach(retryMs);
+        if (!prime || over) return false;
+        toSse().detach(retryMs);
         return true;
       },
     };
     for (const id of ids) session?.exchanges.set(id, exchange);
     const send = (m: JsonRpcMessage) => {
       const data = encode(m);
-      if (data === undefined || stream.done) return;
-      toSse();
-      stream.write(data);
+      if (data === undefined || over) return;
+      toSse().write(data);
     };
     const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
+      over = true;
       if (session) {
         session.inflight--;
         session.lastActive = Date.now();
@@ -161,14 +186,10 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
       const batch = Array.isArray(answer)
         ? encodeBatch(answer, o.maxBatchAnswerBytes, connection)
         : undefined;
-      if (!sink) {
-        stream.done = true;
+      if (!stream) {
         resolve(
           batch
-            ? new Response(`[${batch.join(",")}]`, {
-                status: 200,
-                headers: { "content-type": "application/json", ...headers },
-              })
+            ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)
             : answerResponse(answer, headers, connection, mapError(o.errorStatus, answer, o.request)),
         );
       } else {
@@ -181,7 +202,8 @@ export async function serveExchange(o: ExchangeOptions): Promise<Response> {
       o.done();
     };
     const options: HandleOptions = { send };
-    if (abort) options.signal = abort.signal;
+    // a client already gone: nothing runs, as for an aborted signal
+    if (!session && whenGone(o.request, cancel)) options.signal = AbortSignal.abort();
     if (o.auth) options.auth = o.auth;
     server.handle(message, connection, options).then(finish, () => finish(undefined));
   });

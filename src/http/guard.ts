@@ -2,7 +2,6 @@
  * The checks a Streamable HTTP request passes before it reaches a session (DNS rebinding, media
  * types, size), and the plain answers: errors with JSON-RPC bodies, JSON answers, CORS.
  */
-import { concatBytes } from "../bytes.js";
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import {
   DEFAULT_FEATURES,
@@ -15,7 +14,9 @@ import { ErrorCode } from "../errors.js";
 import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
-import type { Session } from "./session.js";
+import { type Answer, Reply, toResponse, withHeaders } from "./reply.js";
+import { header } from "./request.js";
+import type { Session, SessionTable } from "./session.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;
@@ -33,43 +34,31 @@ export function httpError(
   features?: Features,
   headers?: { [name: string]: string },
   data?: unknown,
-): Response {
+): Reply {
   const error = data === undefined ? { code, message } : { code, message, data };
-  return textResponse(encodeMessage(errorResponse(undefined, error, features)), status, {
-    "content-type": "application/json",
-    ...headers,
-  });
+  const body = encodeMessage(errorResponse(undefined, error, features));
+  return new Reply(status, headers ? { "content-type": "application/json", ...headers } : JSON_TYPE, body);
 }
 
-/** The text of responses made from a string, so that a bridge can write it whole instead of streaming it. */
-const texts = new WeakMap<Response, string>();
-
-/** A response whose body is `text`, remembered for {@link textOf}. */
-export function textResponse(text: string, status: number, headers: { [name: string]: string }): Response {
-  const response = new Response(text, { status, headers });
-  texts.set(response, text);
-  return response;
-}
-
-/** The body of a response made by {@link textResponse} whose body nobody has read, else undefined. */
-export function textOf(response: Response): string | undefined {
-  return response.bodyUsed ? undefined : texts.get(response);
-}
+/** The headers of a JSON answer that has no others (shared: a reply's headers are never changed). */
+export const JSON_TYPE: { readonly [name: string]: string } = Object.freeze({
+  "content-type": "application/json",
+});
 
 /** 404 for an unknown, expired or ended session. */
-export function sessionNotFound(features?: Features): Response {
+export function sessionNotFound(features?: Features): Reply {
   return httpError(404, SESSION_NOT_FOUND, "Session not found", features);
 }
 
 /** 503 when the session table is full of busy sessions. */
-export function tooManySessions(): Response {
+export function tooManySessions(): Reply {
   return httpError(503, SERVER_ERROR, "Service Unavailable: too many sessions", undefined, {
     "retry-after": "5",
   });
 }
 
 /** 401 for a request without credentials on a session that was opened with them. */
-export function unauthorized(features?: Features): Response {
+export function unauthorized(features?: Features): Reply {
   return httpError(
     401,
     SERVER_ERROR,
@@ -88,7 +77,7 @@ export function refuseSession(
   session: Session,
   auth: AuthInfo | undefined,
   features: Features,
-): Response | undefined {
+): Reply | undefined {
   if (mayUse(session, auth)) return undefined;
   return auth === undefined ? unauthorized(features) : sessionNotFound(features);
 }
@@ -100,10 +89,17 @@ export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
 }
 
 /** 429 when anonymous sessions are created faster than allowed, or a principal is at its cap. */
-export function tooManyRequests(message: string, retryAfterMs: number): Response {
+export function tooManyRequests(message: string, retryAfterMs: number): Reply {
   return httpError(429, SERVER_ERROR, `Too Many Requests: ${message}`, undefined, {
     "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
   });
+}
+
+/** Makes room in `table` for one more session of `principal`, or the 429 or 503 that says why there is none. */
+export function noRoom(table: SessionTable, principal: string | undefined): Reply | undefined {
+  const why = table.makeRoom(principal);
+  if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
+  return why === "full" ? tooManySessions() : undefined;
 }
 
 /** A `Response` of the `authenticate` hook, with a JSON-RPC error body if it is an error without one. */
@@ -163,6 +159,27 @@ export function hostAllowed(host: string, allowed: readonly string[] | "*"): boo
 }
 
 /**
+ * The Host check of one handler: 400 for a malformed Host, 403 for one not allowed, else 0. The last
+ * verdict is kept: a client sends the same Host with every request.
+ */
+export class HostCheck {
+  readonly #allowed: readonly string[] | "*";
+  #last: string | undefined;
+  #refusal = 0;
+
+  constructor(allowed: readonly string[] | "*") {
+    this.#allowed = allowed;
+  }
+
+  refusal(host: string): number {
+    if (host === this.#last) return this.#refusal;
+    this.#refusal = !validHost(host) ? 400 : hostAllowed(host, this.#allowed) ? 0 : 403;
+    this.#last = host;
+    return this.#refusal;
+  }
+}
+
+/**
  * Whether a request's `Origin` may call: absent (not a browser) is fine; a listed origin is fine;
  * without a list, an origin whose host passes the host check is fine. `"null"` never is, unless listed.
  */
@@ -198,53 +215,24 @@ export function accepts(header: string | null, type: string): boolean {
   return false;
 }
 
-/** Whether a `Content-Type` header is JSON (`application/json`, any parameters). */
-export function isJsonContentType(header: string | null): boolean {
-  if (!header) return false;
-  return header.split(";")[0]!.trim().toLowerCase() === "application/json";
+/** The last Accept header a POST came with, and whether it admits both of a POST's answers: clients send the same one every time. */
+let lastAccept: string | null = null;
+let lastAcceptsBoth = false;
+
+/** Whether an `Accept` header admits JSON and SSE (what a POST may be answered with), as {@link accepts} says. */
+export function acceptsJsonAndSse(header: string | null): boolean {
+  if (header === lastAccept) return lastAcceptsBoth;
+  const both = accepts(header, "application/json") && accepts(header, "text/event-stream");
+  lastAccept = header;
+  lastAcceptsBoth = both;
+  return both;
 }
 
-/** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
-export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
-
-/** What {@link readBody} found. */
-export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-large" | "not-utf8" };
-
-/**
- * Reads a body as UTF-8 text, at most `max` bytes: a larger declared `Content-Length` is refused
- * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
- */
-export async function readBody(request: Request, max: number): Promise<BodyResult> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > max) {
-    request.body?.cancel().catch(() => {});
-    return { ok: false, reason: "too-large" };
-  }
-  // a bridge's request may read its body the same way without a web stream (see http/node.ts)
-  const direct = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY]?.(
-    max,
-  );
-  if (direct) return direct;
-  if (!request.body) return { ok: true, text: "" };
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      reader.cancel().catch(() => {});
-      return { ok: false, reason: "too-large" };
-    }
-    chunks.push(value);
-  }
-  const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
-  try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
-  } catch {
-    return { ok: false, reason: "not-utf8" };
-  }
+/** Whether a `Content-Type` header is JSON (`application/json`, any parameters). */
+export function isJsonContentType(header: string | null): boolean {
+  if (header === "application/json") return true;
+  if (!header) return false;
+  return header.split(";")[0]!.trim().toLowerCase() === "application/json";
 }
 
 /** A random id of visible ASCII (lower-case hex) from Web Crypto. */
@@ -269,10 +257,7 @@ export function versionFeatures(version: string | null): Features {
 }
 
 /** 400 -32022 naming `supported`: a session's revisions by default (outside one, the endpoint's). */
-export function unsupportedVersion(
-  requested: string,
-  supported: readonly string[] = LEGACY_VERSIONS,
-): Response {
+export function unsupportedVersion(requested: string, supported: readonly string[] = LEGACY_VERSIONS): Reply {
   return httpError(
     400,
     ErrorCode.UnsupportedProtocolVersion,
@@ -286,14 +271,15 @@ export function unsupportedVersion(
 /** A JSON answer: 400 when it is a lone error tied to no request (the input was not a request), else 200. */
 export function json(
   answer: JsonRpcResponse | JsonRpcResponse[],
-  headers: { [name: string]: string },
+  headers?: { readonly [name: string]: string },
   status?: number,
-): Response {
+): Reply {
   const orphan = !Array.isArray(answer) && "error" in answer && answer.id == null;
-  return textResponse(encodeMessage(answer), status ?? (orphan ? 400 : 200), {
-    "content-type": "application/json",
-    ...headers,
-  });
+  return new Reply(
+    status ?? (orphan ? 400 : 200),
+    headers ? { "content-type": "application/json", ...headers } : JSON_TYPE,
+    encodeMessage(answer),
+  );
 }
 
 /** What the `errorStatus` option makes of a single error answer: its status and headers, or nothing. */
@@ -318,19 +304,29 @@ export function mapError(
     : undefined;
 }
 
+/** The answer to a POST's requests (with what `errorStatus` made of an error), or 202/404 when there is none. */
 export function answerResponse(
   answer: JsonRpcResponse | JsonRpcResponse[] | undefined,
-  headers: { [name: string]: string },
+  headers: { readonly [name: string]: string } | undefined,
   connection: Connection,
   mapped?: ReturnType<ErrorStatus>,
-): Response {
-  if (answer !== undefined)
-    return mapped ? json(answer, { ...headers, ...mapped.headers }, mapped.status) : json(answer, headers);
+): Answer {
+  if (answer !== undefined) {
+    if (!mapped) return json(answer, headers);
+    // a hook's headers (any case, any spelling) are made what a Response makes of them
+    const merged = { ...headers, ...mapped.headers };
+    return mapped.headers
+      ? toResponse(json(answer, merged, mapped.status))
+      : json(answer, merged, mapped.status);
+  }
   // cancelled: by the client (nothing to say), or because the session ended
-  if (connection.closed && headers["mcp-session-id"])
+  if (connection.closed && headers?.["mcp-session-id"])
     return httpError(404, SESSION_NOT_FOUND, "Session not found");
-  return new Response(null, { status: 202, headers });
+  return new Reply(202, headers ?? NONE, null);
 }
+
+/** No headers (shared: a reply's headers are never changed). */
+export const NONE: { readonly [name: string]: string } = Object.freeze({});
 
 /** What a browser may send when the preflight does not list its headers (both eras). */
 const CORS_ALLOW_HEADERS =
@@ -338,30 +334,24 @@ const CORS_ALLOW_HEADERS =
 /** What a browser may read: the session id, the revision, the challenge of a 401, when to retry a 429 or 503. */
 const CORS_EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after";
 
-export function preflight(request: Request, methods: string): Response {
+export function preflight(request: Request, methods: string): Reply {
   const headers: { [name: string]: string } = { allow: `${methods}, OPTIONS` };
-  if (request.headers.get("origin") !== null) {
+  if (header(request, "origin") !== null) {
     headers["access-control-allow-methods"] = methods;
     headers["access-control-allow-headers"] =
-      request.headers.get("access-control-request-headers") ?? CORS_ALLOW_HEADERS;
+      header(request, "access-control-request-headers") ?? CORS_ALLOW_HEADERS;
     headers["access-control-max-age"] = "86400";
   }
-  return new Response(null, { status: 204, headers });
+  return new Reply(204, headers, null);
 }
 
+const CORS_VARY = Object.freeze({ vary: "origin" });
+
 /** Adds CORS headers for an allowed browser origin (copying a response whose headers are immutable). */
-export function withCors(response: Response, origin: string): Response {
-  const add = (h: Headers) => {
-    h.set("access-control-allow-origin", origin);
-    h.set("access-control-expose-headers", CORS_EXPOSE_HEADERS);
-    h.append("vary", "origin");
-  };
-  try {
-    add(response.headers);
-    return response;
-  } catch {
-    const copy = new Response(response.body, response);
-    add(copy.headers);
-    return copy;
-  }
+export function withCors(answer: Answer, origin: string): Answer {
+  return withHeaders(
+    answer,
+    { "access-control-allow-origin": origin, "access-control-expose-headers": CORS_EXPOSE_HEADERS },
+    CORS_VARY,
+  );
 }

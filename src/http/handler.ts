@@ -1,5 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
+import { isObject } from "../dispatch/methods.js";
 import { SUPPORTED_VERSIONS } from "../eras/modern.js";
 import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
@@ -10,38 +11,38 @@ import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { encode, serveExchange } from "./exchange.js";
 import {
   accepts,
+  acceptsJsonAndSse,
   freezeAuth,
-  hostAllowed,
+  HostCheck,
   httpError,
   isJsonContentType,
   json,
   LOOPBACK_HOSTS,
   mayUse,
+  NONE,
+  noRoom,
   originAllowed,
   preflight,
   randomId,
-  readBody,
   refuseSession,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
-  tooManySessions,
   unsupportedVersion,
-  validHost,
   versionFeatures,
   withCors,
   withErrorBody,
 } from "./guard.js";
 import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
+import { type Answer, Reply } from "./reply.js";
+import { header, readBody } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { LiveStreams, SSE_HEADERS } from "./sse.js";
 
 const BATCH_VERSION = "2025-03-26";
 
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+const noop = () => {};
 
 /** @internal */
 export class StreamableHttp {
@@ -50,6 +51,7 @@ export class StreamableHttp {
   readonly #table: SessionTable | undefined;
   readonly #store: EventStore | undefined;
   readonly #hosts: readonly string[] | "*";
+  readonly #host: HostCheck;
   readonly #maxBody: number;
   readonly #maxBatch: number;
   readonly #maxAnswer: number;
@@ -58,11 +60,14 @@ export class StreamableHttp {
   readonly #idleMs: number;
   readonly #streams: LiveStreams;
   readonly #modern: ModernHttp;
+  /** Opens an SSE body kept alive by the handler's timer. */
+  readonly #sink = (onGone: () => void) => this.#streams.open(onGone);
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
     this.#o = o;
     this.#hosts = o.allowedHosts ?? LOOPBACK_HOSTS;
+    this.#host = new HostCheck(this.#hosts);
     this.#maxBody = positive(o.maxBodyBytes ?? 4 * 1024 * 1024, "maxBodyBytes");
     this.#retryMs = positive(o.retryMs ?? 1000, "retryMs");
     this.#keepAliveMs = positive(o.keepAliveMs ?? 15_000, "keepAliveMs");
@@ -90,7 +95,7 @@ export class StreamableHttp {
       maxBodyBytes: this.#maxBody,
       maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
       errorStatus: o.errorStatus,
-      sink: (onGone) => this.#streams.open(onGone),
+      sink: this.#sink,
     });
     if (o.sessions !== false) {
       this.#table = new SessionTable(limits, (s) => this.#end(s));
@@ -102,16 +107,16 @@ export class StreamableHttp {
     return this.#table?.size ?? 0;
   }
 
-  async handle(request: Request): Promise<Response> {
-    const origin = request.headers.get("origin");
-    const host = request.headers.get("host") ?? new URL(request.url).host;
-    if (!validHost(host)) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
-    if (!hostAllowed(host, this.#hosts))
-      return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
+  async handle(request: Request): Promise<Answer> {
+    const origin = header(request, "origin");
+    const host = header(request, "host") ?? new URL(request.url).host;
+    const refused = this.#host.refusal(host);
+    if (refused === 400) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
+    if (refused === 403) return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }
-    let response: Response;
+    let response: Answer;
     try {
       response = await this.#route(request);
     } catch {
@@ -120,24 +125,30 @@ export class StreamableHttp {
     return origin === null ? response : withCors(response, origin);
   }
 
-  async #route(request: Request): Promise<Response> {
-    const methods = this.#table ? "GET, POST, DELETE" : "POST";
-    if (request.method === "OPTIONS") return preflight(request, methods);
-    let auth: AuthInfo | undefined;
-    if (this.#o.authenticate) {
-      const verdict = await this.#o.authenticate(request);
-      if (verdict instanceof Response) return withErrorBody(verdict);
-      if (verdict) auth = freezeAuth(verdict);
-    }
+  #route(request: Request): Answer | Promise<Answer> {
+    if (request.method === "OPTIONS") return preflight(request, this.#table ? "GET, POST, DELETE" : "POST");
+    const authenticate = this.#o.authenticate;
+    return authenticate ? this.#authenticated(request, authenticate) : this.#routed(request, undefined);
+  }
+
+  async #authenticated(request: Request, authenticate: NonNullable<HttpHandlerOptions["authenticate"]>) {
+    const verdict = await authenticate(request);
+    if (verdict instanceof Response) return withErrorBody(verdict);
+    return await this.#routed(request, verdict ? freezeAuth(verdict) : undefined);
+  }
+
+  #routed(request: Request, auth: AuthInfo | undefined): Answer | Promise<Answer> {
     // dual-era routing: a live session of the caller stays legacy; else the version header, initialize,
     // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
-    const sid = request.headers.get("mcp-session-id");
-    const modern = isModernHeader(request.headers) && !(sid !== null && this.#ownSession(sid, auth));
+    const sid = header(request, "mcp-session-id");
+    const version = header(request, "mcp-protocol-version");
+    const modern = isModernHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
-      return modern ? this.#modern.post(request, auth) : this.#post(request, auth);
+      return modern ? this.#modern.post(request, auth) : this.#post(request, auth, sid, version);
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
+    const methods = this.#table ? "GET, POST, DELETE" : "POST";
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
   }
 
@@ -146,20 +157,23 @@ export class StreamableHttp {
     return session !== undefined && mayUse(session, auth);
   }
 
-  async #post(request: Request, auth: AuthInfo | undefined): Promise<Response> {
-    const accept = request.headers.get("accept");
-    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+  async #post(
+    request: Request,
+    auth: AuthInfo | undefined,
+    sid: string | null,
+    version: string | null,
+  ): Promise<Answer> {
+    const accept = header(request, "accept");
+    if (!acceptsJsonAndSse(accept)) {
       return httpError(
         406,
         SERVER_ERROR,
         "Not Acceptable: Accept must list application/json and text/event-stream",
       );
     }
-    if (!isJsonContentType(request.headers.get("content-type"))) {
+    if (!isJsonContentType(header(request, "content-type"))) {
       return httpError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const version = request.headers.get("mcp-protocol-version");
-    const sid = request.headers.get("mcp-session-id");
     const session = this.#table && sid !== null ? this.#table.find(sid) : undefined;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
@@ -186,10 +200,10 @@ export class StreamableHttp {
       if (!body.ok) throw new SyntaxError("not UTF-8");
       message = JSON.parse(body.text);
     } catch {
-      return json(parseErrorResponse(features), {});
+      return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
-    if (!session && !init && isModernBody(message)) return this.#modern.serve(request, message, auth);
+    if (!session && !init && isModernBody(message)) return await this.#modern.serve(request, message, auth);
     if (!init && version !== null && !isLegacyVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
@@ -204,9 +218,9 @@ export class StreamableHttp {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
     }
-    if (!this.#table) return this.#stateless(request, message, init, version, auth);
+    if (!this.#table) return await this.#stateless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) return this.#exchange(request, session.connection, session, message, auth, () => {});
+    if (session) return await this.#exchange(request, session.connection, session, message, auth, noop);
     if (!init) {
       return httpError(
         400,
@@ -217,14 +231,14 @@ export class StreamableHttp {
         { supported: [...SUPPORTED_VERSIONS] },
       );
     }
-    return this.#initialize(this.#table, message, auth);
+    return await this.#initialize(this.#table, message, auth);
   }
 
-  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Response> {
+  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Reply> {
     const principal = principalOf(auth);
     const wait = principal === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
-    const full = this.#noRoom(table, principal);
+    const full = noRoom(table, principal);
     if (full) return full;
     const id = randomId(16);
     const standalone = new EventStream(randomId(12), this.#store, id);
@@ -241,9 +255,9 @@ export class StreamableHttp {
     const answer = await this.#server.handle(message, connection);
     if (connection.protocolVersion === undefined || connection.closed || answer === undefined) {
       connection.close();
-      return answer === undefined ? new Response(null, { status: 202 }) : json(answer, {});
+      return answer === undefined ? new Reply(202, NONE, null) : json(answer);
     }
-    const late = this.#noRoom(table, principal); // others initialized meanwhile
+    const late = noRoom(table, principal); // others initialized meanwhile
     if (late) {
       connection.close();
       return late;
@@ -254,19 +268,13 @@ export class StreamableHttp {
     return json(answer, { "mcp-session-id": id });
   }
 
-  #noRoom(table: SessionTable, principal: string | undefined): Response | undefined {
-    const why = table.makeRoom(principal);
-    if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
-    return why === "full" ? tooManySessions() : undefined;
-  }
-
-  async #stateless(
+  #stateless(
     request: Request,
     message: unknown,
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-  ): Promise<Response> {
+  ): Promise<Answer> {
     // nothing reaches a client outside its own POST without a session
     const connection = this.#server.connect({
       send: () => {},
@@ -283,7 +291,7 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-  ): Promise<Response> {
+  ): Promise<Answer> {
     return serveExchange({
       server: this.#server,
       connection,
@@ -293,25 +301,23 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      // over a session a client going away is no cancellation: it resumes
-      signal: session ? undefined : request.signal,
       done,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
-      sink: (onGone) => this.#streams.open(onGone),
+      sink: this.#sink,
     });
   }
 
-  #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Response | Promise<Response> {
-    if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+  #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {
+    if (!accepts(header(request, "accept"), "text/event-stream")) {
       return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
     const found = this.#session(request, table, auth);
-    if (found instanceof Response) return found;
+    if (!(found instanceof Session)) return found;
     const session = found;
     const features = featuresOf(session.connection.protocolVersion!);
     const headers = { ...SSE_HEADERS, "mcp-session-id": session.id };
-    const last = request.headers.get("last-event-id");
+    const last = header(request, "last-event-id");
     if (last !== null && this.#store) {
       const dot = last.lastIndexOf(".");
       const stream = session.streams.get(last.slice(0, dot));
@@ -326,7 +332,7 @@ export class StreamableHttp {
       void stream.resume(seq, sink).then(() => {
         if (stream.done && stream !== session.standalone && !stream.sink) session.forget(stream);
       });
-      return new Response(sink.readable, { status: 200, headers });
+      return new Reply(200, headers, sink.readable);
     }
     if (session.standalone.sink?.open) {
       return httpError(409, SERVER_ERROR, "Conflict: this session already has a GET stream open", features);
@@ -338,20 +344,20 @@ export class StreamableHttp {
     // messages sent while no GET stream was open come first
     const prime = features.version >= "2025-11-25";
     void session.standalone.resume(session.standalone.sent, sink, prime, this.#retryMs);
-    return new Response(sink.readable, { status: 200, headers });
+    return new Reply(200, headers, sink.readable);
   }
 
-  #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Response {
+  #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {
     const found = this.#session(request, table, auth);
-    if (found instanceof Response) return found;
+    if (!(found instanceof Session)) return found;
     this.#end(found);
-    return new Response(null, { status: 204 });
+    return new Reply(204, NONE, null);
   }
 
   /** The session a GET or DELETE names, or the error answer (400 without one, 404 unknown or another's, 400 bad version). */
-  #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Response {
-    const sid = request.headers.get("mcp-session-id");
-    const version = request.headers.get("mcp-protocol-version");
+  #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Reply {
+    const sid = header(request, "mcp-session-id");
+    const version = header(request, "mcp-protocol-version");
     if (version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
     if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
     const session = table.find(sid);

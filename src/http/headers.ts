@@ -76,19 +76,19 @@ export function nameField(method: string): "name" | "uri" | "taskId" | undefined
  * message says which header is wrong and how.
  */
 export function checkHeaders(
-  headers: Headers,
+  get: (name: string) => string | null,
   method: string,
   params: { [key: string]: unknown },
   toolParams: readonly HeaderParam[],
 ): Mismatch {
-  const m = headers.get("mcp-method");
+  const m = get("mcp-method");
   if (m === null) return "the Mcp-Method header is required";
   if (m.trim() !== method)
     return `the Mcp-Method header ${JSON.stringify(m.trim())} does not match the method ${JSON.stringify(method)}`;
   const field = nameField(method);
   const bodyName = field === undefined ? undefined : params[field];
   if (typeof bodyName === "string") {
-    const raw = headers.get("mcp-name");
+    const raw = get("mcp-name");
     if (raw === null) return `the Mcp-Name header is required for ${method}`;
     const name = decodeHeaderValue(raw);
     if (name !== bodyName) return `the Mcp-Name header does not match params.${field}`;
@@ -97,7 +97,7 @@ export function checkHeaders(
   for (const p of toolParams) {
     const value = valueAt(args, p.path);
     if (value === undefined || value === null) continue;
-    const raw = headers.get(p.header);
+    const raw = get(p.header);
     if (raw === null)
       return `the Mcp-Param-${p.name} header is required when arguments.${p.path.join(".")} is given`;
     const decoded = decodeHeaderValue(raw);

@@ -5,6 +5,7 @@
 import type { McpServer } from "../server.js";
 import { StreamableHttp } from "./handler.js";
 import type { HttpHandler, HttpHandlerOptions } from "./options.js";
+import { ANSWER, type Answering, toResponse } from "./reply.js";
 
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
@@ -19,7 +20,9 @@ export type { ErrorStatus, HttpHandler, HttpHandlerOptions } from "./options.js"
  */
 export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const http = new StreamableHttp(server, options);
-  const handler = ((request: Request) => http.handle(request)) as HttpHandler;
+  const handler = ((request: Request) => http.handle(request).then(toResponse)) as HttpHandler & Answering;
+  // the Node bridge writes the handler's answers as they are, without a Response in between
+  handler[ANSWER] = (request) => http.handle(request);
   handler.closeSseStream = (target) => http.closeSseStream(target);
   handler.closeStandaloneStream = (id) => http.closeStandaloneStream(id);
   handler.close = () => http.close();

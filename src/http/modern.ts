@@ -5,16 +5,19 @@
  * stays open until the client closes it, which cancels the request).
  */
 import type { AuthInfo, Connection } from "../connection.js";
+import type { HandleOptions } from "../dispatch.js";
 import { hasModernMeta, META } from "../eras/modern.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
-import { encode } from "./exchange.js";
-import { accepts, isJsonContentType, mapError, readBody } from "./guard.js";
+import { cancelRequests, encode } from "./exchange.js";
+import { acceptsJsonAndSse, isJsonContentType, JSON_TYPE, mapError, NONE } from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import type { ErrorStatus } from "./options.js";
+import { type Answer, Reply, toResponse } from "./reply.js";
+import { header, readBody, whenGone } from "./request.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const VERSION_KEY = META.protocolVersion;
@@ -29,8 +32,8 @@ function validId(id: unknown): RequestId | undefined {
 }
 
 /** Whether `MCP-Protocol-Version` names the 2026-07-28 revision or a later one (dates sort as text). */
-export function isModernHeader(headers: Headers): boolean {
-  const v = headers.get("mcp-protocol-version")?.trim();
+export function isModernHeader(value: string | null): boolean {
+  const v = value?.trim();
   return v !== undefined && v >= MODERN_VERSION && !(LEGACY_VERSIONS as readonly string[]).includes(v);
 }
 
@@ -48,16 +51,13 @@ function fail(
   id: RequestId | undefined,
   code: number,
   message: string,
-  extra?: object,
-): Response {
+  extra?: { readonly [name: string]: string },
+): Reply {
   const body =
     id === undefined
       ? { jsonrpc: "2.0", error: { code, message } }
       : { jsonrpc: "2.0", id, error: { code, message } };
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", ...extra },
-  });
+  return new Reply(status, { "content-type": "application/json", ...extra }, JSON.stringify(body));
 }
 
 /** The HTTP status of a JSON answer: the protocol's refusals are 400, an unknown method 404, the rest 200. */
@@ -92,9 +92,8 @@ export interface ModernOptions {
 /** @internal — the 2026-07-28 pipeline of one handler. */
 export class ModernHttp {
   readonly #o: ModernOptions;
-  /** Connections of requests in flight (listen streams among them). */
-  readonly #open = new Set<Connection>();
-  #listens = 0;
+  /** Connections of the listen streams open. */
+  readonly #listening = new Set<Connection>();
 
   constructor(o: ModernOptions) {
     this.#o = o;
@@ -102,11 +101,11 @@ export class ModernHttp {
 
   /** Graceful teardown: every open listen stream gets its final result before the streams close. */
   close(): void {
-    for (const connection of this.#open) connection.endListens();
+    for (const connection of this.#listening) connection.endListens();
   }
 
   /** GET and DELETE have no meaning in the revision. */
-  notAllowed(): Response {
+  notAllowed(): Reply {
     return fail(
       405,
       undefined,
@@ -119,9 +118,9 @@ export class ModernHttp {
   }
 
   /** A POST whose headers named the revision: media types and body are checked here, with its codes. */
-  async post(request: Request, auth: AuthInfo | undefined): Promise<Response> {
-    const accept = request.headers.get("accept");
-    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+  async post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
+    const accept = header(request, "accept");
+    if (!acceptsJsonAndSse(accept)) {
       return fail(
         406,
         undefined,
@@ -129,7 +128,7 @@ export class ModernHttp {
         "Not Acceptable: Accept must list application/json and text/event-stream",
       );
     }
-    if (!isJsonContentType(request.headers.get("content-type"))) {
+    if (!isJsonContentType(header(request, "content-type"))) {
       return fail(
         415,
         undefined,
@@ -159,11 +158,11 @@ export class ModernHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    return this.serve(request, message, auth);
+    return await this.serve(request, message, auth);
   }
 
   /** Validates one parsed message against the revision's rules and its headers, then answers it. */
-  async serve(request: Request, message: unknown, auth: AuthInfo | undefined): Promise<Response> {
+  async serve(request: Request, message: unknown, auth: AuthInfo | undefined): Promise<Answer> {
     if (!isObject(message)) {
       const what = Array.isArray(message)
         ? "batches are not part of 2026-07-28"
@@ -184,30 +183,24 @@ export class ModernHttp {
       // no notification is defined for HTTP in this revision; one that arrives is accepted
       await this.#o.server.handle(message, connection, { modern: true });
       connection.close();
-      return new Response(null, { status: 202 });
+      return new Reply(202, NONE, null);
     }
-    const refusal = this.#refusal(request.headers, id, method, message.params);
+    const refusal = this.#refusal(request, id, method, message.params);
     if (refusal) {
       connection.close();
       return refusal;
     }
-    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection);
-    if (this.#listens >= this.#o.maxListens) {
+    if (method !== "subscriptions/listen") return await this.#exchange(request, message, connection);
+    if (this.#listening.size >= this.#o.maxListens) {
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
         "retry-after": "5",
       });
     }
-    this.#listens++;
-    return this.#exchange(request, message, connection, () => this.#listens--);
+    return await this.#exchange(request, message, connection, true);
   }
 
-  #refusal(
-    headers: Headers,
-    id: RequestId | undefined,
-    method: string,
-    params: unknown,
-  ): Response | undefined {
+  #refusal(request: Request, id: RequestId | undefined, method: string, params: unknown): Reply | undefined {
     if (id === undefined)
       return fail(
         400,
@@ -227,7 +220,7 @@ export class ModernHttp {
         `Invalid params: _meta must carry "${VERSION_KEY}" (a string) and "${CAPABILITIES_KEY}" (an object)`,
       );
     }
-    const version = headers.get("mcp-protocol-version");
+    const version = header(request, "mcp-protocol-version");
     const mismatch = (why: string) => fail(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
     if (version === null) return mismatch("the MCP-Protocol-Version header is required");
     if (version.trim() !== meta[VERSION_KEY]) {
@@ -237,33 +230,35 @@ export class ModernHttp {
     }
     const mirrored =
       method === "tools/call" && typeof p.name === "string" ? this.#o.server.toolHeaders(p.name) : [];
-    const why = checkHeaders(headers, method, p, mirrored);
+    const why = checkHeaders((name) => header(request, name), method, p, mirrored);
     return why === undefined ? undefined : mismatch(why);
   }
 
   /** Runs the request on its own connection: JSON, or SSE from the first related notification on. */
-  #exchange(request: Request, message: object, connection: Connection, done = () => {}): Promise<Response> {
-    const abort = new AbortController();
-    const outer = request.signal;
-    if (outer.aborted) abort.abort();
-    else outer.addEventListener("abort", () => abort.abort(), { once: true });
-    return new Promise<Response>((resolve) => {
+  #exchange(request: Request, message: object, connection: Connection, listen = false): Promise<Answer> {
+    if (listen) this.#listening.add(connection);
+    return new Promise<Answer>((resolve) => {
       let sink: SseWriter | undefined;
       let over = false;
+      let cancelled = false;
+      const cancel = () => {
+        if (cancelled || over) return;
+        cancelled = true;
+        cancelRequests(connection, options);
+      };
       const send = (m: JsonRpcMessage) => {
         const data = over ? undefined : encode(m);
-        if (data === undefined || abort.signal.aborted) return;
+        if (data === undefined || cancelled) return;
         if (!sink) {
           // closing the stream is the client's cancellation
-          sink = this.#o.sink(() => abort.abort());
-          resolve(new Response(sink.readable, { status: 200, headers: SSE_HEADERS }));
+          sink = this.#o.sink(cancel);
+          resolve(new Reply(200, SSE_HEADERS, sink.readable));
         }
         sink.event(data);
       };
       const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
         over = true;
-        done();
-        this.#open.delete(connection);
+        if (listen) this.#listening.delete(connection);
         connection.close();
         const one = Array.isArray(answer) ? answer[0] : answer;
         if (sink) {
@@ -271,21 +266,21 @@ export class ModernHttp {
           sink.close();
         } else if (one) {
           const mapped = mapError(this.#o.errorStatus, one, request);
-          resolve(
-            new Response(encodeMessage(one), {
-              status: mapped?.status ?? statusOf(one),
-              headers: { "content-type": "application/json", ...mapped?.headers },
-            }),
-          );
+          const status = mapped?.status ?? statusOf(one);
+          if (mapped?.headers) {
+            // a hook's headers (any case, any spelling) are made what a Response makes of them
+            const headers = { "content-type": "application/json", ...mapped.headers };
+            resolve(toResponse(new Reply(status, headers, encodeMessage(one))));
+          } else resolve(new Reply(status, JSON_TYPE, encodeMessage(one)));
         } else {
           // cancelled before anything was sent: the client is gone and reads nothing
-          resolve(new Response(null, { status: 202 }));
+          resolve(new Reply(202, NONE, null));
         }
       };
-      this.#open.add(connection);
-      this.#o.server
-        .handle(message, connection, { send, signal: abort.signal, modern: true })
-        .then(finish, () => finish(undefined));
+      const options: HandleOptions = { send, modern: true };
+      // a client already gone: nothing runs, as for an aborted signal
+      if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
+      this.#o.server.handle(message, connection, options).then(finish, () => finish(undefined));
     });
   }
 }

@@ -1,9 +1,35 @@
 /** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
 import type { IncomingMessage } from "node:http";
-import { type BodyResult, READ_BODY } from "./guard.js";
+import { type BodyResult, HEADER, ON_GONE, READ_BODY } from "./request.js";
 
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
+
+/** Whether a raw header name is `name` (in lower case), ignoring case, as `Headers` compares them. */
+function sameName(key: string, name: string): boolean {
+  if (key.length !== name.length) return false;
+  if (key === name) return true;
+  for (let i = 0; i < key.length; i++) {
+    let c = key.charCodeAt(i);
+    if (c >= 0x80) return key.toLowerCase() === name;
+    if (c >= 0x41 && c <= 0x5a) c += 0x20;
+    if (c !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/**
+ * The first value of a header (`name` in lower case), as `req.headers` has it for the headers whose
+ * repeats it drops (Host, Content-Length, …), without making `req.headers`.
+ */
+export function firstHeader(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (sameName(key, name)) return raw[i + 1];
+  }
+  return undefined;
+}
 
 /** What a {@link lazyRequest} made so far: each web object only once something asks for it. */
 export interface LazyState {
@@ -14,6 +40,8 @@ export interface LazyState {
   headers?: Headers;
   aborter?: AbortController;
   closed: boolean;
+  /** Who hears that the client went away without a signal (ON_GONE). */
+  gone?: () => void;
   body?: ReturnType<typeof requestBody>;
   /** The body was read by READ_BODY; true when it stopped reading at the limit. */
   read?: { abandoned: boolean };
@@ -37,6 +65,21 @@ class RequestHeaders extends Headers {
   }
 }
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Whether a character code is HTTP whitespace (tab, LF, CR, space). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+/** A header value as `Headers` keeps it: without leading or trailing HTTP whitespace. */
+function normalize(v: string): string {
+  if (v.length === 0 || (!isSpace(v.charCodeAt(0)) && !isSpace(v.charCodeAt(v.length - 1)))) return v;
+  let start = 0;
+  let end = v.length;
+  while (start < end && isSpace(v.charCodeAt(start))) start++;
+  while (end > start && isSpace(v.charCodeAt(end - 1))) end--;
+  return v.slice(start, end);
+}
 
 /**
  * A `Request` (it is `instanceof Request`) built lazily from a `node:http` request: method, URL,
@@ -70,6 +113,35 @@ export class NodeRequest {
       s.headers = headers;
     }
     return s.headers;
+  }
+
+  /** `headers.get(name)` for a lower-case name, read from the raw headers: no `Headers` is made for it. */
+  [HEADER](name: string): string | null {
+    const s = this[STATE];
+    if (s.headers) return s.headers.get(name);
+    const raw = s.req.rawHeaders;
+    let value: string | null = null;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (!sameName(key, name)) continue;
+      const v = normalize(raw[i + 1]!);
+      value = value === null ? v : `${value}, ${v}`;
+    }
+    return value;
+  }
+
+  /** Calls `listener` once when the client goes away before the answer is out; true when it is gone already. */
+  [ON_GONE](listener: () => void): boolean {
+    const s = this[STATE];
+    if (s.closed) return true;
+    const before = s.gone;
+    s.gone = before
+      ? () => {
+          before();
+          listener();
+        }
+      : listener;
+    return false;
   }
 
   get signal(): AbortSignal {
@@ -116,7 +188,7 @@ export class NodeRequest {
         chunks.push(chunk);
       };
       const onEnd = () => {
-        stop();
+        // the listeners stay: no more data comes, and they go with the request
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
         try {
           resolve({ ok: true, text: utf8.decode(bytes) });

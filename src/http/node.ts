@@ -9,9 +9,10 @@ import {
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
-import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, textOf, validHost } from "./guard.js";
+import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
-import { DRAIN_BYTES, type LazyState, NodeRequest, requestBody } from "./node-request.js";
+import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
+import { ANSWER, type Answer, type Answering, Reply, textOf } from "./reply.js";
 
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
 export interface ServeOptions extends HttpHandlerOptions {
@@ -95,19 +96,21 @@ export function toNodeListener(
   // a request target that is exactly the endpoint, when the endpoint is already in a URL's normal form,
   // needs no URL parsed to know where it goes (the URL is made if the handler asks for it)
   const exact = path !== undefined && new URL(path, "http://h").pathname === path ? path : undefined;
+  // picomcp's own handler answers without making a Response, and its answer is written as it is
+  const answer: (request: Request) => Answer | Promise<Answer> = (handler as Answering)[ANSWER] ?? handler;
   return (req, res) => {
-    bridge(handler, req, res, path, exact).catch(() => res.destroy());
+    bridge(answer, req, res, path, exact).catch(() => res.destroy());
   };
 }
 
 async function bridge(
-  handler: (request: Request) => Response | Promise<Response>,
+  handler: (request: Request) => Answer | Promise<Answer>,
   req: IncomingMessage,
   res: ServerResponse,
   path: string | undefined,
   exact: string | undefined,
 ): Promise<void> {
-  const host = req.headers.host;
+  const host = firstHeader(req, "host");
   // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
   if (host !== undefined && !validHost(host)) {
     return writeResponse(
@@ -145,8 +148,9 @@ async function bridge(
     if (res.writableFinished) return;
     state.closed = true;
     state.aborter?.abort();
+    state.gone?.();
   });
-  let response: Response;
+  let response: Answer;
   try {
     response = await handler(new NodeRequest(state) as unknown as Request);
   } catch {
@@ -156,12 +160,14 @@ async function bridge(
   // rest is read and dropped; a large one, or one the handler gave up on, closes it after the answer
   const abandoned = (state.body?.abandoned() ?? false) || (state.read?.abandoned ?? false);
   const unread = !abandoned && !state.read && !req.complete;
-  const length = Number(req.headers["content-length"] ?? 0);
-  await writeResponse(res, response, abandoned || (unread && !(length <= DRAIN_BYTES)));
+  const closeAfter =
+    abandoned || (unread && !(Number(firstHeader(req, "content-length") ?? 0) <= DRAIN_BYTES));
+  await writeResponse(res, response, closeAfter);
   if (unread) (state.body ?? requestBody(req)).discard();
 }
 
-async function writeResponse(res: ServerResponse, response: Response, closeAfter: boolean): Promise<void> {
+async function writeResponse(res: ServerResponse, response: Answer, closeAfter: boolean): Promise<void> {
+  if (response instanceof Reply) return writeReply(res, response, closeAfter);
   const out: OutgoingHttpHeaders = {};
   response.headers.forEach((value, name) => {
     if (name !== "set-cookie") out[name] = value;
@@ -182,8 +188,42 @@ async function writeResponse(res: ServerResponse, response: Response, closeAfter
     res.end();
     return;
   }
+  return pipe(res, response.body);
+}
+
+/** Writes a reply as {@link writeResponse} writes the `Response` made of it: the same status, headers and bytes. */
+function writeReply(res: ServerResponse, reply: Reply, closeAfter: boolean): Promise<void> | undefined {
+  const headers = reply.headers;
+  const names = Object.keys(headers);
+  // in the order a Response's headers come in
+  if (!inOrder(names)) names.sort();
+  const out: OutgoingHttpHeaders = {};
+  for (const name of names) out[name] = headers[name];
+  if (closeAfter) out.connection = "close";
+  const body = reply.body;
+  if (typeof body === "string") {
+    out["content-length"] = Buffer.byteLength(body);
+    res.writeHead(reply.status, out);
+    res.end(body);
+    return;
+  }
+  res.writeHead(reply.status, out);
+  if (body === null) {
+    res.end();
+    return;
+  }
+  return pipe(res, body);
+}
+
+function inOrder(names: readonly string[]): boolean {
+  for (let i = 1; i < names.length; i++) if (names[i - 1]! > names[i]!) return false;
+  return true;
+}
+
+/** Streams a body out with backpressure; a client that goes away cancels it. */
+async function pipe(res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<void> {
   res.flushHeaders();
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   res.on("close", () => {
     reader.cancel().catch(() => {});
   });

@@ -1,0 +1,83 @@
+/**
+ * Reading a Streamable HTTP request: its headers and its body, and whether its client is still there,
+ * each asked of the request itself when it can answer for less (the `node:http` bridge's lazy one).
+ */
+import { concatBytes } from "../bytes.js";
+
+/** The method by which a request object can look up a header without making its `Headers` (see {@link header}). */
+export const HEADER: unique symbol = Symbol.for("picomcp.header");
+/** The method by which a request object can tell that its client went away without an `AbortSignal` (see {@link whenGone}). */
+export const ON_GONE: unique symbol = Symbol.for("picomcp.onGone");
+
+interface BridgedRequest {
+  [HEADER]?: (name: string) => string | null;
+  [ON_GONE]?: (listener: () => void) => boolean;
+}
+
+/** `request.headers.get(name)` (`name` in lower case), asked of the request itself when it can answer it for less. */
+export function header(request: Request, name: string): string | null {
+  const own = (request as BridgedRequest)[HEADER];
+  return own === undefined ? request.headers.get(name) : own.call(request, name);
+}
+
+/**
+ * Calls `listener` once when the client goes away before its answer is out (`request.signal`
+ * aborts), asked of the request itself when it can do it without a signal. True when it is gone
+ * already (the listener is then not called).
+ */
+export function whenGone(request: Request, listener: () => void): boolean {
+  const own = (request as BridgedRequest)[ON_GONE];
+  if (own !== undefined) return own.call(request, listener);
+  const signal = request.signal;
+  if (signal.aborted) return true;
+  signal.addEventListener("abort", listener, { once: true });
+  return false;
+}
+
+/** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
+export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
+
+/** What {@link readBody} found. */
+export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-large" | "not-utf8" };
+
+/**
+ * Reads a body as UTF-8 text, at most `max` bytes: a larger declared `Content-Length` is refused
+ * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
+ */
+export function readBody(request: Request, max: number): Promise<BodyResult> {
+  try {
+    const declared = header(request, "content-length");
+    if (declared !== null && Number(declared) > max) {
+      request.body?.cancel().catch(() => {});
+      return Promise.resolve({ ok: false, reason: "too-large" });
+    }
+    // a bridge's request may read its body the same way without a web stream (see http/node.ts)
+    const read = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY];
+    return read?.call(request, max) ?? readStream(request, max);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function readStream(request: Request, max: number): Promise<BodyResult> {
+  if (!request.body) return { ok: true, text: "" };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      reader.cancel().catch(() => {});
+      return { ok: false, reason: "too-large" };
+    }
+    chunks.push(value);
+  }
+  const bytes = chunks.length === 1 ? chunks[0]! : concatBytes(chunks, total);
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    return { ok: false, reason: "not-utf8" };
+  }
+}
