@@ -292,6 +292,11 @@ export class InflightRequests {
   delete(id: RequestId): void {
     this.#map.delete(id);
   }
+  /** Aborts every request with `reason`; each forgets itself when its handler is done. */
+  abortEach(reason: unknown): void {
+    if (this.#map.size === 1) return;
+    for (const request of [...this.#map.values()]) if (request !== NOTHING) request.abort(reason);
+  }
   /** Aborts every request, each with its own `reason()`, and forgets them. */
   abortAll(reason: () => unknown): void {
     if (this.#map.size === 1) return;

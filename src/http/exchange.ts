@@ -110,7 +110,7 @@ function encodeBatch(answers: JsonRpcResponse[], max: number, connection: Connec
 export function cancelRequests(connection: Connection, options: HandleOptions): void {
   const reason = new DOMException("This operation was aborted", "AbortError");
   options.signal = AbortSignal.abort(reason);
-  for (const request of [...connection.inflight.values()]) request.abort(reason);
+  connection.inflight.abortEach(reason);
 }
 
 /** The headers of a JSON answer with `headers`. */
