@@ -228,3 +228,55 @@ describe("the dev console in chromium: the server asks the person at the page", 
     expect(outs.filter((t) => t.includes('"action"'))).toEqual([]);
   });
 });
+
+describe("the dev console in chromium: two tabs", () => {
+  it("a second tab takes the server over; the first says so and can take it back by reloading", async () => {
+    const runner = await runDev({ entry: bookshop, port: 0, log: () => {} });
+    const first = await browser.newPage();
+    const second = await browser.newPage();
+    try {
+      const ready = (p: Page) =>
+        expect.poll(() => p.locator("#tools li").allTextContents()).toEqual(["search_books", "add_book"]);
+      const taken = (p: Page) =>
+        expect
+          .poll(() => p.locator("#detail .taken").textContent())
+          .toBe("Another tab took this server over. Reload this page to take it back.");
+      const search = async (p: Page) => {
+        await p.locator("#tools li").filter({ hasText: "search_books" }).click();
+        await p.fill("#f-query", "lem");
+        await p.getByRole("button", { name: "Call" }).click();
+        await expect
+          .poll(() => p.locator("#detail .result").textContent())
+          .toBe("3: Solaris — Stanisław Lem");
+      };
+      await first.goto(runner.url);
+      await ready(first);
+      await second.goto(runner.url);
+      await ready(second);
+      await taken(first);
+      expect(await first.locator("#status").textContent()).toBe("taken over by another tab");
+      expect(await first.locator("#tools li").count()).toBe(0);
+      await search(second);
+      // the first tab heard none of the second's traffic
+      expect(await first.locator("#traffic").textContent()).not.toContain("3: Solaris");
+      // a stale page's message is refused by the runner, not written to the server
+      const refused = await first.evaluate(async () => {
+        const r = await fetch("/send", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-picomcp-page": "stale-page" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: "x", method: "ping" }),
+        });
+        return [r.status, await r.text()];
+      });
+      expect(refused).toEqual([409, "Another page drives the server now: reload this one to take it back"]);
+      await first.reload();
+      await ready(first);
+      await taken(second);
+      await search(first);
+    } finally {
+      await first.close();
+      await second.close();
+      await runner.close();
+    }
+  });
+});

@@ -57,19 +57,24 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
   if (!existsSync(entry)) throw new Error(`${options.entry} does not exist`);
   const argv = [...nodeArgs(entry), ...(options.args ?? [])];
   const log = options.log ?? ((line: string) => console.error(line));
-  const clients = new Set<ServerResponse>();
+  // each page's event stream, with the page's id; the page that last restarted the server drives it
+  const clients = new Map<ServerResponse, string | undefined>();
+  let owner: string | undefined;
   let child: ChildProcess | undefined;
   let generation = 0;
   let status: object = { state: "starting" };
   let closing = false;
 
+  /** Status goes to every page; what the server says only to the page that drives it. */
   const broadcast = (event: string, data: string) => {
     const frame = `event: ${event}\ndata: ${data.split("\n").join("\ndata: ")}\n\n`;
-    for (const res of clients) res.write(frame);
+    for (const [res, page] of clients) {
+      if (event === "status" || owner === undefined || page === owner) res.write(frame);
+    }
   };
   const setStatus = (next: object) => {
-    status = next;
-    broadcast("status", JSON.stringify(next));
+    status = { ...next, ...(owner === undefined ? {} : { owner }) };
+    broadcast("status", JSON.stringify(status));
   };
 
   const lines = (stream: NodeJS.ReadableStream, each: (line: string) => void) => {
@@ -161,8 +166,9 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     const host = req.headers.host ?? "";
     const port = origin.slice(origin.lastIndexOf(":") + 1);
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return text(res, 403, "Forbidden host");
-    const path = (req.url ?? "/").split("?")[0]!;
-    if (req.method === "GET" && path === "/events") return events(res);
+    const [path = "/", query = ""] = (req.url ?? "/").split("?");
+    if (req.method === "GET" && path === "/events")
+      return events(res, pageId(new URLSearchParams(query).get("page")));
     if (req.method === "GET" && STATIC[path]) {
       const [file, type] = STATIC[path]!;
       const body = readFileSync(new URL(file, PAGE_DIR));
@@ -173,11 +179,16 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     // a page of another origin may not drive the child
     if (req.headers.origin !== undefined && req.headers.origin !== `http://${host}`)
       return text(res, 403, "Forbidden origin");
+    const page = pageId(req.headers["x-picomcp-page"]);
     if (path === "/restart") {
+      // a second tab takes the server over; the first is told, and hears nothing more of it
+      if (page !== undefined) owner = page;
       await restart("restarted from the console");
       return text(res, 202, JSON.stringify({ generation }), "application/json");
     }
     if (path !== "/send") return text(res, 404, "Not found");
+    if (owner !== undefined && page !== owner)
+      return text(res, 409, "Another page drives the server now: reload this one to take it back");
     if (!String(req.headers["content-type"]).startsWith("application/json"))
       return text(res, 415, "Content-Type must be application/json");
     const body = await read(req);
@@ -195,14 +206,14 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     return text(res, 202, "sent");
   };
 
-  const events = (res: ServerResponse) => {
+  const events = (res: ServerResponse, page: string | undefined) => {
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-store",
       connection: "keep-alive",
     });
     res.write(`event: status\ndata: ${JSON.stringify(status)}\n\n`);
-    clients.add(res);
+    clients.set(res, page);
     res.on("close", () => clients.delete(res));
   };
 
@@ -231,7 +242,7 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
       closing = true;
       clearTimeout(timer);
       watcher?.close();
-      for (const res of clients) res.end();
+      for (const res of clients.keys()) res.end();
       await stop();
       const closed = new Promise<void>((done) => (server as Server).close(() => done()));
       server.closeAllConnections(); // idle keep-alive sockets would hold close() for seconds
@@ -267,4 +278,9 @@ function read(req: IncomingMessage): Promise<string | undefined> {
     req.on("end", () => done(Buffer.concat(chunks).toString("utf8")));
     req.on("error", fail);
   });
+}
+
+/** A page's id as the console makes it (a UUID); anything else is no id. */
+function pageId(value: string | string[] | null | undefined): string | undefined {
+  return typeof value === "string" && /^[\w-]{1,64}$/.test(value) ? value : undefined;
 }

@@ -4,6 +4,8 @@
 const $ = (id) => document.getElementById(id);
 const MODERN = "2026-07-28";
 const CLIENT = { name: "picomcp-dev", version: "1.0.0" };
+/** This page's id: the runner sends what the server says only to the page that last restarted it. */
+const PAGE = crypto.randomUUID();
 /** The console answers elicitations (form mode) and sampling itself: a person fills the form, or writes the model's reply. */
 const CAPABILITIES = { elicitation: { form: {} }, sampling: {} };
 const state = {
@@ -47,7 +49,7 @@ async function send(message) {
   traffic("→", message);
   const res = await fetch("/send", {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "x-picomcp-page": PAGE },
     body: JSON.stringify(message),
   });
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
@@ -152,12 +154,13 @@ function onMessage(message) {
   }
 }
 
-const events = new EventSource("/events");
+const events = new EventSource(`/events?page=${PAGE}`);
 events.addEventListener("rpc", (e) => onMessage(JSON.parse(e.data)));
 events.addEventListener("stderr", (e) => push("logs", el("li", { class: "stderr" }, `stderr: ${e.data}`)));
 events.addEventListener("stdout", (e) => push("logs", el("li", {}, `stdout (not JSON-RPC): ${e.data}`)));
 events.addEventListener("status", (e) => {
   const s = JSON.parse(e.data);
+  if (s.owner !== undefined && s.owner !== PAGE && !booting) return takenOver();
   $("status").textContent =
     s.state === "running" ? `running (pid ${s.pid})` : s.state + (s.reason ? `: ${s.reason}` : "");
   if (s.state === "running" && !booting && s.generation > state.generation) start(s.generation);
@@ -313,6 +316,21 @@ async function answerRounds(result) {
   return result.requestState === undefined
     ? { inputResponses }
     : { inputResponses, requestState: result.requestState };
+}
+
+/** Another tab restarted the server and drives it now: this page stops, and says how to take it back. */
+function takenOver() {
+  if (document.body.dataset.taken) return;
+  document.body.dataset.taken = "true";
+  document.body.dataset.ready = "";
+  current?.withdraw();
+  for (const [, w] of state.pending) w.reject(new Error("another tab took the server over"));
+  state.pending.clear();
+  $("status").textContent = "taken over by another tab";
+  $("detail").replaceChildren(
+    el("p", { class: "hint taken" }, "Another tab took this server over. Reload this page to take it back."),
+  );
+  for (const list of ["tools", "resources", "templates", "prompts"]) $(list).replaceChildren();
 }
 
 // ---- session ----
@@ -727,7 +745,9 @@ async function restart() {
   booting = true;
   document.body.dataset.ready = "";
   try {
-    const { generation } = await (await fetch("/restart", { method: "POST" })).json();
+    const { generation } = await (
+      await fetch("/restart", { method: "POST", headers: { "x-picomcp-page": PAGE } })
+    ).json();
     if (generation > state.generation) start(generation);
   } finally {
     booting = false;
