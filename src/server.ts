@@ -285,14 +285,15 @@ export class McpServer {
 
   /**
    * @internal — {@link handle} for a transport that writes answers itself: a request whose handler
-   * answers synchronously gets its answer synchronously, with no promise and no microtask.
+   * answers synchronously gets its answer synchronously, with no promise and no microtask (a
+   * 2026-07-28 request too, whose round then opens at once instead of after a tick).
    */
   handleNow(
     message: unknown,
     connection: Connection,
     options?: HandleOptions,
   ): Awaitable<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-    return dispatch(this.#core, message, connection, options);
+    return dispatch(this.#core, message, connection, options, true);
   }
 
   /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
