@@ -81,6 +81,8 @@ export class McpServer {
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
   readonly #onResourcesChanged = new Set<() => void>();
+  /** What a closed connection calls: one function for every connection. */
+  readonly #forget = (c: Connection) => void this.#connections.delete(c);
 
   constructor(options: McpServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -259,7 +261,7 @@ export class McpServer {
 
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
-    const conn = new Connection(options, (c) => this.#connections.delete(c));
+    const conn = new Connection(options, this.#forget);
     const init = options.initialized;
     if (init) establish(this.#core, conn, init.protocolVersion, init.capabilities, init.clientInfo);
     this.#connections.add(conn);
@@ -324,7 +326,7 @@ export class McpServer {
 
   #deliver(event: ChangeEvent): void {
     for (const conn of this.#connections) {
-      for (const stream of conn.listens.values()) stream.deliver(event);
+      if (conn.listening) for (const stream of conn.listens.values()) stream.deliver(event);
     }
     // task changes go to listen streams only: the initialize era has no such notification
     if (event.type === "task") return;

@@ -483,6 +483,23 @@ describe("connections opened already initialized", () => {
   });
 });
 
+describe("a connection's id", () => {
+  it("is the transport's, else one random UUID that every request of the connection sees", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.tool("sid", { run: (_a, ctx) => ctx.sessionId });
+    expect(s.connect({ send: () => {}, id: "given" }).id).toBe("given");
+    const conn = s.connect({ send: () => {}, initialized: { protocolVersion: "2025-06-18" } });
+    const call = async (id: number) =>
+      ((await s.handle({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "sid" } }, conn)) as any)
+        .result.content[0].text;
+    const first = await call(1);
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(await call(2)).toBe(first);
+    expect(conn.id).toBe(first);
+    expect(s.connect({ send: () => {} }).id).not.toBe(first);
+  });
+});
+
 describe("synchronous handlers", () => {
   const conn = (s: McpServer) =>
     s.connect({ send: () => {}, initialized: { protocolVersion: "2025-11-25" } });
