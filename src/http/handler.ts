@@ -144,7 +144,7 @@ export class StreamableHttp {
     const version = header(request, "mcp-protocol-version");
     const modern = isModernHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
-      return modern ? this.#modern.post(request, auth) : this.#post(request, auth, sid, version);
+      return modern ? this.#modern.post(request, auth, version!) : this.#post(request, auth, sid, version);
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
@@ -203,7 +203,8 @@ export class StreamableHttp {
       return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
-    if (!session && !init && isModernBody(message)) return await this.#modern.serve(request, message, auth);
+    if (!session && !init && isModernBody(message))
+      return await this.#modern.serve(request, message, auth, version);
     if (!init && version !== null && !isLegacyVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {

@@ -126,8 +126,11 @@ export class ModernHttp {
     );
   }
 
-  /** A POST whose headers named the revision: media types and body are checked here, with its codes. */
-  async post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
+  /**
+   * A POST whose headers named the revision (`version`, its `MCP-Protocol-Version` as the route read
+   * it): media types and body are checked here, with its codes.
+   */
+  async post(request: Request, auth: AuthInfo | undefined, version: string): Promise<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
       return fail(
@@ -167,12 +170,20 @@ export class ModernHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    const answer = this.serve(request, message, auth);
+    const answer = this.serve(request, message, auth, version);
     return isPromiseLike(answer) ? await answer : answer;
   }
 
-  /** Validates one parsed message against the revision's rules and its headers, then answers it. */
-  serve(request: Request, message: unknown, auth: AuthInfo | undefined): Awaitable<Answer> {
+  /**
+   * Validates one parsed message against the revision's rules and its headers (`version`: its
+   * `MCP-Protocol-Version`), then answers it.
+   */
+  serve(
+    request: Request,
+    message: unknown,
+    auth: AuthInfo | undefined,
+    version: string | null,
+  ): Awaitable<Answer> {
     if (!isObject(message)) {
       const what = Array.isArray(message)
         ? "batches are not part of 2026-07-28"
@@ -197,7 +208,7 @@ export class ModernHttp {
         return new Reply(202, NONE, null);
       });
     }
-    const refusal = this.#refusal(request, id, method, message.params);
+    const refusal = this.#refusal(request, version, id, method, message.params);
     if (refusal) {
       connection.close();
       return refusal;
@@ -212,7 +223,13 @@ export class ModernHttp {
     return this.#exchange(request, message, connection, true);
   }
 
-  #refusal(request: Request, id: RequestId | undefined, method: string, params: unknown): Reply | undefined {
+  #refusal(
+    request: Request,
+    version: string | null,
+    id: RequestId | undefined,
+    method: string,
+    params: unknown,
+  ): Reply | undefined {
     if (id === undefined)
       return fail(
         400,
@@ -232,7 +249,6 @@ export class ModernHttp {
         `Invalid params: _meta must carry "${VERSION_KEY}" (a string) and "${CAPABILITIES_KEY}" (an object)`,
       );
     }
-    const version = header(request, "mcp-protocol-version");
     const mismatch = (why: string) => fail(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
     if (version === null) return mismatch("the MCP-Protocol-Version header is required");
     if (version.trim() !== meta[VERSION_KEY]) {
