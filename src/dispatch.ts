@@ -248,8 +248,9 @@ export function establish(
     capabilities: isObject(capabilities) ? (capabilities as ClientCapabilities) : {},
     info: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
   });
-  conn.serverCapabilities = core.capabilities(f);
-  conn.servedExtensions = core.extensions.served(f);
+  const declared = core.declared(f);
+  conn.serverCapabilities = declared.capabilities;
+  conn.servedExtensions = declared.extensions;
   conn.state = "ready";
   return f;
 }

@@ -483,6 +483,26 @@ describe("connections opened already initialized", () => {
   });
 });
 
+describe("what a handshake declares", () => {
+  it("follows the registrations made before it, at every revision; a session keeps what it was told", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    const caps = async (version: string) =>
+      ((await rawPeer(s).initialize(version)) as any).result.capabilities;
+    const early = rawPeer(s);
+    expect((await early.initialize()).result.capabilities).toEqual({ logging: {} });
+    expect(await caps("2025-06-18")).toEqual({ logging: {} });
+    const tool = s.tool("late", { task: "optional", run: () => "late" });
+    const withTasks = await caps("2025-11-25");
+    expect(withTasks.tools).toEqual({ listChanged: true });
+    expect(Object.keys(withTasks)).toContain("tasks");
+    expect(await caps("2025-06-18")).toEqual({ logging: {}, tools: { listChanged: true } });
+    // the session initialized before still has no tools
+    expect((await early.send({ jsonrpc: "2.0", id: 1, method: "tools/list" })).error.code).toBe(-32601);
+    tool.remove();
+    expect(await caps("2025-11-25")).toEqual({ logging: {} });
+  });
+});
+
 describe("a connection's id", () => {
   it("is the transport's, else one random UUID that every request of the connection sees", async () => {
     const s = new McpServer({ name: "t", version: "1" });

@@ -1,12 +1,12 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
-import { type AuthInfo, type Connection, principalOf } from "../connection.js";
+import { type AuthInfo, type Connection, type ConnectionOptions, principalOf } from "../connection.js";
 import { isObject } from "../dispatch/methods.js";
 import { SUPPORTED_VERSIONS } from "../eras/modern.js";
-import { featuresOf, isLegacyVersion } from "../eras/versions.js";
+import { featuresOf, isLegacyVersion, LEGACY_VERSIONS } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
-import type { RequestId } from "../types.js";
+import type { Awaitable, RequestId } from "../types.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { encode, serveExchange } from "./exchange.js";
 import {
@@ -43,6 +43,19 @@ import { LiveStreams, SSE_HEADERS } from "./sse.js";
 const BATCH_VERSION = "2025-03-26";
 
 const noop = () => {};
+
+/** A stateless request's connection: nothing reaches its client outside its own POST. */
+function statelessOptions(version: string): ConnectionOptions {
+  return Object.freeze({ send: noop, initialized: Object.freeze({ protocolVersion: version }) });
+}
+/** The options of a stateless request's connection without credentials, by revision: made once each. */
+const STATELESS = new Map(LEGACY_VERSIONS.map((v) => [v as string, statelessOptions(v)]));
+/** … and of an `initialize` request's, which opens uninitialized. */
+const UNINITIALIZED: ConnectionOptions = Object.freeze({ send: noop });
+
+function initializedAt(version: string): ConnectionOptions {
+  return STATELESS.get(version) ?? statelessOptions(version);
+}
 
 /** @internal */
 export class StreamableHttp {
@@ -275,13 +288,10 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-  ): Promise<Answer> {
+  ): Awaitable<Answer> {
     // nothing reaches a client outside its own POST without a session
-    const connection = this.#server.connect({
-      send: () => {},
-      ...(auth ? { auth } : {}),
-      ...(init ? {} : { initialized: { protocolVersion: version ?? BATCH_VERSION } }),
-    });
+    const options = init ? UNINITIALIZED : initializedAt(version ?? BATCH_VERSION);
+    const connection = this.#server.connect(auth ? { ...options, auth } : options);
     return this.#exchange(request, connection, undefined, message, auth, () => connection.close());
   }
 
@@ -292,7 +302,7 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-  ): Promise<Answer> {
+  ): Awaitable<Answer> {
     return serveExchange({
       server: this.#server,
       connection,
