@@ -240,8 +240,7 @@ export class Connection {
       });
       try {
         const p = send({ jsonrpc: "2.0", id, method, params });
-        if (p && typeof p.catch === "function")
-          p.catch((e: unknown) => pending.get(id)?.reject(toError(e)));
+        if (p && typeof p.catch === "function") p.catch((e: unknown) => pending.get(id)?.reject(toError(e)));
       } catch (e) {
         pending.get(id)?.reject(toError(e));
       }
@@ -285,7 +284,8 @@ export class Connection {
     this.state = "closed";
     this.inflight.abortAll(() => new Error("The connection is closed"));
     if (this.#pending)
-      for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
+      for (const pending of [...this.#pending.values()])
+        pending.reject(new Error("The connection is closed"));
     this.#subscriptions?.clear();
     if (this.#listens) {
       for (const stream of this.#listens.values()) stream.ended = true;
@@ -319,7 +319,7 @@ export class InflightRequests {
     return this.#map?.get(id);
   }
   has(id: RequestId): boolean {
-    return this.#map !== undefined && this.#map.has(id);
+    return this.#map?.has(id) === true;
   }
   set(id: RequestId, request: Abortable): void {
     if (!this.#map) {

@@ -1,7 +1,7 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
-import type { AuthInfo, Connection } from "../connection.js";
+import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
 import type { HandleOptions } from "../dispatch.js";
-import { DEFAULT_FEATURES } from "../eras/versions.js";
+import { DEFAULT_FEATURES, LEGACY_VERSIONS } from "../eras/versions.js";
 import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import {
@@ -18,6 +18,30 @@ import { type Answer, Reply } from "./reply.js";
 import { whenGone } from "./request.js";
 import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
+
+const noop = () => {};
+
+function statelessOptions(version: string): ConnectionOptions {
+  return Object.freeze({ send: noop, initialized: Object.freeze({ protocolVersion: version }) });
+}
+/** The options of a stateless request's connection without credentials, by revision: made once each. */
+const STATELESS = new Map(LEGACY_VERSIONS.map((v) => [v as string, statelessOptions(v)]));
+/** … and of an `initialize` request's, which opens uninitialized. */
+const UNINITIALIZED: ConnectionOptions = Object.freeze({ send: noop });
+
+/**
+ * The connection of one stateless request: opened initialized at `version` (undefined: the request
+ * is an `initialize`). Nothing reaches its client outside its own POST.
+ */
+export function connectStateless(
+  server: McpServer,
+  version: string | undefined,
+  auth: AuthInfo | undefined,
+): Connection {
+  const options =
+    version === undefined ? UNINITIALIZED : (STATELESS.get(version) ?? statelessOptions(version));
+  return server.connect(auth ? { ...options, auth } : options);
+}
 
 /** What {@link serveExchange} needs from the handler. */
 export interface ExchangeOptions {

@@ -1,14 +1,14 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
-import { type AuthInfo, type Connection, type ConnectionOptions, principalOf } from "../connection.js";
+import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 import { isObject } from "../dispatch/methods.js";
 import { SUPPORTED_VERSIONS } from "../eras/modern.js";
-import { featuresOf, isLegacyVersion, LEGACY_VERSIONS } from "../eras/versions.js";
+import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import type { Awaitable, RequestId } from "../types.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { encode, serveExchange } from "./exchange.js";
+import { connectStateless, encode, serveExchange } from "./exchange.js";
 import {
   accepts,
   acceptsJsonAndSse,
@@ -43,19 +43,6 @@ import { LiveStreams, SSE_HEADERS } from "./sse.js";
 const BATCH_VERSION = "2025-03-26";
 
 const noop = () => {};
-
-/** A stateless request's connection: nothing reaches its client outside its own POST. */
-function statelessOptions(version: string): ConnectionOptions {
-  return Object.freeze({ send: noop, initialized: Object.freeze({ protocolVersion: version }) });
-}
-/** The options of a stateless request's connection without credentials, by revision: made once each. */
-const STATELESS = new Map(LEGACY_VERSIONS.map((v) => [v as string, statelessOptions(v)]));
-/** … and of an `initialize` request's, which opens uninitialized. */
-const UNINITIALIZED: ConnectionOptions = Object.freeze({ send: noop });
-
-function initializedAt(version: string): ConnectionOptions {
-  return STATELESS.get(version) ?? statelessOptions(version);
-}
 
 /** @internal */
 export class StreamableHttp {
@@ -289,9 +276,7 @@ export class StreamableHttp {
     version: string | null,
     auth: AuthInfo | undefined,
   ): Awaitable<Answer> {
-    // nothing reaches a client outside its own POST without a session
-    const options = init ? UNINITIALIZED : initializedAt(version ?? BATCH_VERSION);
-    const connection = this.#server.connect(auth ? { ...options, auth } : options);
+    const connection = connectStateless(this.#server, init ? undefined : (version ?? BATCH_VERSION), auth);
     return this.#exchange(request, connection, undefined, message, auth, () => connection.close());
   }
 
