@@ -21,6 +21,9 @@ import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcRespons
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 
+const KEPT = new Connection({ send: () => {} }, () => {});
+KEPT.close();
+
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
   /** Hints for the model on how to use the server, sent at initialize. */
@@ -76,7 +79,11 @@ export interface Registration {
  */
 export class McpServer {
   readonly #core: ServerCore;
-  readonly #connections = new Set<Connection>();
+  /**
+   * The open connections, and one closed connection that every loop over them passes by: emptied on
+   * every stateless request, the Set would otherwise reallocate its table on each (see InflightRequests).
+   */
+  readonly #connections = new Set<Connection>([KEPT]);
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
@@ -313,7 +320,7 @@ export class McpServer {
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
     if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
-    if (this.#connections.size === 0) return;
+    if (this.#connections.size === 1) return;
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
       queueMicrotask(() => {
