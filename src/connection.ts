@@ -103,40 +103,72 @@ interface Pending {
 
 type State = "new" | "ready" | "closed";
 
+/** What a connection knows of its client before the handshake. */
+const NO_CLIENT: ClientView = Object.freeze({
+  protocolVersion: DEFAULT_FEATURES.version,
+  capabilities: Object.freeze({}),
+  info: undefined,
+});
+const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
+const NO_EXTENSIONS: ReadonlySet<string> = new Set();
+
 /**
  * The state of one connection: the negotiated revision and client, in-flight requests, the log
  * level, resource subscriptions, and requests the server sent and awaits. Transports create it with
  * `server.connect(...)` and feed it messages with `server.handle(message, connection)`.
  */
 export class Connection {
-  /** The connection's identifier (the HTTP session id, say). */
-  readonly id: string;
   /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
   readonly auth: AuthInfo | undefined;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
-  client: ClientView = { protocolVersion: DEFAULT_FEATURES.version, capabilities: {}, info: undefined };
+  client: ClientView = NO_CLIENT;
   /** @internal */ logLevel: LoggingLevel | undefined;
   /** @internal — what the server declared to this client at initialize. */
-  serverCapabilities: ServerCapabilities = {};
+  serverCapabilities: ServerCapabilities = NO_CAPABILITIES;
   /** @internal — the ids of the extensions declared to this client at initialize (none before). */
-  servedExtensions: ReadonlySet<string> = new Set();
-  /** @internal */ readonly subscriptions = new Set<string>();
-  /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
-  readonly listens = new Map<RequestId, ListenStream>();
+  servedExtensions: ReadonlySet<string> = NO_EXTENSIONS;
   /** @internal — requests being handled, by id; `abort` cancels one. */
   readonly inflight = new InflightRequests();
   readonly #options: ConnectionOptions;
-  readonly #pending = new Map<RequestId, Pending>();
   readonly #onClosed: (c: Connection) => void;
+  // made when first needed: a stateless HTTP request's connection lives for one request and most
+  // never use them
+  #id: string | undefined;
+  #subscriptions: Set<string> | undefined;
+  #listens: Map<RequestId, ListenStream> | undefined;
+  #pending: Map<RequestId, Pending> | undefined;
 
   /** @internal — use `server.connect(...)`. */
   constructor(options: ConnectionOptions, onClosed: (c: Connection) => void) {
     this.#options = options;
     this.#onClosed = onClosed;
-    this.id = options.id ?? crypto.randomUUID();
+    this.#id = options.id;
     this.auth = options.auth;
+  }
+
+  /** The connection's identifier (the HTTP session id, say); a random UUID unless the transport gave one. */
+  get id(): string {
+    this.#id ??= crypto.randomUUID();
+    return this.#id;
+  }
+
+  /** @internal — the resources this client subscribed to (`resources/subscribe`). */
+  get subscriptions(): Set<string> {
+    this.#subscriptions ??= new Set();
+    return this.#subscriptions;
+  }
+
+  /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
+  get listens(): Map<RequestId, ListenStream> {
+    this.#listens ??= new Map();
+    return this.#listens;
+  }
+
+  /** @internal — whether a `subscriptions/listen` stream is open (without making the table). */
+  get listening(): boolean {
+    return this.#listens !== undefined && this.#listens.size > 0;
   }
 
   /** The negotiated protocol revision, once `initialize` succeeded. */
@@ -174,11 +206,13 @@ export class Connection {
     // unguessable: only the peer that received the request can answer it
     const id = crypto.randomUUID();
     const send = options.send ?? ((m: JsonRpcMessage) => this.send(m));
+    this.#pending ??= new Map();
+    const pending = this.#pending;
     return new Promise((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        this.#pending.delete(id);
+        pending.delete(id);
       };
       const cancel = (reason: string) => {
         send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
@@ -194,7 +228,7 @@ export class Connection {
         reject(new RequestTimeoutError(`The client did not answer ${method} within ${options.timeoutMs} ms`));
       }, options.timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
+      pending.set(id, {
         resolve: (r) => {
           finish();
           resolve(r);
@@ -206,10 +240,9 @@ export class Connection {
       });
       try {
         const p = send({ jsonrpc: "2.0", id, method, params });
-        if (p && typeof p.catch === "function")
-          p.catch((e: unknown) => this.#pending.get(id)?.reject(toError(e)));
+        if (p && typeof p.catch === "function") p.catch((e: unknown) => pending.get(id)?.reject(toError(e)));
       } catch (e) {
-        this.#pending.get(id)?.reject(toError(e));
+        pending.get(id)?.reject(toError(e));
       }
     });
   }
@@ -217,7 +250,7 @@ export class Connection {
   /** @internal — routes a client's answer to the request the server sent; unknown ids are ignored. */
   settle(response: JsonRpcResponse): void {
     if (response.id == null) return;
-    const pending = this.#pending.get(response.id);
+    const pending = this.#pending?.get(response.id);
     if (!pending) return;
     if ("error" in response) {
       const e = response.error;
@@ -242,7 +275,7 @@ export class Connection {
 
   /** Ends every open `subscriptions/listen` gracefully: each gets its final result. */
   endListens(): void {
-    for (const stream of [...this.listens.values()]) stream.end();
+    if (this.listening) for (const stream of [...this.listens.values()]) stream.end();
   }
 
   /** Closes the connection: aborts in-flight requests, fails pending outbound requests, drops subscriptions. */
@@ -250,10 +283,14 @@ export class Connection {
     if (this.state === "closed") return;
     this.state = "closed";
     this.inflight.abortAll(() => new Error("The connection is closed"));
-    for (const pending of [...this.#pending.values()]) pending.reject(new Error("The connection is closed"));
-    this.subscriptions.clear();
-    for (const stream of this.listens.values()) stream.ended = true;
-    this.listens.clear();
+    if (this.#pending)
+      for (const pending of [...this.#pending.values()])
+        pending.reject(new Error("The connection is closed"));
+    this.#subscriptions?.clear();
+    if (this.#listens) {
+      for (const stream of this.#listens.values()) stream.ended = true;
+      this.#listens.clear();
+    }
     this.#onClosed(this);
     this.#options.onClose?.();
   }
@@ -274,32 +311,34 @@ const NOTHING: Abortable = { abort() {} };
  * garbage.
  */
 export class InflightRequests {
-  readonly #map = new Map<RequestId | typeof KEEP, Abortable>();
-
-  constructor() {
-    this.#map.set(KEEP, NOTHING);
-  }
+  // made on the first request that runs past its synchronous part: most connections of stateless
+  // HTTP never have one
+  #map: Map<RequestId | typeof KEEP, Abortable> | undefined;
 
   get(id: RequestId): Abortable | undefined {
-    return this.#map.get(id);
+    return this.#map?.get(id);
   }
   has(id: RequestId): boolean {
-    return this.#map.has(id);
+    return this.#map?.has(id) === true;
   }
   set(id: RequestId, request: Abortable): void {
+    if (!this.#map) {
+      this.#map = new Map();
+      this.#map.set(KEEP, NOTHING);
+    }
     this.#map.set(id, request);
   }
   delete(id: RequestId): void {
-    this.#map.delete(id);
+    this.#map?.delete(id);
   }
   /** Aborts every request with `reason`; each forgets itself when its handler is done. */
   abortEach(reason: unknown): void {
-    if (this.#map.size === 1) return;
+    if (!this.#map || this.#map.size === 1) return;
     for (const request of [...this.#map.values()]) if (request !== NOTHING) request.abort(reason);
   }
   /** Aborts every request, each with its own `reason()`, and forgets them. */
   abortAll(reason: () => unknown): void {
-    if (this.#map.size === 1) return;
+    if (!this.#map || this.#map.size === 1) return;
     for (const request of this.#map.values()) if (request !== NOTHING) request.abort(reason());
     this.#map.clear();
     this.#map.set(KEEP, NOTHING);

@@ -54,6 +54,12 @@ export interface CoreOptions {
 const MODERN = featuresOf(MODERN_VERSION);
 const TASK_ERROR: ErrorInfo = { method: "tools/call (task)", requestId: "task" };
 
+/** What a connection is told at its handshake (see {@link ServerCore.declared}). */
+export interface Declared {
+  readonly capabilities: ServerCapabilities;
+  readonly extensions: ReadonlySet<string>;
+}
+
 /** @internal */
 export class ServerCore {
   readonly info: Implementation;
@@ -78,6 +84,7 @@ export class ServerCore {
   readonly #options: CoreOptions;
   #modernCaps: ServerCapabilities | undefined;
   #discover: { [key: string]: unknown } | undefined;
+  readonly #declared = new Map<Features, Declared>();
 
   constructor(options: CoreOptions) {
     this.#options = options;
@@ -92,6 +99,7 @@ export class ServerCore {
     const changed = (kind: "tools" | "resources" | "prompts") => {
       // what registrations imply is derived once per change, not once per request
       this.#modernCaps = this.#discover = undefined;
+      this.#declared.clear();
       options.onListChanged(kind);
     };
     this.tools = new Registry("tool", () => changed("tools"));
@@ -113,6 +121,19 @@ export class ServerCore {
   get modernCapabilities(): ServerCapabilities {
     this.#modernCaps ??= this.capabilities(MODERN);
     return this.#modernCaps;
+  }
+
+  /**
+   * What a connection of revision `f` is told at its handshake: the capabilities and the ids of the
+   * extensions served (cached until a registration changes; shared by the connections, never changed).
+   */
+  declared(f: Features): Declared {
+    let d = this.#declared.get(f);
+    if (!d) {
+      d = { capabilities: this.capabilities(f), extensions: this.extensions.served(f) };
+      this.#declared.set(f, d);
+    }
+    return d;
   }
 
   /** `server/discover` (cached until a registration changes). */

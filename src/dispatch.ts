@@ -55,17 +55,19 @@ type Answer = JsonRpcResponse | JsonRpcResponse[] | undefined;
 /**
  * Handles one parsed message (or batch): the answer, or nothing for notifications and responses. A
  * request whose method answers synchronously is answered synchronously (no promise); a batch always
- * gives a promise.
+ * gives a promise. `now` (see `handleNow`): a 2026-07-28 request is answered synchronously too when
+ * it can be (see {@link modernRequest}).
  */
 export function dispatch(
   core: ServerCore,
   message: unknown,
   conn: Connection,
   options: HandleOptions = NO_OPTIONS,
+  now = false,
 ): Awaitable<Answer> {
   return Array.isArray(message)
     ? dispatchBatch(core, message, conn, options)
-    : dispatchOne(core, message, conn, options);
+    : dispatchOne(core, message, conn, options, now);
 }
 
 const NO_OPTIONS: HandleOptions = Object.freeze({});
@@ -119,6 +121,7 @@ function dispatchOne(
   message: unknown,
   conn: Connection,
   options: HandleOptions,
+  now = false,
 ): Awaitable<JsonRpcResponse | undefined> {
   if (!isObject(message)) return invalid(undefined, "Invalid Request: a message must be a JSON object", conn);
   const hasId = "id" in message;
@@ -146,7 +149,7 @@ function dispatchOne(
     notification(method, params, conn);
     return undefined;
   }
-  return request(core, id!, method, params, conn, options);
+  return request(core, id!, method, params, conn, options, now);
 }
 
 function notification(method: string, params: Params, conn: Connection): void {
@@ -165,6 +168,7 @@ function request(
   params: Params,
   conn: Connection,
   options: HandleOptions,
+  now: boolean,
 ): Awaitable<JsonRpcResponse | undefined> {
   // the peer is gone: no handler runs for it (a listen would never end), and the answer says why
   if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
@@ -172,7 +176,7 @@ function request(
     name === "server/discover" ||
     (conn.state !== "ready" && (options.modern || hasModernMeta(params._meta)))
   )
-    return modernRequest(core, id, name, params, conn, options);
+    return modernRequest(core, id, name, params, conn, options, now);
   const f = conn.features;
   if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
   if (name === "initialize") {
@@ -244,8 +248,9 @@ export function establish(
     capabilities: isObject(capabilities) ? (capabilities as ClientCapabilities) : {},
     info: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
   });
-  conn.serverCapabilities = core.capabilities(f);
-  conn.servedExtensions = core.extensions.served(f);
+  const declared = core.declared(f);
+  conn.serverCapabilities = declared.capabilities;
+  conn.servedExtensions = declared.extensions;
   conn.state = "ready";
   return f;
 }

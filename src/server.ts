@@ -21,6 +21,9 @@ import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcRespons
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 
+const KEPT = new Connection({ send: () => {} }, () => {});
+KEPT.close();
+
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
   /** Hints for the model on how to use the server, sent at initialize. */
@@ -76,11 +79,17 @@ export interface Registration {
  */
 export class McpServer {
   readonly #core: ServerCore;
-  readonly #connections = new Set<Connection>();
+  /**
+   * The open connections, and one closed connection that every loop over them passes by: emptied on
+   * every stateless request, the Set would otherwise reallocate its table on each (see InflightRequests).
+   */
+  readonly #connections = new Set<Connection>([KEPT]);
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
   readonly #onResourcesChanged = new Set<() => void>();
+  /** What a closed connection calls: one function for every connection. */
+  readonly #forget = (c: Connection) => void this.#connections.delete(c);
 
   constructor(options: McpServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -259,7 +268,7 @@ export class McpServer {
 
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
-    const conn = new Connection(options, (c) => this.#connections.delete(c));
+    const conn = new Connection(options, this.#forget);
     const init = options.initialized;
     if (init) establish(this.#core, conn, init.protocolVersion, init.capabilities, init.clientInfo);
     this.#connections.add(conn);
@@ -285,14 +294,15 @@ export class McpServer {
 
   /**
    * @internal — {@link handle} for a transport that writes answers itself: a request whose handler
-   * answers synchronously gets its answer synchronously, with no promise and no microtask.
+   * answers synchronously gets its answer synchronously, with no promise and no microtask (a
+   * 2026-07-28 request too, whose round then opens at once instead of after a tick).
    */
   handleNow(
     message: unknown,
     connection: Connection,
     options?: HandleOptions,
   ): Awaitable<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-    return dispatch(this.#core, message, connection, options);
+    return dispatch(this.#core, message, connection, options, true);
   }
 
   /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
@@ -310,7 +320,7 @@ export class McpServer {
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
     if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
-    if (this.#connections.size === 0) return;
+    if (this.#connections.size === 1) return;
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
       queueMicrotask(() => {
@@ -323,7 +333,7 @@ export class McpServer {
 
   #deliver(event: ChangeEvent): void {
     for (const conn of this.#connections) {
-      for (const stream of conn.listens.values()) stream.deliver(event);
+      if (conn.listening) for (const stream of conn.listens.values()) stream.deliver(event);
     }
     // task changes go to listen streams only: the initialize era has no such notification
     if (event.type === "task") return;

@@ -483,6 +483,43 @@ describe("connections opened already initialized", () => {
   });
 });
 
+describe("what a handshake declares", () => {
+  it("follows the registrations made before it, at every revision; a session keeps what it was told", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    const caps = async (version: string) =>
+      ((await rawPeer(s).initialize(version)) as any).result.capabilities;
+    const early = rawPeer(s);
+    expect((await early.initialize()).result.capabilities).toEqual({ logging: {} });
+    expect(await caps("2025-06-18")).toEqual({ logging: {} });
+    const tool = s.tool("late", { task: "optional", run: () => "late" });
+    const withTasks = await caps("2025-11-25");
+    expect(withTasks.tools).toEqual({ listChanged: true });
+    expect(Object.keys(withTasks)).toContain("tasks");
+    expect(await caps("2025-06-18")).toEqual({ logging: {}, tools: { listChanged: true } });
+    // the session initialized before still has no tools
+    expect((await early.send({ jsonrpc: "2.0", id: 1, method: "tools/list" })).error.code).toBe(-32601);
+    tool.remove();
+    expect(await caps("2025-11-25")).toEqual({ logging: {} });
+  });
+});
+
+describe("a connection's id", () => {
+  it("is the transport's, else one random UUID that every request of the connection sees", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.tool("sid", { run: (_a, ctx) => ctx.sessionId });
+    expect(s.connect({ send: () => {}, id: "given" }).id).toBe("given");
+    const conn = s.connect({ send: () => {}, initialized: { protocolVersion: "2025-06-18" } });
+    const call = async (id: number) =>
+      ((await s.handle({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "sid" } }, conn)) as any)
+        .result.content[0].text;
+    const first = await call(1);
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(await call(2)).toBe(first);
+    expect(conn.id).toBe(first);
+    expect(s.connect({ send: () => {} }).id).not.toBe(first);
+  });
+});
+
 describe("synchronous handlers", () => {
   const conn = (s: McpServer) =>
     s.connect({ send: () => {}, initialized: { protocolVersion: "2025-11-25" } });

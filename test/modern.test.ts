@@ -350,3 +350,76 @@ describe("2026-07-28 caching hints", () => {
     expect(() => new McpServer({ name: "t", version: "1", cache: { ttlMs: 1.5 } })).toThrow(RangeError);
   });
 });
+
+describe("2026-07-28 answers through handleNow (a transport that writes answers itself)", () => {
+  const call = (id: number, name: string, extra: object = {}) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, _meta: meta({ elicitation: {} }), ...extra },
+  });
+
+  function asking() {
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    s.tool("now", { run: () => "now" });
+    s.tool("ask", {
+      run: async (_a, ctx) =>
+        (
+          await ctx.elicit(
+            { message: "ok?", requestedSchema: { type: "object", properties: {} } },
+            { key: "k" },
+          )
+        ).action,
+    });
+    return s;
+  }
+
+  it("answers a synchronous tool synchronously, and one that asks the client input_required through a promise", async () => {
+    const s = asking();
+    const c = s.connect({ send: () => {} });
+    expect(s.handleNow(call(1, "now"), c)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { resultType: "complete", content: [{ type: "text", text: "now" }], _meta: SERVER_META },
+    });
+    const asked = s.handleNow(call(2, "ask"), c);
+    expect(asked).toBeInstanceOf(Promise);
+    expect(((await asked) as any).result.resultType).toBe("input_required");
+  });
+
+  it("opens a sealed requestState through a promise, and a malformed inputResponses is -32602 at once", async () => {
+    const s = asking();
+    const c = s.connect({ send: () => {} });
+    const first = (await s.handleNow(call(1, "ask"), c)) as any;
+    const retry = s.handleNow(
+      call(2, "ask", {
+        inputResponses: { k: { action: "accept", content: {} } },
+        requestState: first.result.requestState,
+      }),
+      c,
+    );
+    expect(retry).toBeInstanceOf(Promise);
+    expect(((await retry) as any).result).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: "accept" }],
+      _meta: SERVER_META,
+    });
+    expect(s.handleNow(call(3, "ask", { inputResponses: [1] }), c)).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32602, message: "Invalid params: inputResponses must be an object" },
+    });
+  });
+
+  it("handle still opens the round after a tick: a connection closed right after the call runs nothing", async () => {
+    const s = asking();
+    const c = s.connect({ send: () => {} });
+    const answer = s.handle(call(1, "now"), c);
+    c.close();
+    expect(await answer).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32600, message: "Invalid Request: the connection is closed" },
+    });
+  });
+});

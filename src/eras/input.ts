@@ -61,22 +61,33 @@ export const AUTO_KEY: { readonly [method: string]: string } = {
 
 /** The answers known to one run of a handler and the input requests it made. */
 export class InputRound {
-  /** Answers the handler used, by key: sealed into the next `requestState`. */
-  readonly used: Answers = Object.create(null);
-  /** The input requests still unanswered, by key. */
-  readonly asked: { [key: string]: InputRequest } = Object.create(null);
   /** The handler's own value for `requestState` (see `ctx.setRequestState`). */
   state: unknown;
   #askedCount = 0;
   readonly #sealed: Answers;
   readonly #responses: Answers;
-  readonly #calls = new Map<string, number>();
+  // made on the first call to the client: most runs never make one
+  #used: Answers | undefined;
+  #asked: { [key: string]: InputRequest } | undefined;
+  #calls: Map<string, number> | undefined;
 
   /** `sealed`: answers of earlier rounds (from `requestState`); `responses`: this retry's `inputResponses`. */
   constructor(sealed: Answers, responses: Answers, state: unknown) {
     this.#sealed = sealed;
     this.#responses = responses;
     this.state = state;
+  }
+
+  /** Answers the handler used, by key: sealed into the next `requestState`. */
+  get used(): Answers {
+    this.#used ??= Object.create(null) as Answers;
+    return this.#used;
+  }
+
+  /** The input requests still unanswered, by key. */
+  get asked(): { [key: string]: InputRequest } {
+    this.#asked ??= Object.create(null) as { [key: string]: InputRequest };
+    return this.#asked;
   }
 
   /** Whether the run asked for anything it has no answer to. */
@@ -86,6 +97,7 @@ export class InputRound {
 
   /** The key of a call without one: the method's name and the call's position (`elicitation-1`, …). */
   autoKey(method: string): string {
+    this.#calls ??= new Map();
     const n = (this.#calls.get(method) ?? 0) + 1;
     this.#calls.set(method, n);
     return `${AUTO_KEY[method] ?? method}-${n}`;
@@ -104,8 +116,9 @@ export class InputRound {
         return value;
       }
     }
-    if (!Object.hasOwn(this.asked, key)) {
-      this.asked[key] = request;
+    const asked = this.asked;
+    if (!Object.hasOwn(asked, key)) {
+      asked[key] = request;
       this.#askedCount++;
     }
     return undefined;

@@ -1,10 +1,16 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
-import type { AuthInfo, Connection } from "../connection.js";
+import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
 import type { HandleOptions } from "../dispatch.js";
-import { DEFAULT_FEATURES } from "../eras/versions.js";
+import { DEFAULT_FEATURES, LEGACY_VERSIONS } from "../eras/versions.js";
 import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
+import {
+  type Awaitable,
+  isPromiseLike,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from "../types.js";
 import type { EventStore } from "./event-store.js";
 import { answerResponse, mapError, NONE, randomId, SERVER_ERROR } from "./guard.js";
 import type { ErrorStatus } from "./options.js";
@@ -12,6 +18,30 @@ import { type Answer, Reply } from "./reply.js";
 import { whenGone } from "./request.js";
 import { EventStream, type Exchange, type Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
+
+const noop = () => {};
+
+function statelessOptions(version: string): ConnectionOptions {
+  return Object.freeze({ send: noop, initialized: Object.freeze({ protocolVersion: version }) });
+}
+/** The options of a stateless request's connection without credentials, by revision: made once each. */
+const STATELESS = new Map(LEGACY_VERSIONS.map((v) => [v as string, statelessOptions(v)]));
+/** … and of an `initialize` request's, which opens uninitialized. */
+const UNINITIALIZED: ConnectionOptions = Object.freeze({ send: noop });
+
+/**
+ * The connection of one stateless request: opened initialized at `version` (undefined: the request
+ * is an `initialize`). Nothing reaches its client outside its own POST.
+ */
+export function connectStateless(
+  server: McpServer,
+  version: string | undefined,
+  auth: AuthInfo | undefined,
+): Connection {
+  const options =
+    version === undefined ? UNINITIALIZED : (STATELESS.get(version) ?? statelessOptions(version));
+  return server.connect(auth ? { ...options, auth } : options);
+}
 
 /** What {@link serveExchange} needs from the handler. */
 export interface ExchangeOptions {
@@ -124,87 +154,101 @@ function jsonHeaders(headers: { readonly [name: string]: string } | undefined): 
  * and finally the answer). Over a session a client disconnect is not a cancellation: the events
  * are kept and the client resumes with GET and `Last-Event-ID`.
  */
-export function serveExchange(o: ExchangeOptions): Promise<Answer> {
+export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
   const { server, connection, session, message } = o;
   const headers = session ? { "mcp-session-id": session.id } : undefined;
   if (!expectsAnswer(message)) {
-    return server.handle(message, connection).then(() => {
+    const accepted = () => {
       o.done();
       return new Reply(202, headers ?? NONE, null);
-    });
+    };
+    const out = server.handleNow(message, connection);
+    return isPromiseLike(out) ? out.then(accepted) : accepted();
   }
   const version = connection.protocolVersion ?? DEFAULT_FEATURES.version;
   const prime = session !== undefined && o.store !== undefined && version >= "2025-11-25";
   // what closeSseStream finds a session's POST by
   const ids = session ? requestIds(message) : NO_IDS;
   if (session) session.inflight++;
-  return new Promise<Answer>((resolve) => {
-    // made when the answer turns to SSE: a JSON answer needs no stream
-    let stream: EventStream | undefined;
-    let over = false;
-    let cancelled = false;
-    // over a session nothing cancels a POST's requests but notifications/cancelled
-    const cancel = () => {
-      if (cancelled || over) return;
-      cancelled = true;
-      cancelRequests(connection, options);
-    };
-    const toSse = (): EventStream => {
-      if (stream) return stream;
-      const st = new EventStream(randomId(12), o.store, session?.id);
-      stream = st;
-      const s = o.sink(() => {
-        if (st.sink === s) st.sink = undefined;
-        if (session) session.lastActive = Date.now();
-        else cancel();
-      });
-      session?.streams.set(st.id, st);
-      st.attach(s, prime, o.retryMs);
-      resolve(new Reply(200, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS, s.readable));
-      return st;
-    };
-    const exchange: Exchange = {
-      disconnect: (retryMs) => {
-        if (!prime || over) return false;
-        toSse().detach(retryMs);
-        return true;
-      },
-    };
-    for (const id of ids) session?.exchanges.set(id, exchange);
-    const send = (m: JsonRpcMessage) => {
-      const data = encode(m);
-      if (data === undefined || over) return;
-      toSse().write(data);
-    };
-    const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
-      over = true;
-      if (session) {
-        session.inflight--;
-        session.lastActive = Date.now();
-        for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
-      }
-      const batch = Array.isArray(answer)
-        ? encodeBatch(answer, o.maxBatchAnswerBytes, connection)
-        : undefined;
-      if (!stream) {
-        resolve(
-          batch
-            ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)
-            : answerResponse(answer, headers, connection, mapError(o.errorStatus, answer, o.request)),
-        );
-      } else {
-        for (const text of batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []))
-          stream.write(text);
-        const delivered = stream.sink?.open === true;
-        stream.finish();
-        session?.finished(stream, delivered);
-      }
-      o.done();
-    };
-    const options: HandleOptions = { send };
-    // a client already gone: nothing runs, as for an aborted signal
-    if (!session && whenGone(o.request, cancel)) options.signal = AbortSignal.abort();
-    if (o.auth) options.auth = o.auth;
-    server.handle(message, connection, options).then(finish, () => finish(undefined));
-  });
+  // made when the answer turns to SSE: a JSON answer needs no stream
+  let stream: EventStream | undefined;
+  let over = false;
+  let cancelled = false;
+  // the answer, once there is one (the SSE stream's, from the first related message on)
+  let answered: Answer | undefined;
+  let late: ((answer: Answer) => void) | undefined;
+  const reply = (answer: Answer) => {
+    if (answered) return;
+    answered = answer;
+    late?.(answer);
+  };
+  // over a session nothing cancels a POST's requests but notifications/cancelled
+  const cancel = () => {
+    if (cancelled || over) return;
+    cancelled = true;
+    cancelRequests(connection, options);
+  };
+  const toSse = (): EventStream => {
+    if (stream) return stream;
+    const st = new EventStream(randomId(12), o.store, session?.id);
+    stream = st;
+    const s = o.sink(() => {
+      if (st.sink === s) st.sink = undefined;
+      if (session) session.lastActive = Date.now();
+      else cancel();
+    });
+    session?.streams.set(st.id, st);
+    st.attach(s, prime, o.retryMs);
+    reply(new Reply(200, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS, s.readable));
+    return st;
+  };
+  const exchange: Exchange = {
+    disconnect: (retryMs) => {
+      if (!prime || over) return false;
+      toSse().detach(retryMs);
+      return true;
+    },
+  };
+  for (const id of ids) session?.exchanges.set(id, exchange);
+  const send = (m: JsonRpcMessage) => {
+    const data = encode(m);
+    if (data === undefined || over) return;
+    toSse().write(data);
+  };
+  const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
+    over = true;
+    if (session) {
+      session.inflight--;
+      session.lastActive = Date.now();
+      for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
+    }
+    const batch = Array.isArray(answer) ? encodeBatch(answer, o.maxBatchAnswerBytes, connection) : undefined;
+    if (!stream) {
+      reply(
+        batch
+          ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)
+          : answerResponse(answer, headers, connection, mapError(o.errorStatus, answer, o.request)),
+      );
+    } else {
+      for (const text of batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []))
+        stream.write(text);
+      const delivered = stream.sink?.open === true;
+      stream.finish();
+      session?.finished(stream, delivered);
+    }
+    o.done();
+  };
+  const options: HandleOptions = { send };
+  // a client already gone: nothing runs, as for an aborted signal
+  if (!session && whenGone(o.request, cancel)) options.signal = AbortSignal.abort();
+  if (o.auth) options.auth = o.auth;
+  let out: ReturnType<McpServer["handleNow"]>;
+  try {
+    out = server.handleNow(message, connection, options);
+  } catch {
+    out = undefined;
+  }
+  if (isPromiseLike(out)) out.then(finish, () => finish(undefined));
+  else finish(out);
+  return answered ?? new Promise<Answer>((resolve) => (late = resolve));
 }

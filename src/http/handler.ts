@@ -6,9 +6,9 @@ import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
-import type { RequestId } from "../types.js";
+import type { Awaitable, RequestId } from "../types.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { encode, serveExchange } from "./exchange.js";
+import { connectStateless, encode, serveExchange } from "./exchange.js";
 import {
   accepts,
   acceptsJsonAndSse,
@@ -144,7 +144,7 @@ export class StreamableHttp {
     const version = header(request, "mcp-protocol-version");
     const modern = isModernHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
-      return modern ? this.#modern.post(request, auth) : this.#post(request, auth, sid, version);
+      return modern ? this.#modern.post(request, auth, version!) : this.#post(request, auth, sid, version);
     if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
@@ -203,7 +203,8 @@ export class StreamableHttp {
       return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
-    if (!session && !init && isModernBody(message)) return await this.#modern.serve(request, message, auth);
+    if (!session && !init && isModernBody(message))
+      return await this.#modern.serve(request, message, auth, version);
     if (!init && version !== null && !isLegacyVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
@@ -274,13 +275,8 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-  ): Promise<Answer> {
-    // nothing reaches a client outside its own POST without a session
-    const connection = this.#server.connect({
-      send: () => {},
-      ...(auth ? { auth } : {}),
-      ...(init ? {} : { initialized: { protocolVersion: version ?? BATCH_VERSION } }),
-    });
+  ): Awaitable<Answer> {
+    const connection = connectStateless(this.#server, init ? undefined : (version ?? BATCH_VERSION), auth);
     return this.#exchange(request, connection, undefined, message, auth, () => connection.close());
   }
 
@@ -291,7 +287,7 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-  ): Promise<Answer> {
+  ): Awaitable<Answer> {
     return serveExchange({
       server: this.#server,
       connection,

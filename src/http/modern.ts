@@ -4,14 +4,20 @@
  * response is JSON, or SSE once a related notification comes first (a `subscriptions/listen` stream
  * stays open until the client closes it, which cancels the request).
  */
-import type { AuthInfo, Connection } from "../connection.js";
+import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
 import type { HandleOptions } from "../dispatch.js";
 import { hasModernMeta, META } from "../eras/modern.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
+import {
+  type Awaitable,
+  isPromiseLike,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type RequestId,
+} from "../types.js";
 import { cancelRequests, encode } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType, JSON_TYPE, mapError, NONE } from "./guard.js";
 import { checkHeaders } from "./headers.js";
@@ -21,6 +27,9 @@ import { header, readBody, whenGone } from "./request.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const VERSION_KEY = META.protocolVersion;
+const noop = () => {};
+/** The options of a request's own connection without credentials: one object for them all. */
+const UNSENT: ConnectionOptions = Object.freeze({ send: noop });
 const CAPABILITIES_KEY = META.clientCapabilities;
 
 function isObject(v: unknown): v is { [key: string]: unknown } {
@@ -117,8 +126,11 @@ export class ModernHttp {
     );
   }
 
-  /** A POST whose headers named the revision: media types and body are checked here, with its codes. */
-  async post(request: Request, auth: AuthInfo | undefined): Promise<Answer> {
+  /**
+   * A POST whose headers named the revision (`version`, its `MCP-Protocol-Version` as the route read
+   * it): media types and body are checked here, with its codes.
+   */
+  async post(request: Request, auth: AuthInfo | undefined, version: string): Promise<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
       return fail(
@@ -158,11 +170,20 @@ export class ModernHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    return await this.serve(request, message, auth);
+    const answer = this.serve(request, message, auth, version);
+    return isPromiseLike(answer) ? await answer : answer;
   }
 
-  /** Validates one parsed message against the revision's rules and its headers, then answers it. */
-  async serve(request: Request, message: unknown, auth: AuthInfo | undefined): Promise<Answer> {
+  /**
+   * Validates one parsed message against the revision's rules and its headers (`version`: its
+   * `MCP-Protocol-Version`), then answers it.
+   */
+  serve(
+    request: Request,
+    message: unknown,
+    auth: AuthInfo | undefined,
+    version: string | null,
+  ): Awaitable<Answer> {
     if (!isObject(message)) {
       const what = Array.isArray(message)
         ? "batches are not part of 2026-07-28"
@@ -178,29 +199,37 @@ export class ModernHttp {
       const why = response ? "clients do not send responses in 2026-07-28" : "method must be a string";
       return fail(400, response ? undefined : id, ErrorCode.InvalidRequest, `Invalid Request: ${why}`);
     }
-    const connection = this.#o.server.connect({ send: () => {}, ...(auth ? { auth } : {}) });
+    // nothing reaches a client outside its own POST
+    const connection = this.#o.server.connect(auth ? { send: noop, auth } : UNSENT);
     if (!("id" in message)) {
       // no notification is defined for HTTP in this revision; one that arrives is accepted
-      await this.#o.server.handle(message, connection, { modern: true });
-      connection.close();
-      return new Reply(202, NONE, null);
+      return this.#o.server.handle(message, connection, { modern: true }).then(() => {
+        connection.close();
+        return new Reply(202, NONE, null);
+      });
     }
-    const refusal = this.#refusal(request, id, method, message.params);
+    const refusal = this.#refusal(request, version, id, method, message.params);
     if (refusal) {
       connection.close();
       return refusal;
     }
-    if (method !== "subscriptions/listen") return await this.#exchange(request, message, connection);
+    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection);
     if (this.#listening.size >= this.#o.maxListens) {
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
         "retry-after": "5",
       });
     }
-    return await this.#exchange(request, message, connection, true);
+    return this.#exchange(request, message, connection, true);
   }
 
-  #refusal(request: Request, id: RequestId | undefined, method: string, params: unknown): Reply | undefined {
+  #refusal(
+    request: Request,
+    version: string | null,
+    id: RequestId | undefined,
+    method: string,
+    params: unknown,
+  ): Reply | undefined {
     if (id === undefined)
       return fail(
         400,
@@ -220,7 +249,6 @@ export class ModernHttp {
         `Invalid params: _meta must carry "${VERSION_KEY}" (a string) and "${CAPABILITIES_KEY}" (an object)`,
       );
     }
-    const version = header(request, "mcp-protocol-version");
     const mismatch = (why: string) => fail(400, id, ErrorCode.HeaderMismatch, `Header mismatch: ${why}`);
     if (version === null) return mismatch("the MCP-Protocol-Version header is required");
     if (version.trim() !== meta[VERSION_KEY]) {
@@ -234,53 +262,70 @@ export class ModernHttp {
     return why === undefined ? undefined : mismatch(why);
   }
 
-  /** Runs the request on its own connection: JSON, or SSE from the first related notification on. */
-  #exchange(request: Request, message: object, connection: Connection, listen = false): Promise<Answer> {
+  /**
+   * Runs the request on its own connection: JSON, or SSE from the first related notification on. A
+   * request answered synchronously is answered without a promise.
+   */
+  #exchange(request: Request, message: object, connection: Connection, listen = false): Awaitable<Answer> {
     if (listen) this.#listening.add(connection);
-    return new Promise<Answer>((resolve) => {
-      let sink: SseWriter | undefined;
-      let over = false;
-      let cancelled = false;
-      const cancel = () => {
-        if (cancelled || over) return;
-        cancelled = true;
-        cancelRequests(connection, options);
-      };
-      const send = (m: JsonRpcMessage) => {
-        const data = over ? undefined : encode(m);
-        if (data === undefined || cancelled) return;
-        if (!sink) {
-          // closing the stream is the client's cancellation
-          sink = this.#o.sink(cancel);
-          resolve(new Reply(200, SSE_HEADERS, sink.readable));
-        }
-        sink.event(data);
-      };
-      const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
-        over = true;
-        if (listen) this.#listening.delete(connection);
-        connection.close();
-        const one = Array.isArray(answer) ? answer[0] : answer;
-        if (sink) {
-          if (one) sink.event(encodeMessage(one));
-          sink.close();
-        } else if (one) {
-          const mapped = mapError(this.#o.errorStatus, one, request);
-          const status = mapped?.status ?? statusOf(one);
-          if (mapped?.headers) {
-            // a hook's headers (any case, any spelling) are made what a Response makes of them
-            const headers = { "content-type": "application/json", ...mapped.headers };
-            resolve(toResponse(new Reply(status, headers, encodeMessage(one))));
-          } else resolve(new Reply(status, JSON_TYPE, encodeMessage(one)));
-        } else {
-          // cancelled before anything was sent: the client is gone and reads nothing
-          resolve(new Reply(202, NONE, null));
-        }
-      };
-      const options: HandleOptions = { send, modern: true };
-      // a client already gone: nothing runs, as for an aborted signal
-      if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
-      this.#o.server.handle(message, connection, options).then(finish, () => finish(undefined));
-    });
+    let sink: SseWriter | undefined;
+    let over = false;
+    let cancelled = false;
+    // the answer, once there is one (the SSE stream's, from the first related message on)
+    let answered: Answer | undefined;
+    let late: ((answer: Answer) => void) | undefined;
+    const reply = (answer: Answer) => {
+      if (answered) return;
+      answered = answer;
+      late?.(answer);
+    };
+    const cancel = () => {
+      if (cancelled || over) return;
+      cancelled = true;
+      cancelRequests(connection, options);
+    };
+    const send = (m: JsonRpcMessage) => {
+      const data = over ? undefined : encode(m);
+      if (data === undefined || cancelled) return;
+      if (!sink) {
+        // closing the stream is the client's cancellation
+        sink = this.#o.sink(cancel);
+        reply(new Reply(200, SSE_HEADERS, sink.readable));
+      }
+      sink.event(data);
+    };
+    const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
+      over = true;
+      if (listen) this.#listening.delete(connection);
+      connection.close();
+      const one = Array.isArray(answer) ? answer[0] : answer;
+      if (sink) {
+        if (one) sink.event(encodeMessage(one));
+        sink.close();
+      } else if (one) {
+        const mapped = mapError(this.#o.errorStatus, one, request);
+        const status = mapped?.status ?? statusOf(one);
+        if (mapped?.headers) {
+          // a hook's headers (any case, any spelling) are made what a Response makes of them
+          const headers = { "content-type": "application/json", ...mapped.headers };
+          reply(toResponse(new Reply(status, headers, encodeMessage(one))));
+        } else reply(new Reply(status, JSON_TYPE, encodeMessage(one)));
+      } else {
+        // cancelled before anything was sent: the client is gone and reads nothing
+        reply(new Reply(202, NONE, null));
+      }
+    };
+    const options: HandleOptions = { send, modern: true };
+    // a client already gone: nothing runs, as for an aborted signal
+    if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
+    let out: ReturnType<McpServer["handleNow"]>;
+    try {
+      out = this.#o.server.handleNow(message, connection, options);
+    } catch {
+      out = undefined;
+    }
+    if (isPromiseLike(out)) out.then(finish, () => finish(undefined));
+    else finish(out);
+    return answered ?? new Promise<Answer>((resolve) => (late = resolve));
   }
 }
