@@ -6,15 +6,7 @@
 import type { AuthInfo, Connection } from "./connection.js";
 import { RequestContext } from "./context.js";
 import type { ServerCore } from "./core.js";
-import {
-  EMPTY,
-  execute,
-  hasCapability,
-  isObject,
-  lookup,
-  type Outcome,
-  type Params,
-} from "./dispatch/methods.js";
+import { EMPTY, execute, hasCapability, lookup, type Outcome, type Params } from "./dispatch/methods.js";
 import { modernRequest } from "./dispatch/modern.js";
 import { hasModernMeta } from "./eras/modern.js";
 import { shapeImplementation } from "./eras/serialize.js";
@@ -25,6 +17,7 @@ import {
   type Awaitable,
   type ClientCapabilities,
   type Implementation,
+  isObject,
   isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,

@@ -226,6 +226,11 @@ export type LoggingLevel =
 /** A value now, or a promise of it: what the request path returns, so that a synchronous handler costs no microtask. */
 export type Awaitable<T> = T | Promise<T>;
 
+/** Whether `v` is a JSON object: not null, not an array. */
+export function isObject(v: unknown): v is { [key: string]: unknown } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 /** Whether `v` is a promise or another thenable (what `await` would wait for). */
 export function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
   return (

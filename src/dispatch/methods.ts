@@ -78,10 +78,6 @@ export function lookup(
 }
 
 /** Whether `v` is a JSON object. */
-export function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** What running a method gave: its result or its error. */
 export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
 type Result = { [key: string]: unknown };

@@ -9,6 +9,7 @@ import { ErrorCode, McpError } from "../errors.js";
 import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
+  isObject,
   isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,
@@ -18,7 +19,6 @@ import {
   EMPTY,
   execute,
   hasCapability,
-  isObject,
   lookup,
   type Method,
   type Outcome,

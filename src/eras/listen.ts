@@ -5,7 +5,7 @@
  */
 import type { ChangeEvent } from "../bus.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { JsonRpcMessage, RequestId, ServerCapabilities } from "../types.js";
+import { isObject, type JsonRpcMessage, type RequestId, type ServerCapabilities } from "../types.js";
 import { META, missingCapability } from "./modern.js";
 
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -26,10 +26,6 @@ export interface SubscriptionFilter {
   resourceSubscriptions?: string[];
   /** The tasks extension: the tasks whose changes to send (`notifications/tasks`). */
   taskIds?: string[];
-}
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

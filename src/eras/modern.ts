@@ -4,7 +4,13 @@
  * server's identity and, where the method is cacheable, `ttlMs`/`cacheScope`.
  */
 import { ErrorCode, McpError } from "../errors.js";
-import type { ClientCapabilities, Implementation, JsonRpcErrorObject, LoggingLevel } from "../types.js";
+import {
+  type ClientCapabilities,
+  type Implementation,
+  isObject,
+  type JsonRpcErrorObject,
+  type LoggingLevel,
+} from "../types.js";
 import { LEGACY_VERSIONS, MODERN_VERSION } from "./versions.js";
 
 /** The reserved `_meta` keys of 2026-07-28. */
@@ -113,10 +119,6 @@ export function logLevelOf(level: unknown): LoggingLevel {
       level,
     });
   return level as LoggingLevel;
-}
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** Whether `meta` speaks 2026-07-28: it names a protocol version or client capabilities. */

@@ -11,6 +11,7 @@ import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
+import { isObject } from "../types.js";
 import { clientDeclares, type Extension } from "./extension.js";
 import { isTerminal, type Live, TaskRunner } from "./task-runner.js";
 import { MemoryTaskStore, type TaskRecord, type TaskStore } from "./task-store.js";
@@ -31,10 +32,6 @@ export interface TaskOptions {
 }
 
 type Params = { [key: string]: unknown };
-
-function isObject(v: unknown): v is Params {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** 2026-07-28: the task as `tasks/get` shows it (no owner). */
 function detailed(record: TaskRecord): Params {

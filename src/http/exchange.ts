@@ -6,6 +6,7 @@ import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import {
   type Awaitable,
+  isObject,
   isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,
@@ -65,10 +66,6 @@ export interface ExchangeOptions {
   request: Request;
   /** The `errorStatus` option. */
   errorStatus: ErrorStatus | undefined;
-}
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 const NO_IDS: readonly RequestId[] = Object.freeze([]);

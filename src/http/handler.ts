@@ -1,12 +1,11 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
-import { isObject } from "../dispatch/methods.js";
 import { SUPPORTED_VERSIONS } from "../eras/modern.js";
 import { featuresOf, isLegacyVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
-import type { Awaitable, RequestId } from "../types.js";
+import { type Awaitable, isObject, type RequestId } from "../types.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { connectStateless, encode, serveExchange } from "./exchange.js";
 import {

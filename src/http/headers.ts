@@ -4,6 +4,7 @@
  */
 
 import type { HeaderParam } from "../tools/headers.js";
+import { isObject } from "../types.js";
 
 const PRINTABLE = /^[\x20-\x7e\t]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -11,10 +12,6 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const PREFIX = "=?base64?";
 const SUFFIX = "?=";
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * A header value as the client meant it: trimmed, and `=?base64?…?=` decoded (strict: the

@@ -13,6 +13,7 @@ import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import {
   type Awaitable,
+  isObject,
   isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,
@@ -31,10 +32,6 @@ const noop = () => {};
 /** The options of a request's own connection without credentials: one object for them all. */
 const UNSENT: ConnectionOptions = Object.freeze({ send: noop });
 const CAPABILITIES_KEY = META.clientCapabilities;
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function validId(id: unknown): RequestId | undefined {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;

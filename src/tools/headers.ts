@@ -3,6 +3,8 @@
  * and checked once, when the tool is registered.
  */
 
+import { isObject } from "../types.js";
+
 /** One tool argument mirrored into a `Mcp-Param-<name>` header. */
 export interface HeaderParam {
   /** The chain of `properties` keys from the schema root. */
@@ -18,10 +20,6 @@ export interface HeaderParam {
 const NONE: readonly HeaderParam[] = Object.freeze([]);
 const TCHAR = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const KEY = "x-mcp-header";
-
-function isObject(v: unknown): v is { [key: string]: unknown } {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * The `x-mcp-header` arguments of an `inputSchema`. Throws (a programming mistake) when an annotation
