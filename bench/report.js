@@ -21,6 +21,7 @@ function rows(scaling) {
   const r = [
     ["cold", "cold start, spawn → initialize answer", "ms", "low"],
     ["coldPlain", "… with the tool's input as plain JSON Schema (no zod loaded)", "ms", "low"],
+    ["coldZod", "… with zod, beside a floor that imports zod too", "ms", "low"],
     ["echoRps", "stdio `tools/call` echo, 64 in flight", "req/s", "high"],
     ["echoCpu", "… server CPU per request", "µs", "low"],
     ["readRps", "stdio templated `resources/read`, 64 in flight", "req/s", "high"],
@@ -48,6 +49,7 @@ function rows(scaling) {
     ["rssStart", "RSS after start", "MiB", "low"],
     ["rssLoad", "RSS after the stdio load", "MiB", "low"],
     ["rssLoadPlain", "… with the tool's input as plain JSON Schema (no zod loaded)", "MiB", "low"],
+    ["rssLoadZod", "… with zod, beside a floor that imports zod too", "MiB", "low"],
     ["rssHttp", "RSS after the HTTP load (sessions)", "MiB", "low"],
     ["installed", "installed size (picomcp: unpacked; peers: with dependencies, zod aside)", "KB", "low"],
     ["packed", "picomcp packed (`npm pack`)", "KB", "low"],
@@ -60,6 +62,7 @@ function rows(scaling) {
 const SHORT = {
   cold: "cold start",
   coldPlain: "cold start, no zod",
+  coldZod: "cold start ÷ floor with zod",
   echoRps: "stdio echo req/s",
   echoCpu: "stdio echo CPU/req",
   readRps: "stdio read req/s",
@@ -83,6 +86,7 @@ const SHORT = {
   rssStart: "RSS after start",
   rssLoad: "RSS after stdio load",
   rssLoadPlain: "RSS after stdio load, no zod",
+  rssLoadZod: "RSS after stdio load ÷ floor with zod",
   rssHttp: "RSS after HTTP load",
   installed: "installed size",
 };
@@ -180,6 +184,12 @@ function targets(r, value, scaling) {
       1 / plain.floor <= 1.3,
       `cold start without zod: ${x(1 / plain.floor)} the floor's time (target ≤ 1.3×)`,
     );
+  const coldZod = r.coldZod;
+  if (coldZod)
+    line(
+      1 / coldZod.floor <= 1.3,
+      `cold start with zod beside a floor that imports zod: ${x(1 / coldZod.floor)} its time (target ≤ 1.3×)`,
+    );
   const scale = value.scale?.picomcp;
   if (scale)
     line(
@@ -193,6 +203,12 @@ function targets(r, value, scaling) {
     line(
       1 / rssPlain.floor <= 1.15,
       `RSS after load without zod: ${x(1 / rssPlain.floor)} the floor's (target ≤ 1.15×)`,
+    );
+  const rssZod = r.rssLoadZod;
+  if (rssZod)
+    line(
+      1 / rssZod.floor <= 1.15,
+      `RSS after load with zod beside a floor that imports zod: ${x(1 / rssZod.floor)} its RSS (target ≤ 1.15×)`,
     );
   const packed = value.packed?.picomcp;
   if (packed)

@@ -101,6 +101,15 @@ async function stdioPhase(name) {
   add("rssLoad", name, rssMiB(peer.pid));
   await peer.stop();
   if (name !== "floor" && name !== "picomcp" && name !== "baseline") return;
+  if (name === "floor") {
+    // the floor that imports zod, under the same load: beside it, picomcp's own rows with zod
+    const zod = await StdioPeer.start(name, ["--zod"]);
+    await zod.load(echo, { ms: T.load });
+    await zod.load(read, { ms: T.load });
+    await zod.latency(echo, T.latency);
+    add("rssLoadZod", name, rssMiB(zod.pid));
+    await zod.stop();
+  } else add("rssLoadZod", name, samples.rssLoad[name].at(-1));
   // the same load on the server whose tool's input is plain JSON Schema: the memory without zod's modules
   const plain = await StdioPeer.start(name, ["--plain"]);
   await check(plain, name, echo(7), 7, echoOk, "tools/call echo (plain JSON Schema)");
@@ -116,6 +125,11 @@ async function coldPhase(name) {
     add("cold", name, peer.coldMs);
     await peer.stop();
     if (name !== "floor" && name !== "picomcp" && name !== "baseline") continue;
+    if (name === "floor") {
+      const zod = await StdioPeer.start(name, ["--zod"]);
+      add("coldZod", name, zod.coldMs);
+      await zod.stop();
+    } else add("coldZod", name, peer.coldMs);
     // the same server with its tool's input as plain JSON Schema: the start without zod's import
     const plain = await StdioPeer.start(name, ["--plain"]);
     await check(plain, name, echo(7), 7, echoOk, "tools/call echo (plain JSON Schema)");

@@ -1,5 +1,5 @@
 // The one fixture every contender serves, and the command line every contender server reads.
-//   node bench/servers/<name>.js stdio|http [--sessions] [--templates N] [--statics N] [--plain]
+//   node bench/servers/<name>.js stdio|http [--sessions] [--templates N] [--statics N] [--plain] [--zod]
 // Tool `echo` (zod `{ text: string }`) answers its text; `users://{id}/profile` answers `profile <id>`;
 // N extra templates `res<i>://items/{id}` are registered first, so that a linear scan passes all of them;
 // `static://item/<i>` are S static resources for `resources/list`. Over HTTP the server prints `PORT <n>`.
@@ -14,6 +14,8 @@ export function parseArgs(argv = process.argv.slice(2)) {
     sessions: argv.includes("--sessions"),
     /** The echo tool's input as a plain JSON Schema, so that zod is never loaded (picomcp, for cold start). */
     plain: argv.includes("--plain"),
+    /** The floor imports zod without using it: what the fixture's schema library costs any server that loads it. */
+    zod: argv.includes("--zod"),
     templates: value("--templates", 10),
     statics: value("--statics", 0),
   };

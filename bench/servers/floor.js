@@ -6,6 +6,8 @@ import { createInterface } from "node:readline";
 import { announce, itemText, parseArgs, profileText } from "./fixture.js";
 
 const args = parseArgs();
+// --zod: the floor loads the fixture's schema library too (it still checks the argument by hand)
+if (args.zod) await import("zod");
 const templates = [];
 for (let i = 0; i < args.templates; i++)
   templates.push({ re: new RegExp(`^res${i}://items/([^/]+)$`), text: (id) => itemText(i, id) });
