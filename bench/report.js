@@ -62,7 +62,7 @@ function rows(scaling) {
 const SHORT = {
   cold: "cold start",
   coldPlain: "cold start, no zod",
-  coldZod: "cold start ÷ floor with zod",
+  coldZod: "cold start, floor+zod",
   echoRps: "stdio echo req/s",
   echoCpu: "stdio echo CPU/req",
   readRps: "stdio read req/s",
@@ -86,7 +86,7 @@ const SHORT = {
   rssStart: "RSS after start",
   rssLoad: "RSS after stdio load",
   rssLoadPlain: "RSS after stdio load, no zod",
-  rssLoadZod: "RSS after stdio load ÷ floor with zod",
+  rssLoadZod: "RSS stdio, floor+zod",
   rssHttp: "RSS after HTTP load",
   installed: "installed size",
 };
