@@ -172,13 +172,8 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
   let over = false;
   let cancelled = false;
   // the answer, once there is one (the SSE stream's, from the first related message on)
-  let answered: Answer | undefined;
-  let late: ((answer: Answer) => void) | undefined;
-  const reply = (answer: Answer) => {
-    if (answered) return;
-    answered = answer;
-    late?.(answer);
-  };
+  const settled = new OneAnswer();
+  const reply = (a: Answer) => settled.give(a);
   // over a session nothing cancels a POST's requests but notifications/cancelled
   const cancel = () => {
     if (cancelled || over) return;
@@ -239,6 +234,37 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
   // a client already gone: nothing runs, as for an aborted signal
   if (!session && whenGone(o.request, cancel)) options.signal = AbortSignal.abort();
   if (o.auth) options.auth = o.auth;
+  runNow(server, message, connection, options, finish);
+  return settled.get();
+}
+
+/** The one answer of an exchange: the first one given, returned as it is when it came at once. */
+export class OneAnswer {
+  #answered: Answer | undefined;
+  #late: ((answer: Answer) => void) | undefined;
+
+  give(answer: Answer): void {
+    if (this.#answered) return;
+    this.#answered = answer;
+    this.#late?.(answer);
+  }
+
+  get(): Awaitable<Answer> {
+    return this.#answered ?? new Promise<Answer>((resolve) => (this.#late = resolve));
+  }
+}
+
+/**
+ * Runs `message` through `handleNow` and calls `finish` with what it answers: at once when the handler
+ * is synchronous, after it otherwise; a handler that throws finishes with no answer.
+ */
+export function runNow(
+  server: McpServer,
+  message: unknown,
+  connection: Connection,
+  options: HandleOptions,
+  finish: (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => void,
+): void {
   let out: ReturnType<McpServer["handleNow"]>;
   try {
     out = server.handleNow(message, connection, options);
@@ -247,5 +273,4 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
   }
   if (isPromiseLike(out)) out.then(finish, () => finish(undefined));
   else finish(out);
-  return answered ?? new Promise<Answer>((resolve) => (late = resolve));
 }

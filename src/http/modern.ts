@@ -19,7 +19,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../types.js";
-import { cancelRequests, encode } from "./exchange.js";
+import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType, JSON_TYPE, mapError, NONE } from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import type { ErrorStatus } from "./options.js";
@@ -269,13 +269,8 @@ export class ModernHttp {
     let over = false;
     let cancelled = false;
     // the answer, once there is one (the SSE stream's, from the first related message on)
-    let answered: Answer | undefined;
-    let late: ((answer: Answer) => void) | undefined;
-    const reply = (answer: Answer) => {
-      if (answered) return;
-      answered = answer;
-      late?.(answer);
-    };
+    const settled = new OneAnswer();
+    const reply = (a: Answer) => settled.give(a);
     const cancel = () => {
       if (cancelled || over) return;
       cancelled = true;
@@ -315,14 +310,7 @@ export class ModernHttp {
     const options: HandleOptions = { send, modern: true };
     // a client already gone: nothing runs, as for an aborted signal
     if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
-    let out: ReturnType<McpServer["handleNow"]>;
-    try {
-      out = this.#o.server.handleNow(message, connection, options);
-    } catch {
-      out = undefined;
-    }
-    if (isPromiseLike(out)) out.then(finish, () => finish(undefined));
-    else finish(out);
-    return answered ?? new Promise<Answer>((resolve) => (late = resolve));
+    runNow(this.#o.server, message, connection, options, finish);
+    return settled.get();
   }
 }
