@@ -461,3 +461,73 @@ describe("a task whose ttl has passed", () => {
     }
   });
 });
+
+describe("a task read in another revision than the one that started it", () => {
+  it("keeps its error as thrown: -32002 for tasks/result at 2025-11-25, -32602 with the uri for 2026-07-28", async () => {
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    const missing = { code: -32002, message: "Resource not found: x://1", data: { uri: "x://1" } };
+    s.tool("lookup", {
+      task: "optional",
+      run: async (_a, ctx) => {
+        await ctx.task();
+        throw new McpError(missing.code, missing.message, missing.data);
+      },
+    });
+    const legacy = rawPeer(s);
+    await legacy.initialize("2025-11-25");
+    const started = await legacy.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "lookup", arguments: {}, task: {} },
+    });
+    const taskId = started.result.task.taskId;
+    expect(
+      (await legacy.send({ jsonrpc: "2.0", id: 2, method: "tasks/result", params: { taskId } })).error,
+    ).toEqual(missing);
+    const modern = modernPeer(s);
+    const read = (await modern.request("tasks/get", { taskId }, WITH)).answer.result;
+    expect(read.status).toBe("failed");
+    expect(read.error).toEqual({ ...missing, code: -32602 });
+  });
+
+  it("a task whose outcome is still being saved: tasks/result waits for it, tasks/cancel finds it over", async () => {
+    const memory = new MemoryTaskStore();
+    const saving: (() => void)[] = [];
+    // a store whose writes of terminal records land only when the test lets them
+    const store: TaskStore = {
+      create: (t) => memory.create(t),
+      get: (id) => memory.get(id),
+      set: (t) =>
+        t.status === "working"
+          ? memory.set(t)
+          : new Promise<void>((resolve) => saving.push(() => void memory.set(t).then(resolve))),
+    };
+    const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {}, tasks: { store } });
+    s.tool("quick", {
+      task: "optional",
+      run: async (_a, ctx) => {
+        await ctx.task();
+        return "done";
+      },
+    });
+    const legacy = rawPeer(s);
+    await legacy.initialize("2025-11-25");
+    const call = (id: number, method: string, params: object) =>
+      legacy.send({ jsonrpc: "2.0", id, method, params });
+    const taskId = (await call(1, "tools/call", { name: "quick", arguments: {}, task: {} })).result.task
+      .taskId;
+    await expect.poll(() => saving.length).toBe(1);
+    const result = call(2, "tasks/result", { taskId });
+    expect((await call(3, "tasks/cancel", { taskId })).error).toEqual({
+      code: -32602,
+      message: `Task ${taskId} is already completed`,
+    });
+    saving.shift()!();
+    expect((await result).result).toEqual({
+      content: [{ type: "text", text: "done" }],
+      _meta: { "io.modelcontextprotocol/related-task": { taskId } },
+    });
+    expect((await memory.get(taskId))?.status).toBe("completed");
+  });
+});

@@ -79,6 +79,8 @@ export class TaskRunner {
       .then(() => this.#store.set(snapshot))
       .then(() => {
         const { owner, ...task } = snapshot;
+        // task events reach 2026-07-28 listen streams only
+        if (task.error) task.error = modernError(task.error);
         this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
       })
       .catch(this.#report);
@@ -137,8 +139,8 @@ export class TaskRunner {
         if (e instanceof McpError) {
           const error: JsonRpcErrorObject = { code: e.code, message: e.message };
           if (e.data !== undefined) error.data = e.data;
-          // stored as the task's own revision spells it: tasks/get hands it on unchanged
-          return this.#finish(l, { error: l.legacy ? error : modernError(error) });
+          // stored as thrown: each reader's revision spells it its own way (2026-07-28 has no -32002)
+          return this.#finish(l, { error });
         }
         if (!l.ctx.aborted) this.#report(e);
         this.#finish(l, { error: { code: ErrorCode.InternalError, message: "Internal error" } });
@@ -147,8 +149,8 @@ export class TaskRunner {
   }
 
   #finish(l: Live, outcome: { result: Params } | { error: JsonRpcErrorObject }): void {
-    this.#live.delete(l.record.taskId);
     clearTimeout(l.expiry);
+    // cancelled first: #stop has forgotten it already
     if (isTerminal(l.record.status)) return;
     delete l.record.inputRequests;
     if ("result" in outcome) {
@@ -158,7 +160,11 @@ export class TaskRunner {
       l.record.status = "failed";
       l.record.error = outcome.error;
     }
-    void this.#save(l).then(l.settle);
+    // forgotten once saved, not before: meanwhile a reader waits for the save, and a cancel finds it over
+    void this.#save(l).then(() => {
+      this.#live.delete(l.record.taskId);
+      l.settle();
+    });
   }
 
   #ask(
@@ -202,7 +208,7 @@ export class TaskRunner {
   /** `tasks/update`: resolves the open requests the responses answer; others are ignored. */
   async update(record: TaskRecord, responses: Params): Promise<void> {
     const l = this.#live.get(record.taskId);
-    if (l === undefined) return;
+    if (l === undefined || isTerminal(l.record.status)) return;
     let answered = false;
     for (const [key, value] of Object.entries(responses)) {
       const waiter = l.waiters.get(key);
@@ -226,6 +232,8 @@ export class TaskRunner {
   /** Cancels a task that is not terminal: marks it, aborts the handler's signal, rejects its open requests. */
   async cancel(record: TaskRecord): Promise<TaskRecord> {
     const l = this.#live.get(record.taskId);
+    if (l !== undefined && isTerminal(l.record.status))
+      throw new McpError(ErrorCode.InvalidParams, `Task ${record.taskId} is already ${l.record.status}`);
     if (l === undefined) {
       const cancelled: TaskRecord = {
         ...record,

@@ -6,7 +6,7 @@
  */
 import type { ChangeEvent } from "../bus.js";
 import type { RequestContext } from "../context.js";
-import { missingCapability } from "../eras/modern.js";
+import { missingCapability, modernError } from "../eras/modern.js";
 import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Registry } from "../registry.js";
@@ -36,6 +36,8 @@ type Params = { [key: string]: unknown };
 /** 2026-07-28: the task as `tasks/get` shows it (no owner). */
 function detailed(record: TaskRecord): Params {
   const { owner: _, ...task } = record;
+  // a task's error is stored as thrown, whichever revision started it
+  if (task.error) task.error = modernError(task.error);
   return task;
 }
 
