@@ -71,6 +71,18 @@ describe("stdio backpressure", () => {
   });
 });
 
+/** A server over a {@link CountingStdout}, its initialize answered (the first write). */
+async function initializedWrites() {
+  const server = new McpServer({ name: "stdio-writes", version: "1.0.0" });
+  server.tool("big", { run: () => "b" });
+  const stdin = new PassThrough();
+  const stdout = new CountingStdout();
+  const handle = serveStdio(server, { stdin, stdout, onEnd: () => {} });
+  stdin.write(`${init}\n`);
+  while (stdout.writes.length < 1) await tick();
+  return { stdin, stdout, handle };
+}
+
 /** A stdout that always takes its input, and records each write as it came. */
 class CountingStdout implements StdioWritable {
   readonly writes: string[] = [];
@@ -86,13 +98,7 @@ class CountingStdout implements StdioWritable {
 
 describe("stdio writes", () => {
   it("the answers that finish in one turn of the event loop go out in one write, in the order they finished", async () => {
-    const server = new McpServer({ name: "stdio-writes", version: "1.0.0" });
-    server.tool("big", { run: () => "b" });
-    const stdin = new PassThrough();
-    const stdout = new CountingStdout();
-    const handle = serveStdio(server, { stdin, stdout, onEnd: () => {} });
-    stdin.write(`${init}\n`);
-    while (stdout.writes.length < 1) await tick();
+    const { stdin, stdout, handle } = await initializedWrites();
     stdin.write(`${Array.from({ length: 10 }, (_, i) => callLine(i + 1)).join("\n")}\n`);
     while (stdout.writes.length < 2) await tick();
     for (let i = 0; i < 5; i++) await tick();
@@ -108,13 +114,7 @@ describe("stdio writes", () => {
 
 describe("stdio writes, many at once", () => {
   it("the answers of one chunk go out 32 per write, so the client reads the first while the rest are made", async () => {
-    const server = new McpServer({ name: "stdio-writes", version: "1.0.0" });
-    server.tool("big", { run: () => "b" });
-    const stdin = new PassThrough();
-    const stdout = new CountingStdout();
-    const handle = serveStdio(server, { stdin, stdout, onEnd: () => {} });
-    stdin.write(`${init}\n`);
-    while (stdout.writes.length < 1) await tick();
+    const { stdin, stdout, handle } = await initializedWrites();
     stdin.write(`${Array.from({ length: 70 }, (_, i) => callLine(i + 1)).join("\n")}\n`);
     while (stdout.writes.length < 4) await tick();
     for (let i = 0; i < 5; i++) await tick();

@@ -120,8 +120,20 @@ export class Ledger {
   }
 }
 
+/**
+ * Ends a campaign: settles the ledger, reads the server's memory while it is alive, stops it, and
+ * reports (the baseline is the final reading when the campaign ended before it took one).
+ */
+export async function finish(name, server, { messages, seed, started, ledger, baseline, extra }) {
+  ledger.settle();
+  const alive = server.isAlive();
+  const final = alive ? await server.memory() : (baseline ?? {});
+  await server.stop();
+  return report(name, { messages, seed, started, ledger, baseline: baseline ?? final, final, alive, extra });
+}
+
 /** The numbers a campaign reports. */
-export function report(name, { messages, seed, started, ledger, baseline, final, alive, extra = {} }) {
+function report(name, { messages, seed, started, ledger, baseline, final, alive, extra = {} }) {
   const mib = (n) => Math.round((n / 1048576) * 10) / 10;
   const problems = [...ledger.problems];
   if (!alive) problems.push("the server process died");

@@ -1,6 +1,6 @@
 // The HTTP campaign: real sockets to a child process, both eras, header abuse, session and principal swaps.
 import { Agent, request as httpRequest } from "node:http";
-import { Ledger, report, startServer } from "./campaign.js";
+import { finish, Ledger, startServer } from "./campaign.js";
 import { junk, META, MODERN, mutate, notification, oracle, random, request } from "./generate.js";
 
 const TOKENS = [
@@ -404,19 +404,13 @@ export async function httpCampaign({ messages, seed, era, window = 16 }) {
       ledger.owed.delete(id);
       cut++;
     }
-  ledger.settle();
-  const alive = server.isAlive();
-  const final = alive ? await server.memory() : (baseline ?? {});
   agent.destroy();
-  await server.stop();
-  return report(`http ${modern ? MODERN : "2025 sessions"}`, {
+  return finish(`http ${modern ? MODERN : "2025 sessions"}`, server, {
     messages,
     seed,
     started,
     ledger,
-    baseline: baseline ?? final,
-    final,
-    alive,
+    baseline,
     extra: { statuses, swaps, cutByDelete: cut, inputRounds: rounds },
   });
 }

@@ -1,5 +1,5 @@
 // The stdio campaign: lines to a real child process, in random chunks, in either era.
-import { Ledger, report, startServer } from "./campaign.js";
+import { finish, Ledger, startServer } from "./campaign.js";
 import { junk, META, MODERN, mutate, notification, oracle, random, request } from "./generate.js";
 
 const enc = new TextEncoder();
@@ -158,18 +158,12 @@ export async function stdioCampaign({ messages, seed, era, window = 32 }) {
   await ledger.below(1);
   // answers without an id come straight away; give the last ones a moment
   await new Promise((resolve) => setTimeout(resolve, 200));
-  ledger.settle();
-  const alive = server.isAlive();
-  const final = alive ? await server.memory() : (baseline ?? {});
-  await server.stop();
-  return report(`stdio ${modern ? MODERN : "2025-11-25"}`, {
+  return finish(`stdio ${modern ? MODERN : "2025-11-25"}`, server, {
     messages,
     seed,
     started,
     ledger,
-    baseline: baseline ?? final,
-    final,
-    alive,
+    baseline,
     extra: { inputRounds: rounds },
   });
 }
