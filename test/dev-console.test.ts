@@ -223,9 +223,12 @@ describe("the dev console in chromium: the server asks the person at the page", 
     await expect.poll(() => dialog().isVisible()).toBe(true);
     await expect.poll(answer).toBe("too late");
     expect(await dialog().isVisible()).toBe(false);
-    const outs = await page.locator("#traffic li.out").allTextContents();
-    // nothing was sent for the withdrawn elicitation
-    expect(outs.filter((t) => t.includes('"action"'))).toEqual([]);
+    // nothing was sent back for the withdrawn elicitation: no answer, no error, under its id
+    const wire = async (cls: string) =>
+      (await page.locator(`#traffic li.${cls}`).allTextContents()).map((t) => JSON.parse(t.slice(2)));
+    const asked = (await wire("in")).find((m) => m.method === "elicitation/create");
+    expect(asked?.id).toBeDefined();
+    expect((await wire("out")).filter((m) => m.id === asked.id && m.method === undefined)).toEqual([]);
   });
 });
 
