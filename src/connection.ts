@@ -16,7 +16,7 @@ import type {
 
 /**
  * Verified credentials of the caller, as a transport with authorization gives them. picomcp freezes
- * it before a handler sees it. Its principal ({@link principalOf}) is what a session is bound to.
+ * it before a handler sees it. Its principal ({@link principalFrom}) is what a session is bound to.
  */
 export interface AuthInfo {
   /** The access token (never logged by picomcp). */
@@ -25,6 +25,8 @@ export interface AuthInfo {
   subject?: string;
   /** The client the token was issued to; the principal when there is no `subject`. */
   clientId?: string;
+  /** The authorization server that issued the token (a JWT's `iss`): part of the principal, so that two issuers' `alice`s stay two. Default: none. */
+  issuer?: string;
   /** Granted scopes. */
   scopes?: string[];
   /** The token's claims or any extra data the verifier attaches. */
@@ -32,9 +34,45 @@ export interface AuthInfo {
   [key: string]: unknown;
 }
 
-/** The principal of verified credentials: `subject`, else `clientId`; undefined when unauthenticated or anonymous. */
+/**
+ * Who a caller is: a user (a token's `sub`, with its issuer) or a client acting for itself (its
+ * `client_id`, with its issuer). A user and a client of the same name are two principals.
+ */
+export interface Principal {
+  /** `user` when the credentials name a subject, else `client`. */
+  readonly kind: "user" | "client";
+  /** The issuer that vouches for `id` (`AuthInfo.issuer`); undefined when the verifier did not say. */
+  readonly issuer: string | undefined;
+  /** The subject, or the client id. */
+  readonly id: string;
+  /**
+   * The canonical key that sessions, request states, tasks and listen streams are bound to:
+   * `<kind>:<issuer>:<id>`, with `%` and `:` percent-encoded in the issuer and the id, so that no two
+   * principals share a key (`user:https%3A//as.example:alice`).
+   */
+  readonly key: string;
+}
+
+/** `%` and `:` percent-encoded: the parts of a key can then hold anything and still be told apart. */
+function keyPart(s: string): string {
+  return s.includes("%") || s.includes(":") ? s.replaceAll("%", "%25").replaceAll(":", "%3A") : s;
+}
+
+const named = (s: unknown): s is string => typeof s === "string" && s !== "";
+
+/** The principal of verified credentials: the subject, else the client; undefined when they name neither (anonymous). */
+export function principalFrom(auth: AuthInfo | undefined): Principal | undefined {
+  if (auth === undefined) return undefined;
+  const kind = named(auth.subject) ? "user" : named(auth.clientId) ? "client" : undefined;
+  if (kind === undefined) return undefined;
+  const id = (kind === "user" ? auth.subject : auth.clientId) as string;
+  const issuer = named(auth.issuer) ? auth.issuer : undefined;
+  return { kind, issuer, id, key: `${kind}:${keyPart(issuer ?? "")}:${keyPart(id)}` };
+}
+
+/** The canonical key of the caller's principal ({@link Principal.key}); undefined when unauthenticated or anonymous. */
 export function principalOf(auth: AuthInfo | undefined): string | undefined {
-  return auth?.subject ?? auth?.clientId;
+  return principalFrom(auth)?.key;
 }
 
 /** The client behind a request, whichever revision it speaks. */
@@ -120,6 +158,8 @@ const NO_EXTENSIONS: ReadonlySet<string> = new Set();
 export class Connection {
   /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
   readonly auth: AuthInfo | undefined;
+  /** @internal — opened already initialized (one stateless HTTP request): no session to bind state to. */
+  readonly sessionless: boolean;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
@@ -146,6 +186,7 @@ export class Connection {
     this.#onClosed = onClosed;
     this.#id = options.id;
     this.auth = options.auth;
+    this.sessionless = options.initialized !== undefined;
   }
 
   /** The connection's identifier (the HTTP session id, say); a random UUID unless the transport gave one. */

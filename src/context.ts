@@ -227,6 +227,11 @@ export class RequestContext implements Context {
     return this.#conn.id;
   }
 
+  /** @internal — whether the request came on a session (after a handshake), not alone (stateless HTTP). */
+  get inSession(): boolean {
+    return !this.#conn.sessionless;
+  }
+
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta?.progressToken;
     if ((typeof token !== "string" && typeof token !== "number") || this.done || this.aborted) return;

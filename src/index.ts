@@ -1,7 +1,13 @@
 export type { ChangeBus, ChangeEvent } from "./bus.js";
 export { LocalBus } from "./bus.js";
-export type { AuthInfo, ConnectionOptions } from "./connection.js";
-export { ClientRequestError, Connection, principalOf, RequestTimeoutError } from "./connection.js";
+export type { AuthInfo, ConnectionOptions, Principal } from "./connection.js";
+export {
+  ClientRequestError,
+  Connection,
+  principalFrom,
+  principalOf,
+  RequestTimeoutError,
+} from "./connection.js";
 export { type LinkOptions, link } from "./content.js";
 export type {
   ClientRequestOptions,
