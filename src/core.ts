@@ -162,11 +162,11 @@ export class ServerCore {
       limits,
       clientDeclares(ctx, TASKS),
     );
-    // a resource's updates go only to a caller that may read it
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      const hit = this.resources.resolve(uri);
-      if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
-    }
+    // a resource's updates go only to a caller that may read it; one refusal names what they all need
+    const watched = (filter.resourceSubscriptions ?? []).flatMap(
+      (u) => this.resources.resolve(u)?.entry.scopes ?? [],
+    );
+    if (watched.length) requireScopes("subscriptions/listen", { scopes: [...new Set(watched)] }, ctx);
     const principal = principalOf(ctx.auth);
     const stream = new ListenStream(ctx.requestId, filter, (m) => ctx.notify(m), this.serverMeta, principal);
     // the server's own result ends it: nothing more is sent for this request

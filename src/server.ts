@@ -3,6 +3,7 @@
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
+import { operationScopes } from "./dispatch/scopes.js";
 import { dispatch, establish, type HandleOptions } from "./dispatch.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
 import { type CacheOptions, cacheHint } from "./eras/modern.js";
@@ -308,6 +309,11 @@ export class McpServer {
   /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
   toolHeaders(name: string): readonly HeaderParam[] {
     return this.#core.tools.get(name)?.headers ?? NO_HEADERS;
+  }
+
+  /** @internal — the scopes the primitives a parsed request names need, for one step-up challenge (`picomcp/auth`). */
+  scopesFor(message: unknown): readonly string[] {
+    return operationScopes(this.#core, message);
   }
 
   /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */

@@ -138,7 +138,11 @@ describe("in the 2026-07-28 era, a user and a client of one name", () => {
     const { taskId } = (await modernPeer(s, userAlice).request("tools/call", { name: "job" }, WITH)).answer
       .result;
     const stranger = await modernPeer(s, clientAlice).request("tasks/get", { taskId }, WITH);
-    expect(stranger.answer.error).toEqual({ code: -32602, message: `Unknown task: ${taskId}`, data: { taskId } });
+    expect(stranger.answer.error).toEqual({
+      code: -32602,
+      message: `Unknown task: ${taskId}`,
+      data: { taskId },
+    });
     const own = await modernPeer(s, userAlice).request("tasks/get", { taskId }, WITH);
     expect(own.answer.result.taskId).toBe(taskId);
   });
@@ -180,11 +184,15 @@ describe("an anonymous 2025-11-25 task", () => {
     const one = await open(handler, bearer("user"));
     const two = await open(handler, bearer("user"));
     const taskId = await startTask(handler, one, bearer("user"));
-    const res = await post(handler, { jsonrpc: "2.0", id: 2, method: "tasks/get", params: { taskId } }, {
-      ...V2025,
-      ...bearer("user"),
-      "mcp-session-id": two,
-    });
+    const res = await post(
+      handler,
+      { jsonrpc: "2.0", id: 2, method: "tasks/get", params: { taskId } },
+      {
+        ...V2025,
+        ...bearer("user"),
+        "mcp-session-id": two,
+      },
+    );
     expect((await res.json()).result.taskId).toBe(taskId);
   });
 
