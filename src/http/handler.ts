@@ -32,6 +32,7 @@ import {
   withCors,
   withErrorBody,
 } from "./guard.js";
+import { checkSentHeaders, headerMismatch } from "./headers.js";
 import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
@@ -218,6 +219,12 @@ export class StreamableHttp {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
     }
+    const why = checkSentHeaders(
+      (n) => header(request, n),
+      message,
+      (t) => this.#server.toolHeaders(t),
+    );
+    if (why !== undefined) return headerMismatch(why, message, features);
     if (!this.#table) return await this.#stateless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
     if (session) return await this.#exchange(request, session.connection, session, message, auth, noop);
