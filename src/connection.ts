@@ -37,6 +37,32 @@ export function principalOf(auth: AuthInfo | undefined): string | undefined {
   return auth?.subject ?? auth?.clientId;
 }
 
+/**
+ * A piece of per-session state that an extension owns (see `sessionSlot`): each connection holds its
+ * own value, made by `init` on first use and handed to `close` when the connection closes.
+ */
+export interface SessionSlot<T> {
+  /** For error messages and debugging. */
+  readonly name: string;
+  init(): T;
+  close?(value: T): void;
+}
+
+/**
+ * Declares a per-session slot: `ctx.sessionState(slot)` gives this session's value (a 2026-07-28
+ * request, which has no session, gets a value of its own).
+ * @example const seen = sessionSlot("deprecation-warned", () => new Set<string>());
+ */
+export function sessionSlot<T>(name: string, init: () => T, close?: (value: T) => void): SessionSlot<T> {
+  return Object.freeze(close ? { name, init, close } : { name, init });
+}
+
+/** What a connection of one revision is told: the capabilities and the ids of the extensions served. */
+export interface Declared {
+  readonly capabilities: ServerCapabilities;
+  readonly extensions: ReadonlySet<string>;
+}
+
 /** The client behind a request, whichever revision it speaks. */
 export interface ClientView {
   /** The protocol revision of this request. */
@@ -109,8 +135,10 @@ const NO_CLIENT: ClientView = Object.freeze({
   capabilities: Object.freeze({}),
   info: undefined,
 });
-const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
-const NO_EXTENSIONS: ReadonlySet<string> = new Set();
+const NOTHING_DECLARED: Declared = Object.freeze({
+  capabilities: Object.freeze({}),
+  extensions: new Set<string>(),
+});
 
 /**
  * The state of one connection: the negotiated revision and client, in-flight requests, the log
@@ -125,10 +153,8 @@ export class Connection {
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
   client: ClientView = NO_CLIENT;
   /** @internal */ logLevel: LoggingLevel | undefined;
-  /** @internal — what the server declared to this client at initialize. */
-  serverCapabilities: ServerCapabilities = NO_CAPABILITIES;
-  /** @internal — the ids of the extensions declared to this client at initialize (none before). */
-  servedExtensions: ReadonlySet<string> = NO_EXTENSIONS;
+  /** @internal — what the server declared to this client at initialize (nothing before). */
+  declared: Declared = NOTHING_DECLARED;
   /** @internal — requests being handled, by id; `abort` cancels one. */
   readonly inflight = new InflightRequests();
   readonly #options: ConnectionOptions;
@@ -136,7 +162,7 @@ export class Connection {
   // made when first needed: a stateless HTTP request's connection lives for one request and most
   // never use them
   #id: string | undefined;
-  #subscriptions: Set<string> | undefined;
+  #slots: Map<SessionSlot<unknown>, unknown> | undefined;
   #listens: Map<RequestId, ListenStream> | undefined;
   #pending: Map<RequestId, Pending> | undefined;
 
@@ -154,10 +180,18 @@ export class Connection {
     return this.#id;
   }
 
-  /** @internal — the resources this client subscribed to (`resources/subscribe`). */
-  get subscriptions(): Set<string> {
-    this.#subscriptions ??= new Set();
-    return this.#subscriptions;
+  /** This connection's value of `slot`, made on first use. */
+  slot<T>(slot: SessionSlot<T>): T {
+    this.#slots ??= new Map();
+    if (this.#slots.has(slot)) return this.#slots.get(slot) as T;
+    const value = slot.init();
+    this.#slots.set(slot, value);
+    return value;
+  }
+
+  /** This connection's value of `slot`, or undefined when it was never made (nothing is made). */
+  peek<T>(slot: SessionSlot<T>): T | undefined {
+    return this.#slots?.get(slot) as T | undefined;
   }
 
   /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
@@ -169,6 +203,11 @@ export class Connection {
   /** @internal — whether a `subscriptions/listen` stream is open (without making the table). */
   get listening(): boolean {
     return this.#listens !== undefined && this.#listens.size > 0;
+  }
+
+  /** @internal — the capabilities declared to this client at initialize. */
+  get serverCapabilities(): ServerCapabilities {
+    return this.declared.capabilities;
   }
 
   /** The negotiated protocol revision, once `initialize` succeeded. */
@@ -286,7 +325,17 @@ export class Connection {
     if (this.#pending)
       for (const pending of [...this.#pending.values()])
         pending.reject(new Error("The connection is closed"));
-    this.#subscriptions?.clear();
+    if (this.#slots) {
+      const slots = this.#slots;
+      this.#slots = undefined;
+      for (const [slot, value] of slots) {
+        try {
+          slot.close?.(value);
+        } catch {
+          // one extension's cleanup must not stop the others'
+        }
+      }
+    }
     if (this.#listens) {
       for (const stream of this.#listens.values()) stream.ended = true;
       this.#listens.clear();

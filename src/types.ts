@@ -4,6 +4,9 @@
  */
 
 /** Any JSON value. */
+/** A request's or notification's params: a JSON object. */
+export type Params = { [key: string]: unknown };
+
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
@@ -238,4 +241,65 @@ export function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
     v !== null &&
     typeof (v as { then?: unknown }).then === "function"
   );
+}
+
+// What the server asks the client (elicitation, sampling, roots), as handlers see it
+
+/** A form-mode elicitation: a flat object of primitive fields for the user to fill in. */
+export interface ElicitFormParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: {
+    type: "object";
+    properties: { [key: string]: object };
+    required?: string[];
+    $schema?: string;
+  };
+}
+/** A URL-mode elicitation (2025-11-25): the user completes an interaction on a web page. */
+export interface ElicitUrlParams {
+  mode: "url";
+  message: string;
+  url: string;
+  /** Default: a random id. */
+  elicitationId?: string;
+}
+/** The user's answer to an elicitation. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: { [key: string]: string | number | boolean | string[] };
+  _meta?: Meta;
+}
+/** A message for sampling. */
+export interface SamplingMessage {
+  role: Role;
+  content: ContentBlock | ContentBlock[] | { type: string; [key: string]: unknown };
+}
+/** Parameters of `sampling/createMessage`. */
+export interface SampleParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: { [key: string]: unknown };
+  includeContext?: "none" | "thisServer" | "allServers";
+  metadata?: object;
+  tools?: object[];
+  toolChoice?: object;
+  [key: string]: unknown;
+}
+/** What the client's model answered. */
+export interface SampleResult {
+  role: Role;
+  content: unknown;
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+/** A root the client exposes. */
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
 }

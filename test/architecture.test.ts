@@ -20,13 +20,14 @@ const FLOORS: readonly (readonly string[])[] = [
   ["auth/", "redis/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
-  ["dispatch.ts"], // envelope checks, the legacy handshake, routing between eras
-  ["dispatch/"], // the method table, and the 2026-07-28 request path
-  ["core.ts"], // the server's state and method bodies
-  ["ext/"], // the extensions: the mechanism (extension.ts), tasks, skills, MCP Apps
+  ["dispatch/envelope.ts"], // envelope checks, the session handshake, routing between eras
+  ["dispatch/"], // finding and running a method, errors → wire, the stateless request path
+  ["core.ts"], // the server's state, naming no feature: the extensions and what each revision is declared
+  ["ext/"], // extensions that are not a primitive: the protocol's own methods, tasks, skills, MCP Apps
   ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
-  ["tools/", "prompts/", "resources/resources.ts"], // the primitives: registries and their methods
+  ["tools/", "prompts/", "resources/resources.ts", "resources/subscriptions.ts"], // the primitives: registries and their extensions
   ["resources/"], // URI templates, router, params, decoding, path safety
+  ["extension.ts"], // the one seam: the Extension every method family is, and the table of them
   ["context.ts", "connection.ts", "jsonrpc.ts"], // per-request context and the connection
   ["schema/", "eras/", "content.ts", "pagination.ts", "registry.ts"],
   ["errors.ts", "types.ts", "bus.ts", "bytes.ts", "stdio/"], // leaves; stdio/: the writer of serveStdio

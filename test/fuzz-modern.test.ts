@@ -104,7 +104,10 @@ describe("fuzzing the 2026-07-28 path", () => {
           const conn = s.connect({ send: (m) => void out.push(JSON.parse(encodeMessage(m))) });
           for (const r of requests) {
             const abort = new AbortController();
-            const pending = s.handle({ jsonrpc: "2.0", ...r }, conn, { signal: abort.signal, modern: true });
+            const pending = s.handle({ jsonrpc: "2.0", ...r }, conn, {
+              signal: abort.signal,
+              stateless: true,
+            });
             // a listen stays open until its stream closes
             if (r.method === "subscriptions/listen") tick().then(() => abort.abort());
             const a = (await pending) as any;

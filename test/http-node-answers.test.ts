@@ -86,7 +86,7 @@ const LEGACY = {
 const MODERN = { ...LEGACY, "MCP-Protocol-Version": "2026-07-28" };
 const ORIGIN = { Origin: "http://localhost:5173" };
 
-function modernCall(id: number, name: string, args: object = {}) {
+function statelessCall(id: number, name: string, args: object = {}) {
   return JSON.stringify({
     jsonrpc: "2.0",
     id,
@@ -170,24 +170,24 @@ describe("the node:http bridge writing picomcp's own answers", () => {
       message("POST", "/mcp", { ...LEGACY, ...ORIGIN }, JSON.stringify(call(3, "refuse"))),
       message("POST", "/mcp", { ...LEGACY, "MCP-Protocol-Version": "1999-01-01" }, echo),
       message("POST", "/mcp", { ...LEGACY, Host: "evil.example" }, echo).replace("Host: HOST\r\n", ""),
-      message("POST", "/mcp", MODERN, modernCall(4, "echo", { text: "modern" })),
+      message("POST", "/mcp", MODERN, statelessCall(4, "echo", { text: "modern" })),
       message(
         "POST",
         "/mcp",
         { ...MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "echo" },
-        modernCall(5, "echo"),
+        statelessCall(5, "echo"),
       ),
       message(
         "POST",
         "/mcp",
         { ...MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "log" },
-        modernCall(6, "log"),
+        statelessCall(6, "log"),
       ),
       message(
         "POST",
         "/mcp",
         { ...MODERN, ...ORIGIN, "Mcp-Method": "tools/call", "Mcp-Name": "refuse" },
-        modernCall(7, "refuse"),
+        statelessCall(7, "refuse"),
       ),
       message("GET", "/mcp", { "MCP-Protocol-Version": "2026-07-28" }),
       message("POST", "/mcp", MODERN, "[]"),
@@ -234,7 +234,7 @@ describe("the node:http bridge writing picomcp's own answers", () => {
         "POST",
         "/mcp",
         { ...MODERN, ...bearer, "Mcp-Method": "tools/call", "Mcp-Name": "write_note" },
-        modernCall(3, "write_note"),
+        statelessCall(3, "write_note"),
       ),
       message("GET", "/.well-known/oauth-protected-resource/mcp", {}),
       message("OPTIONS", "/.well-known/oauth-protected-resource", ORIGIN),
@@ -331,7 +331,7 @@ describe("a client that goes away from a stateless request", () => {
           params: { name: "busy", arguments: {}, _meta: { progressToken: "p" } },
         }),
       ],
-      [{ ...MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "slow" }, modernCall(3, "slow")],
+      [{ ...MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "slow" }, statelessCall(3, "slow")],
     ];
     for (const [i, [headers, body]] of cases.entries()) {
       const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/mcp", headers });
@@ -381,11 +381,11 @@ describe("a client that goes away from a stateless request", () => {
     expect(
       (await gone({ "mcp-protocol-version": "2025-06-18" }, JSON.stringify(call(1, "slow")))).status,
     ).toBe(202);
-    expect((await gone(MODERN_SLOW, modernCall(2, "slow"))).status).toBe(202);
+    expect((await gone(MODERN_SLOW, statelessCall(2, "slow"))).status).toBe(202);
     expect(seen.ran).toBe(0);
     // a request whose client leaves once its exchange listens has started by then, in either era:
     // its handler sees the cancellation
-    const modern = await leaving(MODERN_SLOW, modernCall(3, "slow"));
+    const modern = await leaving(MODERN_SLOW, statelessCall(3, "slow"));
     expect(modern.status).toBe(202);
     const legacy = await leaving({ "mcp-protocol-version": "2025-06-18" }, JSON.stringify(call(4, "slow")));
     expect(legacy.status).toBe(202);

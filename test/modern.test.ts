@@ -83,7 +83,7 @@ describe("2026-07-28 requests", () => {
       },
     });
     // a transport that saw the 2026-07-28 header says so: no _meta at all is then -32602 too
-    const bare = await p.raw({ jsonrpc: "2.0", id: 3, method: "tools/list" }, { modern: true });
+    const bare = await p.raw({ jsonrpc: "2.0", id: 3, method: "tools/list" }, { stateless: true });
     expect(bare.answer.error.code).toBe(-32602);
     // a discover probe always gets a 2026-07-28 answer, never a legacy "initialize first"
     const probe = await p.raw({ jsonrpc: "2.0", id: 4, method: "server/discover" });

@@ -7,7 +7,7 @@ import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
 import type { RequestContext, TaskHandle } from "../context.js";
 import { AUTO_KEY, type InputRequest } from "../eras/input.js";
-import { modernError } from "../eras/modern.js";
+import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { JsonRpcErrorObject } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
@@ -80,7 +80,7 @@ export class TaskRunner {
       .then(() => {
         const { owner, ...task } = snapshot;
         // task events reach 2026-07-28 listen streams only
-        if (task.error) task.error = modernError(task.error);
+        if (task.error) task.error = statelessError(task.error);
         this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
       })
       .catch(this.#report);
@@ -117,7 +117,7 @@ export class TaskRunner {
       },
       waiters: new Map(),
       keys: new Set(),
-      legacy: !ctx.features.modern,
+      legacy: !ctx.features.stateless,
       done,
       settle,
       writes: Promise.resolve(),

@@ -3,7 +3,7 @@
  * by the same code as `resources/list`, `resources/templates/list` and `resources/read`.
  */
 import type { Context, RequestContext } from "../context.js";
-import type { CacheHint } from "../eras/modern.js";
+import type { CacheHint } from "../eras/stateless.js";
 import { McpError } from "../errors.js";
 import type { JsonSchemaValidator } from "../schema/schema.js";
 import { createToolEntry, type ToolEntry } from "../tools/tools.js";

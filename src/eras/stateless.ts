@@ -11,7 +11,7 @@ import {
   type JsonRpcErrorObject,
   type LoggingLevel,
 } from "../types.js";
-import { LEGACY_VERSIONS, MODERN_VERSION } from "./versions.js";
+import { type Features, revision, SUPPORTED_VERSIONS } from "./versions.js";
 
 /** The reserved `_meta` keys of 2026-07-28. */
 export const META = {
@@ -22,9 +22,6 @@ export const META = {
   serverInfo: "io.modelcontextprotocol/serverInfo",
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
-
-/** Every revision picomcp serves, newest first: `server/discover` and -32022 list these. */
-export const SUPPORTED_VERSIONS: readonly string[] = Object.freeze([MODERN_VERSION, ...LEGACY_VERSIONS]);
 
 /** How long and how widely a 2026-07-28 client may cache a result. */
 export interface CacheHint {
@@ -91,7 +88,9 @@ export function listHint(entries: readonly { readonly cache: CacheHint }[], empt
 }
 
 /** One 2026-07-28 request's view of its client, read from `_meta`. */
-export interface ModernMeta {
+export interface StatelessMeta {
+  /** The request's revision (`io.modelcontextprotocol/protocolVersion`), one picomcp serves statelessly. */
+  readonly features: Features;
   /** `io.modelcontextprotocol/clientCapabilities`. */
   readonly capabilities: ClientCapabilities;
   /** `io.modelcontextprotocol/clientInfo`, when given. */
@@ -122,7 +121,7 @@ export function logLevelOf(level: unknown): LoggingLevel {
 }
 
 /** Whether `meta` speaks 2026-07-28: it names a protocol version or client capabilities. */
-export function hasModernMeta(meta: unknown): boolean {
+export function hasStatelessMeta(meta: unknown): boolean {
   return (
     isObject(meta) &&
     (Object.hasOwn(meta, META.protocolVersion) || Object.hasOwn(meta, META.clientCapabilities))
@@ -133,7 +132,7 @@ export function hasModernMeta(meta: unknown): boolean {
  * Reads the per-request `_meta` of a 2026-07-28 request: a missing version or capabilities is
  * -32602, a revision picomcp does not serve statelessly is -32022 naming the ones it does.
  */
-export function readModernMeta(meta: unknown): ModernMeta {
+export function readStatelessMeta(meta: unknown): StatelessMeta {
   if (!isObject(meta) || !Object.hasOwn(meta, META.protocolVersion)) {
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: _meta must carry "${META.protocolVersion}"`);
   }
@@ -148,7 +147,8 @@ export function readModernMeta(meta: unknown): ModernMeta {
       `Invalid params: _meta must carry "${META.clientCapabilities}" (an object; {} declares none)`,
     );
   }
-  if (requested !== MODERN_VERSION) {
+  const features = revision(requested);
+  if (!features?.stateless) {
     throw new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested}`, {
       supported: SUPPORTED_VERSIONS,
       requested,
@@ -157,6 +157,7 @@ export function readModernMeta(meta: unknown): ModernMeta {
   const info = Object.hasOwn(meta, META.clientInfo) ? meta[META.clientInfo] : undefined;
   const level = Object.hasOwn(meta, META.logLevel) ? meta[META.logLevel] : undefined;
   return {
+    features,
     capabilities: caps as ClientCapabilities,
     info: isObject(info) ? (info as unknown as Implementation) : undefined,
     logLevel: level === undefined ? undefined : logLevelOf(level),
@@ -174,7 +175,7 @@ export function missingCapability(required: ClientCapabilities): McpError {
 }
 
 /** 2026-07-28 retired -32002: a missing resource is -32602 with the URI. */
-export function modernError(error: JsonRpcErrorObject): JsonRpcErrorObject {
+export function statelessError(error: JsonRpcErrorObject): JsonRpcErrorObject {
   return error.code === ErrorCode.ResourceNotFound ? { ...error, code: ErrorCode.InvalidParams } : error;
 }
 

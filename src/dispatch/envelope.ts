@@ -3,16 +3,14 @@
  * initialized connection is served as its session, a request carrying 2026-07-28 `_meta` (and every
  * `server/discover`) statelessly.
  */
-import type { AuthInfo, Connection } from "./connection.js";
-import { RequestContext } from "./context.js";
-import type { ServerCore } from "./core.js";
-import { EMPTY, execute, hasCapability, lookup, type Outcome, type Params } from "./dispatch/methods.js";
-import { modernRequest } from "./dispatch/modern.js";
-import { hasModernMeta } from "./eras/modern.js";
-import { shapeImplementation } from "./eras/serialize.js";
-import { type Features, featuresOf, isLegacyVersion, LATEST_LEGACY_VERSION } from "./eras/versions.js";
-import { ErrorCode, McpError } from "./errors.js";
-import { errorResponse } from "./jsonrpc.js";
+import type { AuthInfo, Connection } from "../connection.js";
+import { RequestContext } from "../context.js";
+import type { ServerCore } from "../core.js";
+import { shapeImplementation } from "../eras/serialize.js";
+import { hasStatelessMeta } from "../eras/stateless.js";
+import { type Features, featuresOf, isSessionVersion, LATEST_SESSION_VERSION } from "../eras/versions.js";
+import { ErrorCode, McpError } from "../errors.js";
+import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
   type ClientCapabilities,
@@ -21,8 +19,11 @@ import {
   isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,
+  type Params,
   type RequestId,
-} from "./types.js";
+} from "../types.js";
+import { EMPTY, execute, lookup, type Outcome } from "./methods.js";
+import { statelessRequest } from "./stateless.js";
 
 /** Per-message options a transport may give `handle`. */
 export interface HandleOptions {
@@ -36,7 +37,7 @@ export interface HandleOptions {
    * Serves the message as a 2026-07-28 request (the transport saw that revision in its headers): a
    * missing `_meta` is then -32602. Default: the message's own `_meta` decides.
    */
-  modern?: boolean;
+  stateless?: boolean;
 }
 
 function invalid(id: RequestId | undefined, message: string, conn: Connection): JsonRpcResponse {
@@ -49,7 +50,7 @@ type Answer = JsonRpcResponse | JsonRpcResponse[] | undefined;
  * Handles one parsed message (or batch): the answer, or nothing for notifications and responses. A
  * request whose method answers synchronously is answered synchronously (no promise); a batch always
  * gives a promise. `now` (see `handleNow`): a 2026-07-28 request is answered synchronously too when
- * it can be (see {@link modernRequest}).
+ * it can be (see {@link statelessRequest}).
  */
 export function dispatch(
   core: ServerCore,
@@ -139,19 +140,33 @@ function dispatchOne(
     );
   }
   if (!hasId) {
-    notification(method, params, conn);
+    notification(core, method, params, conn);
     return undefined;
   }
   return request(core, id!, method, params, conn, options, now);
 }
 
-function notification(method: string, params: Params, conn: Connection): void {
+function notification(core: ServerCore, method: string, params: Params, conn: Connection): void {
   if (method === "notifications/cancelled") {
     const target = validId(params.requestId);
     if (target !== undefined)
       conn.inflight.get(target)?.abort(new McpError(ErrorCode.InternalError, "Cancelled by the client"));
+    return;
   }
-  // notifications/initialized, roots/list_changed, progress and unknown notifications need no action
+  // a session's extensions are those it was told of; before (or without) one, those served now
+  const declared = conn.state === "ready" ? conn.declared : core.declared(conn.features);
+  const handler = core.extensions.notification(method, declared.extensions);
+  if (!handler) return; // initialized, roots/list_changed, progress and unknown ones need no action
+  try {
+    handler(params, {
+      method,
+      features: conn.features,
+      sessionId: conn.id,
+      sessionState: (slot) => conn.slot(slot),
+    });
+  } catch (error) {
+    core.reportError(error, { method, requestId: "notification" });
+  }
 }
 
 function request(
@@ -167,9 +182,9 @@ function request(
   if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
   if (
     name === "server/discover" ||
-    (conn.state !== "ready" && (options.modern || hasModernMeta(params._meta)))
+    (conn.state !== "ready" && (options.stateless || hasStatelessMeta(params._meta)))
   )
-    return modernRequest(core, id, name, params, conn, options, now);
+    return statelessRequest(core, id, name, params, conn, options, now);
   const f = conn.features;
   if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
   if (name === "initialize") {
@@ -180,18 +195,27 @@ function request(
   if (conn.state !== "ready") {
     return invalid(id, "Invalid Request: the server is not initialized; send initialize first", conn);
   }
-  // a session is served the extensions it was told of at initialize, as for core capabilities
-  const method = lookup(core, name, f, conn.servedExtensions);
-  if (!method || method.era === "modern" || !hasCapability(conn.serverCapabilities, method.capability)) {
+  // a session is served what it was told of at initialize: capabilities and extensions alike
+  const declared = conn.declared;
+  const method = lookup(core, name, declared, "session");
+  if (!method) {
     return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
   }
   if (conn.inflight.has(id))
     return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
   if (options.signal?.aborted) return undefined;
-  const meta = isObject(params._meta) ? params._meta : undefined;
-  const ctx = new RequestContext(conn, id, meta, options.send, core.requestTimeoutMs, conn.client, f);
-  if (options.auth !== undefined) ctx.auth = options.auth;
-  const outcome = execute(core, method, name, params, ctx, conn, options.signal);
+  const ctx = new RequestContext({
+    connection: conn,
+    id,
+    method: name,
+    params,
+    send: options.send,
+    timeoutMs: core.requestTimeoutMs,
+    client: conn.client,
+    features: f,
+    auth: options.auth,
+  });
+  const outcome = execute(core, method, ctx, declared.extensions, options.signal);
   return isPromiseLike(outcome) ? outcome.then((o) => answerOf(id, o, f)) : answerOf(id, outcome, f);
 }
 
@@ -233,7 +257,7 @@ export function establish(
   capabilities: unknown,
   clientInfo: unknown,
 ): Features {
-  const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
+  const version = isSessionVersion(requested) ? requested : LATEST_SESSION_VERSION;
   const f = featuresOf(version);
   conn.features = f;
   conn.client = Object.freeze({
@@ -241,9 +265,7 @@ export function establish(
     capabilities: isObject(capabilities) ? (capabilities as ClientCapabilities) : {},
     info: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
   });
-  const declared = core.declared(f);
-  conn.serverCapabilities = declared.capabilities;
-  conn.servedExtensions = declared.extensions;
+  conn.declared = core.declared(f);
   conn.state = "ready";
   return f;
 }

@@ -5,9 +5,9 @@
  * stays open until the client closes it, which cancels the request).
  */
 import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
-import type { HandleOptions } from "../dispatch.js";
-import { hasModernMeta, META } from "../eras/modern.js";
-import { LEGACY_VERSIONS, MODERN_VERSION } from "../eras/versions.js";
+import type { HandleOptions } from "../dispatch/envelope.js";
+import { hasStatelessMeta, META } from "../eras/stateless.js";
+import { isStatelessVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
@@ -19,8 +19,9 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../types.js";
+import { JSON_TYPE, mapError, NONE } from "./answers.js";
 import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
-import { acceptsJsonAndSse, isJsonContentType, JSON_TYPE, mapError, NONE } from "./guard.js";
+import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";
 import { checkHeaders } from "./headers.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
@@ -37,17 +38,17 @@ function validId(id: unknown): RequestId | undefined {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
 }
 
-/** Whether `MCP-Protocol-Version` names the 2026-07-28 revision or a later one (dates sort as text). */
-export function isModernHeader(value: string | null): boolean {
-  const v = value?.trim();
-  return v !== undefined && v >= MODERN_VERSION && !(LEGACY_VERSIONS as readonly string[]).includes(v);
+/** Whether `MCP-Protocol-Version` names a stateless revision (an unknown one is refused on the session path). */
+export function isStatelessHeader(value: string | null): boolean {
+  return value !== null && isStatelessVersion(value.trim());
 }
 
 /** Whether a parsed body is a request of the 2026-07-28 era: a `server/discover` probe, or the era's `_meta`. */
-export function isModernBody(message: unknown): boolean {
+export function isStatelessBody(message: unknown): boolean {
   if (!isObject(message)) return false;
   return (
-    message.method === "server/discover" || (isObject(message.params) && hasModernMeta(message.params._meta))
+    message.method === "server/discover" ||
+    (isObject(message.params) && hasStatelessMeta(message.params._meta))
   );
 }
 
@@ -83,8 +84,8 @@ function statusOf(answer: JsonRpcResponse): number {
   }
 }
 
-/** What the modern pipeline needs from the handler. */
-export interface ModernOptions {
+/** What the stateless pipeline needs from the handler. */
+export interface StatelessOptions {
   server: McpServer;
   maxBodyBytes: number;
   /** Most listen streams open at once. */
@@ -96,12 +97,12 @@ export interface ModernOptions {
 }
 
 /** @internal — the 2026-07-28 pipeline of one handler. */
-export class ModernHttp {
-  readonly #o: ModernOptions;
+export class StatelessHttp {
+  readonly #o: StatelessOptions;
   /** Connections of the listen streams open. */
   readonly #listening = new Set<Connection>();
 
-  constructor(o: ModernOptions) {
+  constructor(o: StatelessOptions) {
     this.#o = o;
   }
 
@@ -200,7 +201,7 @@ export class ModernHttp {
     const connection = this.#o.server.connect(auth ? { send: noop, auth } : UNSENT);
     if (!("id" in message)) {
       // no notification is defined for HTTP in this revision; one that arrives is accepted
-      return this.#o.server.handle(message, connection, { modern: true }).then(() => {
+      return this.#o.server.handle(message, connection, { stateless: true }).then(() => {
         connection.close();
         return new Reply(202, NONE, null);
       });
@@ -307,7 +308,7 @@ export class ModernHttp {
         reply(new Reply(202, NONE, null));
       }
     };
-    const options: HandleOptions = { send, modern: true };
+    const options: HandleOptions = { send, stateless: true };
     // a client already gone: nothing runs, as for an aborted signal
     if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
     runNow(this.#o.server, message, connection, options, finish);
