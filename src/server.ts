@@ -176,7 +176,11 @@ export class McpServer {
 
   /**
    * Registers a tool.
-   * @example server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) })
+   * @example
+   * server.tool("add", {
+   *   input: z.object({ a: z.number(), b: z.number() }),
+   *   run: ({ a, b }) => String(a + b),
+   * });
    */
   tool<
     const I extends SchemaLike | undefined = undefined,
@@ -190,7 +194,7 @@ export class McpServer {
   /**
    * Registers a resource: a URI without `{…}` is static, one with `{…}` a template whose variables
    * `read` receives, typed from the string.
-   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) })
+   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) });
    */
   resource<U extends string>(uri: U, options: ResourceOptions<NoInfer<U>>): Registration {
     return { remove: this.#resources.add(uri, options as unknown as ResourceOptions<string>) };
@@ -198,7 +202,7 @@ export class McpServer {
 
   /**
    * Registers a prompt; a list of `args` keeps its types as written (`required: true` gives `string`).
-   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` })
+   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` });
    */
   prompt<const A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined>(
     name: string,
@@ -247,7 +251,7 @@ export class McpServer {
   /**
    * Registers a skill: its `SKILL.md` (frontmatter from `description` and `frontmatter`, then
    * `instructions`) and its `files` as `skill://<name>/…` resources, listed by `skills/list`.
-   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" })
+   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" });
    */
   skill(name: string, options: SkillOptions): Registration {
     const { files, remove: forget } = this.#skills.add(name, options);
@@ -269,7 +273,7 @@ export class McpServer {
   /**
    * Registers an MCP App: the `ui://` page (`text/html;profile=mcp-app`) and the tool linked to it by
    * `_meta.ui.resourceUri`, in one call.
-   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" })
+   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" });
    */
   app<const I extends SchemaLike | undefined = undefined, const O extends SchemaLike | undefined = undefined>(
     name: string,

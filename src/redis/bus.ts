@@ -45,7 +45,7 @@ function parse(message: string): { from: string; event: ChangeEvent } | undefine
  * and resubscribes by itself after an outage. While Redis is down, events still reach this
  * instance's clients, and one log line says so.
  * @example
- * const bus = new RedisBus(createClient({ url: process.env.REDIS_URL }));
+ * const bus = new RedisBus(createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }));
  * const server = new McpServer({ name: "notes", version: "1.0.0", bus });
  */
 export class RedisBus implements ChangeBus {
