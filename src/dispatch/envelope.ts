@@ -14,6 +14,7 @@ import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
   type ClientCapabilities,
+  EMPTY,
   type Implementation,
   isObject,
   isPromiseLike,
@@ -22,7 +23,7 @@ import {
   type Params,
   type RequestId,
 } from "../types.js";
-import { EMPTY, execute, lookup, type Outcome } from "./methods.js";
+import { execute, lookup, type Outcome } from "./methods.js";
 import { statelessRequest } from "./stateless.js";
 
 /** Per-message options a transport may give `handle`. */

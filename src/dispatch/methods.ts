@@ -6,9 +6,6 @@ import { ErrorCode, McpError } from "../errors.js";
 import type { Era, Method } from "../extension.js";
 import { type Awaitable, isPromiseLike, type JsonRpcErrorObject, type RequestId } from "../types.js";
 
-/** The empty result (and empty params). */
-export const EMPTY = Object.freeze({});
-
 /** What running a method gave: its result or its error. */
 export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
 type Result = { [key: string]: unknown };

@@ -10,10 +10,9 @@ import { type Features, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { clientDeclares, type Extension } from "../extension.js";
 import { requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
-import type { ServerCapabilities } from "../types.js";
+import { EMPTY, type ServerCapabilities } from "../types.js";
 import { TASKS } from "./tasks.js";
 
-const EMPTY = Object.freeze({});
 const LOGGING = Object.freeze({ logging: Object.freeze({}) });
 
 /** The `experimental` capabilities the server's options declare, as given. */

@@ -9,10 +9,9 @@ import type { RequestContext, TaskHandle } from "../context.js";
 import { AUTO_KEY, type InputRequest } from "../eras/input.js";
 import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { JsonRpcErrorObject } from "../types.js";
+import type { JsonRpcErrorObject, Params } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
 
-type Params = { [key: string]: unknown };
 type Waiter = {
   accept: (value: unknown) => unknown;
   resolve: (v: unknown) => void;

@@ -11,7 +11,7 @@ import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
-import { isObject } from "../types.js";
+import { isObject, type Params } from "../types.js";
 import { isTerminal, type Live, TaskRunner } from "./task-runner.js";
 import { MemoryTaskStore, type TaskRecord, type TaskStore } from "./task-store.js";
 
@@ -29,8 +29,6 @@ export interface TaskOptions {
   /** How often a client should poll `tasks/get`, in milliseconds. Default: 1000. */
   pollIntervalMs?: number;
 }
-
-type Params = { [key: string]: unknown };
 
 /** 2026-07-28: the task as `tasks/get` shows it (no owner). */
 function detailed(record: TaskRecord): Params {

@@ -9,13 +9,11 @@ import type { SubscriptionLimits } from "../eras/listen.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { requireScopes } from "../registry.js";
-import type { Params } from "../types.js";
+import { EMPTY, type Params } from "../types.js";
 import type { ResourceRegistry } from "./resources.js";
 
 /** The URIs one session subscribed to. */
 const SUBSCRIBED = sessionSlot("resources/subscribe", () => new Set<string>());
-
-const EMPTY = Object.freeze({});
 
 /** Whether the session `conn` subscribed to `uri` (without making its set). */
 export function subscribed(conn: Connection, uri: string): boolean {
