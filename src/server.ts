@@ -19,7 +19,7 @@ import {
   type PromptOptions,
 } from "./prompts/prompts.js";
 import type { Registry } from "./registry.js";
-import { type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
+import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
 import { subscribed } from "./resources/subscriptions.js";
 import type { UriTemplateLimits } from "./resources/template.js";
@@ -224,26 +224,12 @@ export class McpServer {
       this.#jsonSchemaValidator,
       options,
     );
-    const add = (entry: ToolEntry) => this.#tools.add(entry.name, entry);
-    const removeList = add(bridge.list());
-    let removeRead: () => void;
-    try {
-      removeRead = add(bridge.read());
-    } catch (error) {
-      removeList();
-      throw error;
-    }
-    const sync = () => {
-      if (!bridge.stale) return;
-      removeRead();
-      removeRead = add(bridge.read());
-    };
+    const { sync, remove } = addResourceTools(this.#tools, bridge);
     this.#onResourcesChanged.add(sync);
     return {
       remove: () => {
         this.#onResourcesChanged.delete(sync);
-        removeList();
-        removeRead();
+        remove();
       },
     };
   }
