@@ -1,24 +1,16 @@
 // The transport contract: the same behaviour, driven by the official SDK client, over any transport.
-// Each transport runs it in a few lines (test/contract-stdio.test.ts, test/contract-http.test.ts)
+// Each transport runs it in a few lines (test/contracts/stdio.test.ts, test/contracts/http.test.ts)
 // against the server of test/fixtures/contract-server.js.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { until } from "./support.js";
 
 /** A started contract server and a client transport connected to it. */
 export interface ContractTarget {
   transport: Transport;
   close(): void | Promise<void>;
-}
-
-/** Resolves once `check` holds (polling), or fails after `ms`. */
-async function until(check: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 /** Runs the contract against the transport that `start` connects to a fresh contract server. */
