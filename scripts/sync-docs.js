@@ -1,5 +1,5 @@
 // Copies each example file into the docs blocks that name it (```ts file=examples/...), so that the
-// docs always show the code the tests run. `npm run docs:sync`; test/docs.test.ts checks it.
+// docs always show the code the tests run. `npm run docs:sync`; test/docs/docs.test.ts checks it.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { sync } from "./jsdoc-examples.js";
 

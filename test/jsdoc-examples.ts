@@ -1,6 +1,6 @@
 /**
  * The `@example` blocks of src/'s JSDoc, type-checked: each region between `// @example FILE#N` and
- * `// @end` is the N-th example of that file, word for word (test/jsdoc-examples.test.ts compares
+ * `// @end` is the N-th example of that file, word for word (test/core/jsdoc-examples.test.ts compares
  * them; `npm run docs:sync` copies these regions into the comments). What surrounds a region is
  * there to give it a context, and is not shown.
  */

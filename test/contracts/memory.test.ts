@@ -22,7 +22,7 @@ taskStoreContract(
 );
 
 // its per-stream character cap is the largest event; the session and total caps are tight, so that
-// the suite's flood reaches them (test/http-limits.test.ts checks them one by one)
+// the suite's flood reaches them (test/http/http-limits.test.ts checks them one by one)
 eventStoreContract("MemoryEventStore", async ({ maxEventsPerStream, maxEventChars }) => ({
   store: new MemoryEventStore({
     maxEventsPerStream,
