@@ -14,6 +14,8 @@ import type {
   ServerCapabilities,
 } from "./types.js";
 
+export { type Principal, principalFrom, principalOf } from "./types.js";
+
 /**
  * Verified credentials of the caller, as a transport with authorization gives them. picomcp freezes
  * it before a handler sees it. Its principal ({@link principalFrom}) is what a session is bound to.
@@ -25,7 +27,7 @@ export interface AuthInfo {
   subject?: string;
   /** The client the token was issued to; the principal when there is no `subject`. */
   clientId?: string;
-  /** The authorization server that issued the token (a JWT's `iss`): part of the principal, so that two issuers' `alice`s stay two. Default: none. */
+  /** The token's issuer (a JWT's `iss`): part of the principal, so two issuers' `alice`s stay two. Default: none. */
   issuer?: string;
   /** Granted scopes. */
   scopes?: string[];
@@ -35,44 +37,29 @@ export interface AuthInfo {
 }
 
 /**
- * Who a caller is: a user (a token's `sub`, with its issuer) or a client acting for itself (its
- * `client_id`, with its issuer). A user and a client of the same name are two principals.
+ * A piece of per-session state that an extension owns (see `sessionSlot`): each connection holds its
+ * own value, made by `init` on first use and handed to `close` when the connection closes.
  */
-export interface Principal {
-  /** `user` when the credentials name a subject, else `client`. */
-  readonly kind: "user" | "client";
-  /** The issuer that vouches for `id` (`AuthInfo.issuer`); undefined when the verifier did not say. */
-  readonly issuer: string | undefined;
-  /** The subject, or the client id. */
-  readonly id: string;
-  /**
-   * The canonical key that sessions, request states, tasks and listen streams are bound to:
-   * `<kind>:<issuer>:<id>`, with `%` and `:` percent-encoded in the issuer and the id, so that no two
-   * principals share a key (`user:https%3A//as.example:alice`).
-   */
-  readonly key: string;
+export interface SessionSlot<T> {
+  /** For error messages and debugging. */
+  readonly name: string;
+  init(): T;
+  close?(value: T): void;
 }
 
-/** `%` and `:` percent-encoded: the parts of a key can then hold anything and still be told apart. */
-function keyPart(s: string): string {
-  return s.includes("%") || s.includes(":") ? s.replaceAll("%", "%25").replaceAll(":", "%3A") : s;
+/**
+ * Declares a per-session slot: `ctx.sessionState(slot)` gives this session's value (a 2026-07-28
+ * request, which has no session, gets a value of its own).
+ * @example const seen = sessionSlot("deprecation-warned", () => new Set<string>());
+ */
+export function sessionSlot<T>(name: string, init: () => T, close?: (value: T) => void): SessionSlot<T> {
+  return Object.freeze(close ? { name, init, close } : { name, init });
 }
 
-const named = (s: unknown): s is string => typeof s === "string" && s !== "";
-
-/** The principal of verified credentials: the subject, else the client; undefined when they name neither (anonymous). */
-export function principalFrom(auth: AuthInfo | undefined): Principal | undefined {
-  if (auth === undefined) return undefined;
-  const kind = named(auth.subject) ? "user" : named(auth.clientId) ? "client" : undefined;
-  if (kind === undefined) return undefined;
-  const id = (kind === "user" ? auth.subject : auth.clientId) as string;
-  const issuer = named(auth.issuer) ? auth.issuer : undefined;
-  return { kind, issuer, id, key: `${kind}:${keyPart(issuer ?? "")}:${keyPart(id)}` };
-}
-
-/** The canonical key of the caller's principal ({@link Principal.key}); undefined when unauthenticated or anonymous. */
-export function principalOf(auth: AuthInfo | undefined): string | undefined {
-  return principalFrom(auth)?.key;
+/** What a connection of one revision is told: the capabilities and the ids of the extensions served. */
+export interface Declared {
+  readonly capabilities: ServerCapabilities;
+  readonly extensions: ReadonlySet<string>;
 }
 
 /** The client behind a request, whichever revision it speaks. */
@@ -147,8 +134,10 @@ const NO_CLIENT: ClientView = Object.freeze({
   capabilities: Object.freeze({}),
   info: undefined,
 });
-const NO_CAPABILITIES: ServerCapabilities = Object.freeze({});
-const NO_EXTENSIONS: ReadonlySet<string> = new Set();
+const NOTHING_DECLARED: Declared = Object.freeze({
+  capabilities: Object.freeze({}),
+  extensions: new Set<string>(),
+});
 
 /**
  * The state of one connection: the negotiated revision and client, in-flight requests, the log
@@ -158,17 +147,14 @@ const NO_EXTENSIONS: ReadonlySet<string> = new Set();
 export class Connection {
   /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
   readonly auth: AuthInfo | undefined;
-  /** @internal — opened already initialized (one stateless HTTP request): no session to bind state to. */
-  readonly sessionless: boolean;
+  /** @internal — opened initialized: one stateless request, no session */ readonly sessionless: boolean;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
   client: ClientView = NO_CLIENT;
   /** @internal */ logLevel: LoggingLevel | undefined;
-  /** @internal — what the server declared to this client at initialize. */
-  serverCapabilities: ServerCapabilities = NO_CAPABILITIES;
-  /** @internal — the ids of the extensions declared to this client at initialize (none before). */
-  servedExtensions: ReadonlySet<string> = NO_EXTENSIONS;
+  /** @internal — what the server declared to this client at initialize (nothing before). */
+  declared: Declared = NOTHING_DECLARED;
   /** @internal — requests being handled, by id; `abort` cancels one. */
   readonly inflight = new InflightRequests();
   readonly #options: ConnectionOptions;
@@ -176,7 +162,7 @@ export class Connection {
   // made when first needed: a stateless HTTP request's connection lives for one request and most
   // never use them
   #id: string | undefined;
-  #subscriptions: Set<string> | undefined;
+  #slots: Map<SessionSlot<unknown>, unknown> | undefined;
   #listens: Map<RequestId, ListenStream> | undefined;
   #pending: Map<RequestId, Pending> | undefined;
 
@@ -195,10 +181,18 @@ export class Connection {
     return this.#id;
   }
 
-  /** @internal — the resources this client subscribed to (`resources/subscribe`). */
-  get subscriptions(): Set<string> {
-    this.#subscriptions ??= new Set();
-    return this.#subscriptions;
+  /** This connection's value of `slot`, made on first use. */
+  slot<T>(slot: SessionSlot<T>): T {
+    this.#slots ??= new Map();
+    if (this.#slots.has(slot)) return this.#slots.get(slot) as T;
+    const value = slot.init();
+    this.#slots.set(slot, value);
+    return value;
+  }
+
+  /** This connection's value of `slot`, or undefined when it was never made (nothing is made). */
+  peek<T>(slot: SessionSlot<T>): T | undefined {
+    return this.#slots?.get(slot) as T | undefined;
   }
 
   /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
@@ -210,6 +204,11 @@ export class Connection {
   /** @internal — whether a `subscriptions/listen` stream is open (without making the table). */
   get listening(): boolean {
     return this.#listens !== undefined && this.#listens.size > 0;
+  }
+
+  /** @internal — the capabilities declared to this client at initialize. */
+  get serverCapabilities(): ServerCapabilities {
+    return this.declared.capabilities;
   }
 
   /** The negotiated protocol revision, once `initialize` succeeded. */
@@ -327,7 +326,17 @@ export class Connection {
     if (this.#pending)
       for (const pending of [...this.#pending.values()])
         pending.reject(new Error("The connection is closed"));
-    this.#subscriptions?.clear();
+    if (this.#slots) {
+      const slots = this.#slots;
+      this.#slots = undefined;
+      for (const [slot, value] of slots) {
+        try {
+          slot.close?.(value);
+        } catch {
+          // one extension's cleanup must not stop the others'
+        }
+      }
+    }
     if (this.#listens) {
       for (const stream of this.#listens.values()) stream.ended = true;
       this.#listens.clear();

@@ -1,5 +1,5 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
-import type { AuthInfo, ClientView, Connection } from "./connection.js";
+import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
 import {
   type Asker,
   checkElicitAnswer,
@@ -14,68 +14,33 @@ import {
   type TaskHandle,
   withRelatedTask,
 } from "./eras/input.js";
-import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/modern.js";
+import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import type { ContentBlock, JsonRpcMessage, LoggingLevel, Meta, RequestId, Role } from "./types.js";
+import {
+  type ElicitFormParams,
+  type ElicitResult,
+  type ElicitUrlParams,
+  isObject,
+  type JsonRpcMessage,
+  type LoggingLevel,
+  type Meta,
+  type Params,
+  type RequestId,
+  type Root,
+  type SampleParams,
+  type SampleResult,
+} from "./types.js";
 
-/** A form-mode elicitation: a flat object of primitive fields for the user to fill in. */
-export interface ElicitFormParams {
-  mode?: "form";
-  message: string;
-  requestedSchema: {
-    type: "object";
-    properties: { [key: string]: object };
-    required?: string[];
-    $schema?: string;
-  };
-}
-/** A URL-mode elicitation (2025-11-25): the user completes an interaction on a web page. */
-export interface ElicitUrlParams {
-  mode: "url";
-  message: string;
-  url: string;
-  /** Default: a random id. */
-  elicitationId?: string;
-}
-/** The user's answer to an elicitation. */
-export interface ElicitResult {
-  action: "accept" | "decline" | "cancel";
-  content?: { [key: string]: string | number | boolean | string[] };
-  _meta?: Meta;
-}
-/** A message for sampling. */
-export interface SamplingMessage {
-  role: Role;
-  content: ContentBlock | ContentBlock[] | { type: string; [key: string]: unknown };
-}
-/** Parameters of `sampling/createMessage`. */
-export interface SampleParams {
-  messages: SamplingMessage[];
-  maxTokens: number;
-  systemPrompt?: string;
-  temperature?: number;
-  stopSequences?: string[];
-  modelPreferences?: { [key: string]: unknown };
-  includeContext?: "none" | "thisServer" | "allServers";
-  metadata?: object;
-  tools?: object[];
-  toolChoice?: object;
-  [key: string]: unknown;
-}
-/** What the client's model answered. */
-export interface SampleResult {
-  role: Role;
-  content: unknown;
-  model: string;
-  stopReason?: string;
-  [key: string]: unknown;
-}
-/** A root the client exposes. */
-export interface Root {
-  uri: string;
-  name?: string;
-  _meta?: Meta;
-}
+export type {
+  ElicitFormParams,
+  ElicitResult,
+  ElicitUrlParams,
+  Root,
+  SampleParams,
+  SampleResult,
+  SamplingMessage,
+} from "./types.js";
+
 /** Options of a request to the client. */
 export interface ClientRequestOptions {
   /** Milliseconds to wait for the answer. Default: the server's `requestTimeoutMs` (60 s). */
@@ -103,6 +68,13 @@ export interface Context {
   readonly auth: AuthInfo | undefined;
   /** The connection's id (the HTTP session id, say). */
   readonly sessionId: string;
+  /** What the request's revision carries (`stateless`, `elicitation`, …): decide by these, never by the version string. */
+  readonly features: Features;
+  /**
+   * This session's value of an extension's `slot` (see `sessionSlot`), made on first use; a
+   * 2026-07-28 request has no session and gets a value of its own.
+   */
+  sessionState<T>(slot: SessionSlot<T>): T;
   /** Reports progress, when the client asked for it with a `progressToken`; `progress` must increase. */
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message to the client, if its log level lets it through. */
@@ -143,14 +115,37 @@ export class ClientCapabilityError extends Error {
 }
 
 /** @internal — what a 2026-07-28 request brings: its log level and, where it may ask for input, its round. */
-export interface ModernRequest {
+export interface StatelessRequest {
   readonly logLevel: LoggingLevel | undefined;
   readonly input: InputRound | undefined;
 }
 
-/** @internal — built by the dispatcher for each request. */
+/** @internal — what the dispatcher knows of a request when it makes its context. */
+export interface RequestInit {
+  readonly connection: Connection;
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: Params;
+  /** Where its related messages go; default: the connection's `send`. */
+  readonly send: ((message: JsonRpcMessage) => void) | undefined;
+  /** The default wait for the client's answer to a request of the server. */
+  readonly timeoutMs: number;
+  readonly client: ClientView;
+  readonly features: Features;
+  /** Its credentials (the transport's snapshot for it); default: the connection's. */
+  readonly auth: AuthInfo | undefined;
+  /** 2026-07-28: its log level and input round. */
+  readonly stateless?: StatelessRequest;
+}
+
+/** @internal — built by the dispatcher for each request: everything a method needs to know of it. */
 export class RequestContext implements Context {
   readonly requestId: RequestId;
+  /** @internal — the connection it came on. */
+  readonly connection: Connection;
+  /** @internal — its method and params. */
+  readonly method: string;
+  readonly params: Params;
   readonly client: ClientView;
   readonly meta: Meta | undefined;
   readonly features: Features;
@@ -174,37 +169,39 @@ export class RequestContext implements Context {
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
   #controller: AbortController | undefined;
-  readonly #conn: Connection;
   readonly #send: ((message: JsonRpcMessage) => void) | undefined;
   readonly #timeoutMs: number;
   // undefined until the first report: a number here would box a heap number in every context
   #lastProgress: number | undefined;
-  readonly #modern: ModernRequest | undefined;
+  readonly #stateless: StatelessRequest | undefined;
+  // a stateless request's slots: it has no session to keep them in
+  #slots: Map<SessionSlot<unknown>, unknown> | undefined;
 
   /**
    * `client` and `features` describe the revision of this one request: from the connection's
    * handshake for the initialize era, from the request's own `_meta` for 2026-07-28. Handlers see the
    * same context either way.
    */
-  constructor(
-    conn: Connection,
-    requestId: RequestId,
-    meta: Meta | undefined,
-    send: ((message: JsonRpcMessage) => void) | undefined,
-    timeoutMs: number,
-    client: ClientView,
-    features: Features,
-    modern?: ModernRequest,
-  ) {
-    this.#conn = conn;
-    this.requestId = requestId;
-    this.meta = meta;
-    this.#send = send;
-    this.#timeoutMs = timeoutMs;
-    this.features = features;
-    this.client = client;
-    this.auth = conn.auth;
-    this.#modern = modern;
+  constructor(init: RequestInit) {
+    this.connection = init.connection;
+    this.requestId = init.id;
+    this.method = init.method;
+    this.params = init.params;
+    const meta = init.params._meta;
+    this.meta = isObject(meta) ? (meta as Meta) : undefined;
+    this.#send = init.send;
+    this.#timeoutMs = init.timeoutMs;
+    this.features = init.features;
+    this.client = init.client;
+    this.auth = init.auth ?? init.connection.auth;
+    this.#stateless = init.stateless;
+  }
+
+  sessionState<T>(slot: SessionSlot<T>): T {
+    if (!this.#stateless) return this.connection.slot(slot);
+    this.#slots ??= new Map();
+    if (!this.#slots.has(slot)) this.#slots.set(slot, slot.init());
+    return this.#slots.get(slot) as T;
   }
 
   get signal(): AbortSignal {
@@ -224,12 +221,7 @@ export class RequestContext implements Context {
   }
 
   get sessionId(): string {
-    return this.#conn.id;
-  }
-
-  /** @internal — whether the request came on a session (after a handshake), not alone (stateless HTTP). */
-  get inSession(): boolean {
-    return !this.#conn.sessionless;
+    return this.connection.id;
   }
 
   progress(progress: number, total?: number, message?: string): void {
@@ -249,8 +241,8 @@ export class RequestContext implements Context {
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (this.done || this.aborted) return;
     // 2026-07-28: no level in the request's _meta means no log messages for it
-    const min = this.#modern ? this.#modern.logLevel : this.#conn.logLevel;
-    if (this.#modern && min === undefined) return;
+    const min = this.#stateless ? this.#stateless.logLevel : this.connection.logLevel;
+    if (this.#stateless && min === undefined) return;
     if (min !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(min)) return;
     const params: { [key: string]: unknown } = { level, data };
     if (logger !== undefined) params.logger = logger;
@@ -258,7 +250,7 @@ export class RequestContext implements Context {
   }
 
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult> {
-    if (this.#modern) return this.#modernElicit(params, options?.key);
+    if (this.#stateless) return this.#statelessElicit(params, options?.key);
     const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
     if (params.mode === "url") {
       if (!caps?.url || !this.features.urlElicitation) {
@@ -282,7 +274,7 @@ export class RequestContext implements Context {
 
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
     const caps = this.client.capabilities.sampling as { tools?: object } | undefined;
-    if (this.#modern) {
+    if (this.#stateless) {
       if (!caps) return refuse(missingCapability({ sampling: {} }));
       if ((params.tools || params.toolChoice) && !caps.tools)
         return refuse(missingCapability({ sampling: { tools: {} } }));
@@ -301,7 +293,7 @@ export class RequestContext implements Context {
   }
 
   roots(options?: ClientRequestOptions): Promise<Root[]> {
-    if (this.#modern) {
+    if (this.#stateless) {
       if (!this.client.capabilities.roots) return refuse(missingCapability({ roots: {} }));
       return this.#input("roots/list", {}, options?.key, toRoots);
     }
@@ -311,11 +303,11 @@ export class RequestContext implements Context {
   }
 
   get requestState(): unknown {
-    return this.#modern?.input?.state;
+    return this.#stateless?.input?.state;
   }
 
   setRequestState(value: unknown): void {
-    const round = this.#modern?.input;
+    const round = this.#stateless?.input;
     if (round) round.state = value;
   }
 
@@ -328,7 +320,10 @@ export class RequestContext implements Context {
     this.#emit(message);
   }
 
-  #modernElicit(params: ElicitFormParams | ElicitUrlParams, key: string | undefined): Promise<ElicitResult> {
+  #statelessElicit(
+    params: ElicitFormParams | ElicitUrlParams,
+    key: string | undefined,
+  ): Promise<ElicitResult> {
     const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
     if (params.mode === "url") {
       if (!caps?.url) return refuse(missingCapability({ elicitation: { url: {} } }));
@@ -350,7 +345,7 @@ export class RequestContext implements Context {
     accept: (value: unknown) => T | undefined,
   ): Promise<T> {
     if (this.asker) return this.asker(method, params, key, accept) as Promise<T>;
-    const round = this.#modern?.input;
+    const round = this.#stateless?.input;
     if (!round) {
       return refuse(
         new Error(
@@ -365,7 +360,7 @@ export class RequestContext implements Context {
 
   #emit(message: JsonRpcMessage): void {
     if (this.#send) this.#send(message);
-    else this.#conn.send(message);
+    else this.connection.send(message);
   }
 
   #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
@@ -373,7 +368,7 @@ export class RequestContext implements Context {
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
     const send = this.done ? undefined : this.#send;
     const p = withRelatedTask(params, this.relatedTask);
-    return this.#conn.request(method, p, send ? { ...outbound, send } : outbound);
+    return this.connection.request(method, p, send ? { ...outbound, send } : outbound);
   }
 }
 

@@ -1,12 +1,13 @@
 export type { ChangeBus, ChangeEvent } from "./bus.js";
 export { LocalBus } from "./bus.js";
-export type { AuthInfo, ConnectionOptions, Principal } from "./connection.js";
+export type { AuthInfo, ConnectionOptions, Principal, SessionSlot } from "./connection.js";
 export {
   ClientRequestError,
   Connection,
   principalFrom,
   principalOf,
   RequestTimeoutError,
+  sessionSlot,
 } from "./connection.js";
 export { type LinkOptions, link } from "./content.js";
 export type {
@@ -26,23 +27,37 @@ export type {
 } from "./context.js";
 export { ClientCapabilityError } from "./context.js";
 export type { ErrorInfo } from "./core.js";
-export type { HandleOptions } from "./dispatch.js";
+export type { HandleOptions } from "./dispatch/envelope.js";
 export type { SubscriptionFilter, SubscriptionLimits } from "./eras/listen.js";
+export type { RequestStateOptions } from "./eras/request-state.js";
 export {
   type CacheHint,
   type CacheOptions,
-  hasModernMeta,
+  hasStatelessMeta,
+  /** @deprecated the name of {@link hasStatelessMeta} before 0.2 */
+  hasStatelessMeta as hasModernMeta,
   META,
-  type ModernMeta,
-  readModernMeta,
-  SUPPORTED_VERSIONS,
-} from "./eras/modern.js";
-export type { RequestStateOptions } from "./eras/request-state.js";
+  readStatelessMeta,
+  /** @deprecated the name of {@link readStatelessMeta} before 0.2 */
+  readStatelessMeta as readModernMeta,
+  type StatelessMeta,
+  /** @deprecated the name of {@link StatelessMeta} before 0.2 */
+  type StatelessMeta as ModernMeta,
+} from "./eras/stateless.js";
 export {
-  LATEST_LEGACY_VERSION,
-  LEGACY_VERSIONS,
-  MODERN_VERSION,
+  type Features,
+  LATEST_SESSION_VERSION,
+  /** @deprecated the name of {@link LATEST_SESSION_VERSION} before 0.2 */
+  LATEST_SESSION_VERSION as LATEST_LEGACY_VERSION,
+  LATEST_STATELESS_VERSION,
+  /** @deprecated the name of {@link LATEST_STATELESS_VERSION} before 0.2 */
+  LATEST_STATELESS_VERSION as MODERN_VERSION,
   type ProtocolVersion,
+  SESSION_VERSIONS,
+  /** @deprecated the name of {@link SESSION_VERSIONS} before 0.2 */
+  SESSION_VERSIONS as LEGACY_VERSIONS,
+  STATELESS_VERSIONS,
+  SUPPORTED_VERSIONS,
 } from "./eras/versions.js";
 export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { APP_MIME_TYPE, APPS, type AppOptions, type AppUi, rendersApps } from "./ext/apps.js";
@@ -55,6 +70,15 @@ export {
   type TaskStore,
 } from "./ext/task-store.js";
 export { TASKS, type TaskOptions } from "./ext/tasks.js";
+export {
+  clientDeclares,
+  type Era,
+  type Extension,
+  type ExtensionMethod,
+  type MethodWrapper,
+  type NotificationContext,
+  type NotificationHandler,
+} from "./extension.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
 export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
 export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";

@@ -1,6 +1,7 @@
 /** An ordered, named registry whose changes are announced to connected clients, who may use its entries, and one page of them. */
-import { type CacheHint, listHint } from "./eras/modern.js";
+
 import { type Listed, listingFor } from "./eras/serialize.js";
+import { type CacheHint, listHint } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
 import { listResult } from "./pagination.js";
@@ -133,7 +134,7 @@ export function listPage<T extends Scoped & Listed & { readonly cache: CacheHint
   pageSize: number,
   cache: CacheHint,
 ): { [key: string]: unknown } {
-  if (ctx.features.modern) ctx.cacheHint = listHint(entries, cache);
+  if (ctx.features.stateless) ctx.cacheHint = listHint(entries, cache);
   return listResult(key, visibleTo(entries, ctx), params.cursor, pageSize, (e) =>
     listingFor(e, ctx.features),
   );

@@ -3,17 +3,26 @@
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
+import { dispatch, establish, type HandleOptions } from "./dispatch/envelope.js";
 import { operationScopes } from "./dispatch/scopes.js";
-import { dispatch, establish, type HandleOptions } from "./dispatch.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
-import { type CacheOptions, cacheHint } from "./eras/modern.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
+import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, appParts } from "./ext/apps.js";
-import type { SkillOptions } from "./ext/skills.js";
+import { builtIns } from "./ext/builtins.js";
+import type { SkillOptions, Skills } from "./ext/skills.js";
 import type { TaskOptions } from "./ext/tasks.js";
-import { createPromptEntry, type PromptArgument, type PromptOptions } from "./prompts/prompts.js";
-import { type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
-import type { ResourceOptions } from "./resources/resources.js";
+import type { Extension } from "./extension.js";
+import {
+  createPromptEntry,
+  type PromptArgument,
+  type PromptEntry,
+  type PromptOptions,
+} from "./prompts/prompts.js";
+import type { Registry } from "./registry.js";
+import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
+import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
+import { subscribed } from "./resources/subscriptions.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
@@ -22,6 +31,10 @@ import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcRespons
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 
+/**
+ * The one closed connection every server's set keeps (see `McpServer#connections`): emptied on every
+ * stateless request, the set would otherwise reallocate its table on each (see InflightRequests).
+ */
 const KEPT = new Connection({ send: () => {} }, () => {});
 KEPT.close();
 
@@ -80,10 +93,13 @@ export interface Registration {
  */
 export class McpServer {
   readonly #core: ServerCore;
-  /**
-   * The open connections, and one closed connection that every loop over them passes by: emptied on
-   * every stateless request, the Set would otherwise reallocate its table on each (see InflightRequests).
-   */
+  readonly #tools: Registry<ToolEntry>;
+  readonly #prompts: Registry<PromptEntry>;
+  readonly #resources: ResourceRegistry;
+  readonly #skills: Skills;
+  readonly #pageSize: number;
+  readonly #cache: CacheHint;
+  /** The open connections, and {@link KEPT}, which every loop over them passes by. */
   readonly #connections = new Set<Connection>([KEPT]);
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
@@ -105,24 +121,53 @@ export class McpServer {
       throw new RangeError("pageSize must be a positive integer");
     this.#bus = options.bus ?? new LocalBus();
     this.#jsonSchemaValidator = options.jsonSchemaValidator;
-    this.#core = new ServerCore({
+    this.#pageSize = pageSize;
+    const cache = cacheHint(options.cache);
+    this.#cache = cache;
+    const core = new ServerCore({
       info: info as Implementation,
       instructions: options.instructions,
-      pageSize,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
-      experimental: options.experimental,
-      pathSafety: options.pathSafety ?? true,
-      uriTemplateLimits: options.uriTemplateLimits ?? {},
       onError:
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
-      onListChanged: (kind) => this.#listChanged(kind),
-      cache: cacheHint(options.cache),
       requestState: new RequestStateSeal(options.requestState),
-      subscriptionLimits: options.subscriptionLimits ?? {},
-      tasks: options.tasks ?? {},
-      publish: (event) => this.#bus.publish(event),
+      serverMeta: serverInfoMeta(info as Implementation),
     });
+    this.#core = core;
+    const parts = builtIns({
+      core,
+      options,
+      pageSize,
+      cache,
+      publish: (e) => this.#bus.publish(e),
+      changed: (kind) => {
+        core.changed();
+        this.#listChanged(kind);
+      },
+    });
+    ({
+      tools: this.#tools,
+      prompts: this.#prompts,
+      resources: this.#resources,
+      skills: this.#skills,
+    } = parts);
+    for (const ext of parts.extensions) core.use(ext);
     this.#bus.subscribe((event) => this.#deliver(event));
+  }
+
+  /**
+   * Adds an extension: methods and notifications of its own, wrappers around any method, and the
+   * capabilities it declares per revision. Every built-in method family is one, through this same
+   * seam. Throws when its id, or a method or notification it adds, is taken.
+   * @example
+   * server.use({
+   *   id: "com.example/echo",
+   *   settings: (f) => (f.stateless ? {} : undefined),
+   *   methods: { "echo/say": { run: (params) => ({ said: params.text }) } },
+   * });
+   */
+  use(extension: Extension): Registration {
+    return { remove: this.#core.use(extension) };
   }
 
   /** The server's name, version and display fields. */
@@ -132,38 +177,39 @@ export class McpServer {
 
   /**
    * Registers a tool.
-   * @example server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) })
+   * @example
+   * server.tool("add", {
+   *   input: z.object({ a: z.number(), b: z.number() }),
+   *   run: ({ a, b }) => String(a + b),
+   * });
    */
   tool<
     const I extends SchemaLike | undefined = undefined,
     const O extends SchemaLike | undefined = undefined,
   >(name: string, options: ToolOptions<I, O>): Registration {
     return {
-      remove: this.#core.tools.add(
-        name,
-        createToolEntry(name, options, this.#core.cache, this.#jsonSchemaValidator),
-      ),
+      remove: this.#tools.add(name, createToolEntry(name, options, this.#cache, this.#jsonSchemaValidator)),
     };
   }
 
   /**
    * Registers a resource: a URI without `{…}` is static, one with `{…}` a template whose variables
    * `read` receives, typed from the string.
-   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) })
+   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) });
    */
   resource<U extends string>(uri: U, options: ResourceOptions<NoInfer<U>>): Registration {
-    return { remove: this.#core.resources.add(uri, options as unknown as ResourceOptions<string>) };
+    return { remove: this.#resources.add(uri, options as unknown as ResourceOptions<string>) };
   }
 
   /**
    * Registers a prompt; a list of `args` keeps its types as written (`required: true` gives `string`).
-   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` })
+   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` });
    */
   prompt<const A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined>(
     name: string,
     options: PromptOptions<A>,
   ): Registration {
-    return { remove: this.#core.prompts.add(name, createPromptEntry(name, options, this.#core.cache)) };
+    return { remove: this.#prompts.add(name, createPromptEntry(name, options, this.#cache)) };
   }
 
   /**
@@ -172,34 +218,19 @@ export class McpServer {
    * @example server.resourcesAsTools();
    */
   resourcesAsTools(options?: ResourcesAsToolsOptions): Registration {
-    const core = this.#core;
     const bridge = new ResourceTools(
-      core.resources,
-      core.pageSize,
-      core.cache,
+      this.#resources,
+      this.#pageSize,
+      this.#cache,
       this.#jsonSchemaValidator,
       options,
     );
-    const add = (entry: ToolEntry) => core.tools.add(entry.name, entry);
-    const removeList = add(bridge.list());
-    let removeRead: () => void;
-    try {
-      removeRead = add(bridge.read());
-    } catch (error) {
-      removeList();
-      throw error;
-    }
-    const sync = () => {
-      if (!bridge.stale) return;
-      removeRead();
-      removeRead = add(bridge.read());
-    };
+    const { sync, remove } = addResourceTools(this.#tools, bridge);
     this.#onResourcesChanged.add(sync);
     return {
       remove: () => {
         this.#onResourcesChanged.delete(sync);
-        removeList();
-        removeRead();
+        remove();
       },
     };
   }
@@ -207,18 +238,17 @@ export class McpServer {
   /**
    * Registers a skill: its `SKILL.md` (frontmatter from `description` and `frontmatter`, then
    * `instructions`) and its `files` as `skill://<name>/…` resources, listed by `skills/list`.
-   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" })
+   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" });
    */
   skill(name: string, options: SkillOptions): Registration {
-    const core = this.#core;
-    const { files, remove: forget } = core.skills.add(name, options);
+    const { files, remove: forget } = this.#skills.add(name, options);
     const removes: (() => void)[] = [];
     const remove = () => {
       forget();
       for (const r of removes) r();
     };
     try {
-      for (const [uri, r] of files) removes.push(core.resources.add(uri, r));
+      for (const [uri, r] of files) removes.push(this.#resources.add(uri, r));
     } catch (error) {
       // a file URI that is taken undoes the whole skill
       remove();
@@ -230,18 +260,18 @@ export class McpServer {
   /**
    * Registers an MCP App: the `ui://` page (`text/html;profile=mcp-app`) and the tool linked to it by
    * `_meta.ui.resourceUri`, in one call.
-   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" })
+   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" });
    */
   app<const I extends SchemaLike | undefined = undefined, const O extends SchemaLike | undefined = undefined>(
     name: string,
     options: AppOptions<I, O>,
   ): Registration {
     const { uri, resource, tool } = appParts(name, options);
-    const entry = createToolEntry(name, tool, this.#core.cache, this.#jsonSchemaValidator);
-    const removeResource = this.#core.resources.add(uri, resource);
+    const entry = createToolEntry(name, tool, this.#cache, this.#jsonSchemaValidator);
+    const removeResource = this.#resources.add(uri, resource);
     let removeTool: () => void;
     try {
-      removeTool = this.#core.tools.add(name, entry);
+      removeTool = this.#tools.add(name, entry);
     } catch (error) {
       removeResource();
       throw error;
@@ -308,12 +338,15 @@ export class McpServer {
 
   /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
   toolHeaders(name: string): readonly HeaderParam[] {
-    return this.#core.tools.get(name)?.headers ?? NO_HEADERS;
+    return this.#tools.get(name)?.headers ?? NO_HEADERS;
   }
 
   /** @internal — the scopes the primitives a parsed request names need, for one step-up challenge (`picomcp/auth`). */
   scopesFor(message: unknown): readonly string[] {
-    return operationScopes(this.#core, message);
+    return operationScopes(
+      { tools: this.#tools, prompts: this.#prompts, resources: this.#resources },
+      message,
+    );
   }
 
   /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */
@@ -326,7 +359,7 @@ export class McpServer {
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
     if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
-    if (this.#connections.size === 1) return;
+    if (this.#connections.size === 1) return; // only KEPT: nobody to tell
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
       queueMicrotask(() => {
@@ -345,7 +378,7 @@ export class McpServer {
     if (event.type === "task") return;
     if (event.type === "resource_updated") {
       for (const conn of this.#connections) {
-        if (conn.state === "ready" && conn.subscriptions.has(event.uri)) {
+        if (conn.state === "ready" && subscribed(conn, event.uri)) {
           conn.send({
             jsonrpc: "2.0",
             method: "notifications/resources/updated",

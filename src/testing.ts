@@ -6,8 +6,8 @@
  */
 import type { Connection } from "./connection.js";
 import type { ElicitResult, Root, SampleResult } from "./context.js";
-import { META } from "./eras/modern.js";
-import { MODERN_VERSION } from "./eras/versions.js";
+import { META } from "./eras/stateless.js";
+import { isStatelessVersion, LATEST_SESSION_VERSION } from "./eras/versions.js";
 import { McpError } from "./errors.js";
 import { encodeMessage } from "./jsonrpc.js";
 import type { McpServer } from "./server.js";
@@ -180,15 +180,15 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     return answer.result as T;
   };
 
-  const modern = options.protocolVersion === MODERN_VERSION;
+  const stateless = isStatelessVersion(options.protocolVersion);
   const clientInfo = options.clientInfo ?? { name: "picomcp-test-client", version: "0.0.0" };
   let logLevel: LoggingLevel | undefined;
 
   /** 2026-07-28: the request with its `_meta`, retried with the answers while the server asks for input. */
   const request = async <T>(method: string, params?: { [key: string]: unknown }): Promise<T> => {
-    if (!modern) return once<T>(method, params);
+    if (!stateless) return once<T>(method, params);
     const meta: { [key: string]: unknown } = {
-      [META.protocolVersion]: MODERN_VERSION,
+      [META.protocolVersion]: options.protocolVersion,
       [META.clientCapabilities]: capabilities,
       [META.clientInfo]: clientInfo,
     };
@@ -204,14 +204,14 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     }
   };
 
-  const initializeResult = modern
+  const initializeResult = stateless
     ? await request<{ [key: string]: unknown }>("server/discover")
     : await request<{ [key: string]: unknown }>("initialize", {
-        protocolVersion: options.protocolVersion ?? "2025-11-25",
+        protocolVersion: options.protocolVersion ?? LATEST_SESSION_VERSION,
         capabilities,
         clientInfo,
       });
-  if (!modern) await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, connection);
+  if (!stateless) await server.handle({ jsonrpc: "2.0", method: "notifications/initialized" }, connection);
 
   const empty = async (p: Promise<unknown>) => {
     await p;
@@ -250,7 +250,7 @@ export async function connect(server: McpServer, options: TestClientOptions = {}
     },
     setLogLevel: async (level) => {
       // 2026-07-28 has no logging/setLevel: the level travels in each later request's _meta
-      if (modern) logLevel = level;
+      if (stateless) logLevel = level;
       else await empty(request("logging/setLevel", { level }));
     },
     waitForNotification: (method) => new Promise((resolve) => waiters.push({ method, resolve })),

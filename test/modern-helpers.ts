@@ -29,7 +29,7 @@ export function modernPeer(server: McpServer, auth?: AuthInfo) {
     ...(auth ? { auth } : {}),
   });
   let next = 1;
-  const raw = async (message: unknown, options: { signal?: AbortSignal; modern?: boolean } = {}) => {
+  const raw = async (message: unknown, options: { signal?: AbortSignal; stateless?: boolean } = {}) => {
     const stream: any[] = [];
     const answer = await server.handle(message, connection, {
       ...options,

@@ -1,7 +1,7 @@
 /**
  * The one table of URI template cases, walked twice: at runtime by `src/uri-template.test.ts`
  * (`parseUriTemplate(template).match(uri)` deep-equals `expected`) and at type level by
- * `test/uri-params.types.test.ts` (`UriParams<template>` has exactly `expected`'s shape).
+ * `test/resources/uri-params.types.test.ts` (`UriParams<template>` has exactly `expected`'s shape).
  * `expected: null` means the URI does not match.
  */
 export const templateCases = [

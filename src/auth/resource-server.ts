@@ -4,7 +4,7 @@
  */
 
 import type { AuthInfo } from "../connection.js";
-import { httpError, SERVER_ERROR } from "../http/guard.js";
+import { httpError, SERVER_ERROR } from "../http/answers.js";
 import type { ErrorStatus } from "../http/options.js";
 import { type Answer, headerOf, toResponse, withHeaders } from "../http/reply.js";
 import { readBody } from "../http/request.js";

@@ -6,7 +6,7 @@
 import type { ChangeEvent } from "../bus.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { isObject, type JsonRpcMessage, type RequestId, type ServerCapabilities } from "../types.js";
-import { META, missingCapability } from "./modern.js";
+import { META, missingCapability } from "./stateless.js";
 
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 

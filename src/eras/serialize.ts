@@ -29,9 +29,9 @@ export function shapePrimitive<T extends object>(item: T, f: Features): T {
   if (!f.primitiveMeta && "_meta" in o) drop.push("_meta");
   if ("inputSchema" in o) {
     if (!f.toolAnnotations && "annotations" in o) drop.push("annotations");
-    if ("outputSchema" in o && (!f.structuredOutput || (!f.modern && !isObjectSchema(o.outputSchema))))
+    if ("outputSchema" in o && (!f.structuredOutput || (!f.stateless && !isObjectSchema(o.outputSchema))))
       drop.push("outputSchema");
-    if ("execution" in o && f.version !== "2025-11-25") drop.push("execution");
+    if ("execution" in o && !f.sessionTasks) drop.push("execution");
   }
   let out = drop.length ? without(o, drop) : o;
   const ann = out.annotations as Annotations | undefined;
@@ -116,7 +116,7 @@ export function shapeCallToolResult(result: CallToolResult, f: Features): CallTo
   const sc = result.structuredContent;
   const dropStructured =
     sc !== undefined &&
-    (!f.structuredOutput || (!f.modern && (typeof sc !== "object" || sc === null || Array.isArray(sc))));
+    (!f.structuredOutput || (!f.stateless && (typeof sc !== "object" || sc === null || Array.isArray(sc))));
   if (content === result.content && !dropStructured) return result;
   const out: CallToolResult = { ...result, content };
   if (dropStructured) delete out.structuredContent;

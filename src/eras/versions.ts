@@ -1,82 +1,158 @@
-/** Protocol revisions served with the `initialize` handshake, newest first. */
-export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
-/** The newest revision of the `initialize` era; the answer to a version picomcp does not know. */
-export const LATEST_LEGACY_VERSION = "2025-11-25";
-/** The stateless revision (per-request `_meta`, `server/discover`). */
-export const MODERN_VERSION = "2026-07-28";
-
-/** A protocol revision picomcp serves. */
-export type ProtocolVersion = (typeof LEGACY_VERSIONS)[number] | typeof MODERN_VERSION;
+/**
+ * The protocol revisions picomcp serves, as data: one row per revision, each saying what changed
+ * from the revision before it. Every version-dependent decision reads a flag of {@link Features},
+ * so that "may this client receive X?" is answered here and nowhere else. A new revision is a new
+ * row (and, where it changes a shape, a flag that the one shaper in `serialize.ts` reads).
+ */
 
 /**
- * What a revision can carry. Every version-dependent decision reads one of these flags, so that the
- * question "may this client receive X?" is answered in exactly one table.
+ * What a revision can carry. A flag names what it means, never the revision it arrived in.
  */
 export interface Features {
   readonly version: ProtocolVersion;
-  /** 2026-07-28: stateless, `resultType`, caching hints. */
-  readonly modern: boolean;
-  /** `instructions` in the initialize result. */
-  readonly instructions: boolean;
-  /** `audio` content, tool `annotations`, progress `message`, the `completions` capability (2025-03-26+). */
+  /** Requests carry their own revision and client in `_meta` (no `initialize`, no session), results their `resultType` and caching hints. */
+  readonly stateless: boolean;
+  /** `audio` content, tool `annotations`, progress `message`, the `completions` capability. */
   readonly audio: boolean;
   readonly toolAnnotations: boolean;
   readonly progressMessage: boolean;
   readonly completionsCapability: boolean;
-  /** JSON-RPC batches are received (2025-03-26 only). */
+  /** JSON-RPC batches are received. */
   readonly batching: boolean;
   /** `title`, `_meta` on primitives and content, `resource_link`, structured output, `lastModified`,
-   * elicitation, completion `context` (2025-06-18+). */
+   * form elicitation, completion `context`. */
   readonly title: boolean;
   readonly primitiveMeta: boolean;
   readonly resourceLink: boolean;
   readonly structuredOutput: boolean;
   readonly lastModified: boolean;
   readonly elicitation: boolean;
-  /** `icons`, `description`/`websiteUrl` on the server's info, URL elicitation (2025-11-25+). */
+  /** `icons`, and `description`/`websiteUrl` on the server's info. */
   readonly icons: boolean;
   readonly implementationDetails: boolean;
+  /** URL-mode elicitation with an `elicitationId` and its completion notification. */
   readonly urlElicitation: boolean;
-  /** An error answer whose request id could not be read carries `id: null` (up to 2025-06-18) or no id. */
+  /** Tasks as core protocol: the `tasks` capability, `params.task`, `tasks/result`, a tool's `execution`. */
+  readonly sessionTasks: boolean;
+  /** An SSE stream opens with an event that carries only an id, so the client can resume it from the start. */
+  readonly ssePriming: boolean;
+  /** An error answer whose request id could not be read carries `id: null` (else no id). */
   readonly nullErrorId: boolean;
-  /** The code for "resource not found": -32002 before 2026-07-28, -32602 from then on. */
+  /** The code for "resource not found". */
   readonly resourceNotFoundCode: number;
 }
 
-const order: readonly ProtocolVersion[] = [
-  "2024-11-05",
-  "2025-03-26",
-  "2025-06-18",
-  "2025-11-25",
-  MODERN_VERSION,
-];
+type Flags = Omit<Features, "version">;
 
-function build(version: ProtocolVersion): Features {
-  const at = (since: ProtocolVersion) => order.indexOf(version) >= order.indexOf(since);
-  return Object.freeze({
-    version,
-    modern: version === MODERN_VERSION,
-    instructions: true,
-    audio: at("2025-03-26"),
-    toolAnnotations: at("2025-03-26"),
-    progressMessage: at("2025-03-26"),
-    completionsCapability: at("2025-03-26"),
-    batching: version === "2025-03-26",
-    title: at("2025-06-18"),
-    primitiveMeta: at("2025-06-18"),
-    resourceLink: at("2025-06-18"),
-    structuredOutput: at("2025-06-18"),
-    lastModified: at("2025-06-18"),
-    elicitation: at("2025-06-18"),
-    icons: at("2025-11-25"),
-    implementationDetails: at("2025-11-25"),
-    urlElicitation: version === "2025-11-25",
-    nullErrorId: !at("2025-11-25"),
-    resourceNotFoundCode: version === MODERN_VERSION ? -32602 : -32002,
-  });
+/** What the oldest revision carries. */
+const BASE: Flags = {
+  stateless: false,
+  audio: false,
+  toolAnnotations: false,
+  progressMessage: false,
+  completionsCapability: false,
+  batching: false,
+  title: false,
+  primitiveMeta: false,
+  resourceLink: false,
+  structuredOutput: false,
+  lastModified: false,
+  elicitation: false,
+  icons: false,
+  implementationDetails: false,
+  urlElicitation: false,
+  sessionTasks: false,
+  ssePriming: false,
+  nullErrorId: true,
+  resourceNotFoundCode: -32002,
+};
+
+/** Every revision, oldest first, with what changed from the one before. */
+const HISTORY = [
+  ["2024-11-05", {}],
+  [
+    "2025-03-26",
+    {
+      audio: true,
+      toolAnnotations: true,
+      progressMessage: true,
+      completionsCapability: true,
+      batching: true,
+    },
+  ],
+  [
+    "2025-06-18",
+    {
+      batching: false,
+      title: true,
+      primitiveMeta: true,
+      resourceLink: true,
+      structuredOutput: true,
+      lastModified: true,
+      elicitation: true,
+    },
+  ],
+  [
+    "2025-11-25",
+    {
+      icons: true,
+      implementationDetails: true,
+      urlElicitation: true,
+      sessionTasks: true,
+      ssePriming: true,
+      nullErrorId: false,
+    },
+  ],
+  [
+    "2026-07-28",
+    { stateless: true, urlElicitation: false, sessionTasks: false, resourceNotFoundCode: -32602 },
+  ],
+] as const satisfies readonly (readonly [string, Partial<Flags>])[];
+
+/** A protocol revision picomcp serves. */
+export type ProtocolVersion = (typeof HISTORY)[number][0];
+
+const table = new Map<string, Features>();
+{
+  let flags = BASE;
+  for (const [version, changes] of HISTORY) {
+    flags = { ...flags, ...changes };
+    table.set(version, Object.freeze({ version, ...flags }));
+  }
 }
 
-const table = new Map<string, Features>(order.map((v) => [v, build(v)]));
+const newestFirst = [...table.values()].reverse();
+
+/** Every revision served, newest first: `server/discover` and -32022 list these. */
+export const SUPPORTED_VERSIONS: readonly ProtocolVersion[] = Object.freeze(
+  newestFirst.map((f) => f.version),
+);
+/** The revisions served through the `initialize` handshake, newest first. */
+export const SESSION_VERSIONS: readonly ProtocolVersion[] = Object.freeze(
+  newestFirst.filter((f) => !f.stateless).map((f) => f.version),
+);
+/** The stateless revisions (per-request `_meta`, `server/discover`), newest first. */
+export const STATELESS_VERSIONS: readonly ProtocolVersion[] = Object.freeze(
+  newestFirst.filter((f) => f.stateless).map((f) => f.version),
+);
+/** The revisions that receive JSON-RPC batches. */
+export const BATCHING_VERSIONS: readonly ProtocolVersion[] = Object.freeze(
+  newestFirst.filter((f) => f.batching).map((f) => f.version),
+);
+/**
+ * The revision of an HTTP request without `MCP-Protocol-Version` and without a session: the
+ * transport spec says to assume 2025-03-26, the revision before the header existed.
+ */
+export const HEADERLESS_VERSION: ProtocolVersion = "2025-03-26";
+/** The newest handshake revision: the answer to an `initialize` asking for a version picomcp does not know. */
+export const LATEST_SESSION_VERSION: ProtocolVersion = SESSION_VERSIONS[0]!;
+/** The newest stateless revision. */
+export const LATEST_STATELESS_VERSION: ProtocolVersion = STATELESS_VERSIONS[0]!;
+
+/** The features of `version`, or undefined for a revision picomcp does not serve. */
+export function revision(version: unknown): Features | undefined {
+  return typeof version === "string" ? table.get(version) : undefined;
+}
 
 /** The features of a revision picomcp serves. */
 export function featuresOf(version: ProtocolVersion): Features {
@@ -84,9 +160,16 @@ export function featuresOf(version: ProtocolVersion): Features {
 }
 
 /** Whether `version` is a revision served through the `initialize` handshake. */
-export function isLegacyVersion(version: unknown): version is (typeof LEGACY_VERSIONS)[number] {
-  return typeof version === "string" && (LEGACY_VERSIONS as readonly string[]).includes(version);
+export function isSessionVersion(version: unknown): version is ProtocolVersion {
+  return revision(version)?.stateless === false;
+}
+
+/** Whether `version` is a stateless revision picomcp serves. */
+export function isStatelessVersion(version: unknown): version is ProtocolVersion {
+  return revision(version)?.stateless === true;
 }
 
 /** Features used before a client has negotiated anything (the newest handshake revision). */
-export const DEFAULT_FEATURES: Features = featuresOf(LATEST_LEGACY_VERSION);
+export const DEFAULT_FEATURES: Features = featuresOf(LATEST_SESSION_VERSION);
+/** Features of a stateless request (the newest stateless revision). */
+export const STATELESS_FEATURES: Features = featuresOf(LATEST_STATELESS_VERSION);

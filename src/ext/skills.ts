@@ -5,11 +5,11 @@
  * `resources/directory/read`.
  */
 import type { RequestContext } from "../context.js";
-import type { CacheHint } from "../eras/modern.js";
+import type { CacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Extension } from "../extension.js";
 import { listResult } from "../pagination.js";
 import type { ResourceOptions } from "../resources/resources.js";
-import type { Extension } from "./extension.js";
 
 /** The extension's identifier. */
 export const SKILLS = "io.modelcontextprotocol/skills";
@@ -141,7 +141,7 @@ export class Skills {
   }
 
   #hint(ctx: RequestContext) {
-    if (ctx.features.modern) ctx.cacheHint = this.#cache;
+    if (ctx.features.stateless) ctx.cacheHint = this.#cache;
   }
 
   /** The extension: declared in both eras while a skill is registered; anyone may list skills. */
@@ -159,7 +159,7 @@ export class Skills {
         "skills/list": {
           era: "both",
           clientMustDeclare: false,
-          run: async (params, ctx) => {
+          run: async (params, ctx: RequestContext) => {
             this.#hint(ctx);
             const all = await Promise.all([...this.#skills.values()].map((s) => this.#entry(s)));
             return listResult("skills", all, params.cursor, this.#pageSize, (e) => e);
@@ -168,7 +168,7 @@ export class Skills {
         "skills/get": {
           era: "both",
           clientMustDeclare: false,
-          run: async (params, ctx) => {
+          run: async (params, ctx: RequestContext) => {
             const uri = params.uri;
             if (typeof uri !== "string")
               throw new McpError(ErrorCode.InvalidParams, "Invalid params: uri must be a string");

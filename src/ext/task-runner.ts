@@ -7,12 +7,11 @@ import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
 import type { RequestContext, TaskHandle } from "../context.js";
 import { AUTO_KEY, type InputRequest } from "../eras/input.js";
-import { modernError } from "../eras/modern.js";
+import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { JsonRpcErrorObject } from "../types.js";
+import type { JsonRpcErrorObject, Params } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
 
-type Params = { [key: string]: unknown };
 type Waiter = {
   accept: (value: unknown) => unknown;
   resolve: (v: unknown) => void;
@@ -80,7 +79,7 @@ export class TaskRunner {
       .then(() => {
         const { owner, ...task } = snapshot;
         // task events reach 2026-07-28 listen streams only
-        if (task.error) task.error = modernError(task.error);
+        if (task.error) task.error = statelessError(task.error);
         this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
       })
       .catch(this.#report);
@@ -117,7 +116,7 @@ export class TaskRunner {
       },
       waiters: new Map(),
       keys: new Set(),
-      legacy: !ctx.features.modern,
+      legacy: !ctx.features.stateless,
       done,
       settle,
       writes: Promise.resolve(),
@@ -276,6 +275,6 @@ export class TaskRunner {
  */
 function ownerOf(ctx: RequestContext): string | undefined {
   const principal = principalOf(ctx.auth);
-  if (principal !== undefined || ctx.features.modern || !ctx.inSession) return principal;
+  if (principal !== undefined || ctx.features.stateless || ctx.connection.sessionless) return principal;
   return `session:${ctx.sessionId}`;
 }

@@ -34,19 +34,22 @@ export interface TaskRecord {
   owner?: string;
 }
 
-/** Keeps task records; every method may be asynchronous. */
+/**
+ * Keeps task records, as copies; every method may be asynchronous. A task is kept `ttlMs` after its
+ * creation, however often it is set.
+ */
 export interface TaskStore {
   /** Stores a new task; it must be readable by `get` once the promise resolves. */
   create(task: TaskRecord): Promise<void>;
   /** The task, or undefined when it is unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
-  /** Replaces a task's record. */
+  /** Replaces a task's whole record, keeping its expiry; a task unknown or expired stays so. */
   set(task: TaskRecord): Promise<void>;
 }
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** At most this many tasks are kept; the oldest go first. Default: 10000. */
+  /** At most this many tasks are kept; expired ones, then the oldest, go first. Default: 10000. */
   maxTasks?: number;
   /** The clock, for tests. Default: `Date.now`. */
   now?: () => number;
@@ -64,12 +67,21 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async create(task: TaskRecord): Promise<void> {
-    // insertion order is creation order: expired and surplus tasks are at the front
+    const now = this.#now();
+    // insertion order is creation order: the oldest tasks, and most expired ones, are at the front
     for (const [id, entry] of this.#tasks) {
-      if (entry.expires > this.#now() && this.#tasks.size < this.#max) break;
+      if (entry.expires > now) break;
       this.#tasks.delete(id);
     }
-    const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : this.#now() + task.ttlMs;
+    if (this.#tasks.size >= this.#max) {
+      // a task of a shorter ttl expires behind older live ones: it makes room before any of them goes
+      for (const [id, entry] of this.#tasks) if (entry.expires <= now) this.#tasks.delete(id);
+      for (const id of this.#tasks.keys()) {
+        if (this.#tasks.size < this.#max) break;
+        this.#tasks.delete(id);
+      }
+    }
+    const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : now + task.ttlMs;
     this.#tasks.set(task.taskId, { task: structuredClone(task), expires });
   }
 

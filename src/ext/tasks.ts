@@ -6,13 +6,12 @@
  */
 import type { ChangeEvent } from "../bus.js";
 import type { RequestContext } from "../context.js";
-import { missingCapability, modernError } from "../eras/modern.js";
-import type { Features } from "../eras/versions.js";
+import { missingCapability, statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
+import { clientDeclares, type Extension } from "../extension.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
-import { isObject } from "../types.js";
-import { clientDeclares, type Extension } from "./extension.js";
+import { isObject, type Params } from "../types.js";
 import { isTerminal, type Live, TaskRunner } from "./task-runner.js";
 import { MemoryTaskStore, type TaskRecord, type TaskStore } from "./task-store.js";
 
@@ -31,18 +30,16 @@ export interface TaskOptions {
   pollIntervalMs?: number;
 }
 
-type Params = { [key: string]: unknown };
-
 /** 2026-07-28: the task as `tasks/get` shows it (no owner). */
 function detailed(record: TaskRecord): Params {
   const { owner: _, ...task } = record;
   // a task's error is stored as thrown, whichever revision started it
-  if (task.error) task.error = modernError(task.error);
+  if (task.error) task.error = statelessError(task.error);
   return task;
 }
 
 /** 2025-11-25: the `Task` object (`ttl`, `pollInterval`; the outcome comes from `tasks/result`). */
-function legacyTask(r: TaskRecord): Params {
+function sessionTask(r: TaskRecord): Params {
   const task: Params = { taskId: r.taskId, status: r.status };
   if (r.statusMessage !== undefined) task.statusMessage = r.statusMessage;
   task.createdAt = r.createdAt;
@@ -86,10 +83,9 @@ export function tasksExtension(
     }
     return any;
   };
-  const legacyEra = (f: Features) => f.version === "2025-11-25";
 
   /** 2026-07-28: the handler decides, with `ctx.task()`, whether the call becomes a task. */
-  const modernCall = async (tool: ToolEntry, ctx: RequestContext, next: () => Promise<unknown>) => {
+  const statelessCall = async (tool: ToolEntry, ctx: RequestContext, next: () => Promise<unknown>) => {
     if (!clientDeclares(ctx, TASKS)) {
       if (tool.task === "required") throw missingCapability({ extensions: { [TASKS]: {} } });
       return next();
@@ -121,7 +117,7 @@ export function tasksExtension(
   };
 
   /** 2025-11-25: the client asks for a task with `params.task`; it exists before the handler runs. */
-  const legacyCall = async (
+  const sessionCall = async (
     tool: ToolEntry,
     params: Params,
     ctx: RequestContext,
@@ -140,22 +136,23 @@ export function tasksExtension(
     ctx.taskStarter = async () => task.handle;
     ctx.relatedTask = { taskId: task.record.taskId };
     runner.follow(task, next());
-    return { task: legacyTask(task.record) };
+    return { task: sessionTask(task.record) };
   };
 
   return {
     id: TASKS,
-    settings: (f) => (f.modern && anyTaskTool() ? {} : undefined),
+    settings: (f) => (f.stateless && anyTaskTool() ? {} : undefined),
     capabilities: (f) =>
-      legacyEra(f) && anyTaskTool()
+      f.sessionTasks && anyTaskTool()
         ? { tasks: { cancel: {}, requests: { tools: { call: {} } } } }
         : undefined,
     wrap: {
-      "tools/call": async (params, ctx, next) => {
+      "tools/call": async (params, context, next) => {
+        const ctx = context as RequestContext;
         const tool = typeof params.name === "string" ? tools.get(params.name) : undefined;
-        if (ctx.features.modern) return tool?.task ? modernCall(tool, ctx, next) : next();
-        if (!legacyEra(ctx.features)) return next();
-        if (tool?.task) return legacyCall(tool, params, ctx, next);
+        if (ctx.features.stateless) return tool?.task ? statelessCall(tool, ctx, next) : next();
+        if (!ctx.features.sessionTasks) return next();
+        if (tool?.task) return sessionCall(tool, params, ctx, next);
         if (tool && params.task !== undefined) throw notFound(tool.name, "does not run as a task");
         return next();
       },
@@ -163,13 +160,14 @@ export function tasksExtension(
     methods: {
       "tasks/get": {
         era: "both",
-        run: async (params, ctx) => {
+        run: async (params, ctx: RequestContext) => {
           const record = await runner.find(params, ctx);
-          return ctx.features.modern ? detailed(record) : legacyTask(record);
+          return ctx.features.stateless ? detailed(record) : sessionTask(record);
         },
       },
       "tasks/update": {
-        run: async (params, ctx) => {
+        era: "stateless",
+        run: async (params, ctx: RequestContext) => {
           const record = await runner.find(params, ctx);
           if (!isObject(params.inputResponses))
             throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
@@ -179,21 +177,21 @@ export function tasksExtension(
       },
       "tasks/cancel": {
         era: "both",
-        run: async (params, ctx) => {
+        run: async (params, ctx: RequestContext) => {
           const record = await runner.find(params, ctx);
-          if (ctx.features.modern) {
+          if (ctx.features.stateless) {
             // cancelling a finished task is the same empty acknowledgement: it changes nothing
             if (!isTerminal(record.status)) await runner.cancel(record);
             return {};
           }
           if (isTerminal(record.status))
             throw new McpError(ErrorCode.InvalidParams, `Task ${record.taskId} is already ${record.status}`);
-          return legacyTask(await runner.cancel(record));
+          return sessionTask(await runner.cancel(record));
         },
       },
       "tasks/result": {
-        era: "legacy",
-        run: async (params, ctx) => {
+        era: "session",
+        run: async (params, ctx: RequestContext) => {
           const record = await runner.settled(await runner.find(params, ctx), ctx);
           const related = { [RELATED_TASK]: { taskId: record.taskId } };
           if (record.result) {

@@ -1,7 +1,7 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
 import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
-import type { HandleOptions } from "../dispatch.js";
-import { DEFAULT_FEATURES, LEGACY_VERSIONS } from "../eras/versions.js";
+import type { HandleOptions } from "../dispatch/envelope.js";
+import { DEFAULT_FEATURES, revision, SESSION_VERSIONS } from "../eras/versions.js";
 import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import {
@@ -12,8 +12,9 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../types.js";
+import { randomId } from "./access.js";
+import { answerResponse, mapError, NONE, SERVER_ERROR } from "./answers.js";
 import type { EventStore } from "./event-store.js";
-import { answerResponse, mapError, NONE, randomId, SERVER_ERROR } from "./guard.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { whenGone } from "./request.js";
@@ -26,7 +27,7 @@ function statelessOptions(version: string): ConnectionOptions {
   return Object.freeze({ send: noop, initialized: Object.freeze({ protocolVersion: version }) });
 }
 /** The options of a stateless request's connection without credentials, by revision: made once each. */
-const STATELESS = new Map(LEGACY_VERSIONS.map((v) => [v as string, statelessOptions(v)]));
+const SESSIONLESS = new Map(SESSION_VERSIONS.map((v) => [v as string, statelessOptions(v)]));
 /** … and of an `initialize` request's, which opens uninitialized. */
 const UNINITIALIZED: ConnectionOptions = Object.freeze({ send: noop });
 
@@ -40,7 +41,7 @@ export function connectStateless(
   auth: AuthInfo | undefined,
 ): Connection {
   const options =
-    version === undefined ? UNINITIALIZED : (STATELESS.get(version) ?? statelessOptions(version));
+    version === undefined ? UNINITIALIZED : (SESSIONLESS.get(version) ?? statelessOptions(version));
   return server.connect(auth ? { ...options, auth } : options);
 }
 
@@ -162,8 +163,8 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
     const out = server.handleNow(message, connection);
     return isPromiseLike(out) ? out.then(accepted) : accepted();
   }
-  const version = connection.protocolVersion ?? DEFAULT_FEATURES.version;
-  const prime = session !== undefined && o.store !== undefined && version >= "2025-11-25";
+  const features = revision(connection.protocolVersion) ?? DEFAULT_FEATURES;
+  const prime = session !== undefined && o.store !== undefined && features.ssePriming;
   // what closeSseStream finds a session's POST by
   const ids = session ? requestIds(message) : NO_IDS;
   if (session) session.inflight++;

@@ -1,46 +1,47 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
-import { SUPPORTED_VERSIONS } from "../eras/modern.js";
-import { featuresOf, isLegacyVersion } from "../eras/versions.js";
+import {
+  BATCHING_VERSIONS,
+  featuresOf,
+  HEADERLESS_VERSION,
+  isSessionVersion,
+  revision,
+  SUPPORTED_VERSIONS,
+} from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type RequestId } from "../types.js";
-import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { connectStateless, encode, serveExchange } from "./exchange.js";
+import { freezeAuth, mayUse, noRoom, randomId, refuseSession } from "./access.js";
 import {
-  accepts,
-  acceptsJsonAndSse,
-  freezeAuth,
-  HostCheck,
   httpError,
-  isJsonContentType,
   json,
-  LOOPBACK_HOSTS,
-  mayUse,
   NONE,
-  noRoom,
-  originAllowed,
-  preflight,
-  randomId,
-  refuseSession,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
   unsupportedVersion,
   versionFeatures,
-  withCors,
   withErrorBody,
+} from "./answers.js";
+import { preflight, withCors } from "./cors.js";
+import { type EventStore, MemoryEventStore } from "./event-store.js";
+import { connectStateless, encode, serveExchange } from "./exchange.js";
+import {
+  accepts,
+  acceptsJsonAndSse,
+  HostCheck,
+  isJsonContentType,
+  LOOPBACK_HOSTS,
+  originAllowed,
 } from "./guard.js";
-import { checkSentHeaders, headerMismatch } from "./headers.js";
-import { isModernBody, isModernHeader, ModernHttp } from "./modern.js";
+import { contradictingHeaders } from "./headers.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header, readBody } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
 import { LiveStreams, SSE_HEADERS } from "./sse.js";
-
-const BATCH_VERSION = "2025-03-26";
+import { isStatelessBody, isStatelessHeader, StatelessHttp } from "./stateless.js";
 
 const noop = () => {};
 
@@ -59,7 +60,7 @@ export class StreamableHttp {
   readonly #keepAliveMs: number;
   readonly #idleMs: number;
   readonly #streams: LiveStreams;
-  readonly #modern: ModernHttp;
+  readonly #statelessHttp: StatelessHttp;
   /** Opens an SSE body kept alive by the handler's timer. */
   readonly #sink = (onGone: () => void) => this.#streams.open(onGone);
 
@@ -90,7 +91,7 @@ export class StreamableHttp {
       perPrincipal: positive(o.maxSessionsPerPrincipal ?? 100, "maxSessionsPerPrincipal"),
       anonymousPerMinute: positive(o.anonymousSessionsPerMinute ?? 1200, "anonymousSessionsPerMinute"),
     };
-    this.#modern = new ModernHttp({
+    this.#statelessHttp = new StatelessHttp({
       server,
       maxBodyBytes: this.#maxBody,
       maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
@@ -138,14 +139,17 @@ export class StreamableHttp {
   }
 
   #routed(request: Request, auth: AuthInfo | undefined): Answer | Promise<Answer> {
-    // dual-era routing: a live session of the caller stays legacy; else the version header, initialize,
+    // routing between the eras: a live session of the caller stays a session; else the version header, initialize,
     // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
     const sid = header(request, "mcp-session-id");
     const version = header(request, "mcp-protocol-version");
-    const modern = isModernHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
+    const stateless = isStatelessHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST")
-      return modern ? this.#modern.post(request, auth, version!) : this.#post(request, auth, sid, version);
-    if (modern && (request.method === "GET" || request.method === "DELETE")) return this.#modern.notAllowed();
+      return stateless
+        ? this.#statelessHttp.post(request, auth, version!)
+        : this.#post(request, auth, sid, version);
+    if (stateless && (request.method === "GET" || request.method === "DELETE"))
+      return this.#statelessHttp.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
     if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
     const methods = this.#table ? "GET, POST, DELETE" : "POST";
@@ -203,15 +207,15 @@ export class StreamableHttp {
       return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
-    if (!session && !init && isModernBody(message))
-      return await this.#modern.serve(request, message, auth, version);
-    if (!init && version !== null && !isLegacyVersion(version))
+    if (!session && !init && isStatelessBody(message))
+      return await this.#statelessHttp.serve(request, message, auth, version);
+    if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
-    if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
+    if (Array.isArray(message) && version !== null && !revision(version)?.batching) {
       return httpError(
         400,
         ErrorCode.InvalidRequest,
-        `Invalid Request: batches are only accepted on ${BATCH_VERSION}`,
+        `Invalid Request: batches are only accepted on ${BATCHING_VERSIONS.join(", ")}`,
         features,
       );
     }
@@ -219,13 +223,9 @@ export class StreamableHttp {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
     }
-    const why = checkSentHeaders(
-      (n) => header(request, n),
-      message,
-      (t) => this.#server.toolHeaders(t),
-    );
-    if (why !== undefined) return headerMismatch(why, message, features);
-    if (!this.#table) return await this.#stateless(request, message, init, version, auth);
+    const contradicted = contradictingHeaders(request, message, this.#server, features);
+    if (contradicted) return contradicted;
+    if (!this.#table) return await this.#sessionless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
     if (session) return await this.#exchange(request, session.connection, session, message, auth, noop);
     if (!init) {
@@ -275,14 +275,18 @@ export class StreamableHttp {
     return json(answer, { "mcp-session-id": id });
   }
 
-  #stateless(
+  #sessionless(
     request: Request,
     message: unknown,
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
   ): Awaitable<Answer> {
-    const connection = connectStateless(this.#server, init ? undefined : (version ?? BATCH_VERSION), auth);
+    const connection = connectStateless(
+      this.#server,
+      init ? undefined : (version ?? HEADERLESS_VERSION),
+      auth,
+    );
     return this.#exchange(request, connection, undefined, message, auth, () => connection.close());
   }
 
@@ -344,7 +348,7 @@ export class StreamableHttp {
       session.lastActive = Date.now();
     });
     // messages sent while no GET stream was open come first
-    const prime = features.version >= "2025-11-25";
+    const prime = features.ssePriming;
     void session.standalone.resume(session.standalone.sent, sink, prime, this.#retryMs);
     return new Reply(200, headers, sink.readable);
   }
@@ -360,7 +364,7 @@ export class StreamableHttp {
   #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Reply {
     const sid = header(request, "mcp-session-id");
     const version = header(request, "mcp-protocol-version");
-    if (version !== null && !isLegacyVersion(version)) return unsupportedVersion(version);
+    if (version !== null && !isSessionVersion(version)) return unsupportedVersion(version);
     if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
     const session = table.find(sid);
     const features = versionFeatures(version);
@@ -391,7 +395,7 @@ export class StreamableHttp {
   }
 
   close(): void {
-    this.#modern.close();
+    this.#statelessHttp.close();
     if (this.#table) for (const s of [...this.#table.values()]) this.#end(s);
     this.#streams.close();
   }

@@ -9,6 +9,7 @@ import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { HeaderParam } from "../tools/headers.js";
 import { isObject, type RequestId } from "../types.js";
 import { Reply } from "./reply.js";
+import { header } from "./request.js";
 
 const PRINTABLE = /^[\x20-\x7e\t]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -176,8 +177,26 @@ export function checkSentHeaders(
   return undefined;
 }
 
+/**
+ * The 400 `-32020` for a request of the initialize era whose mirrored headers contradict its body (see
+ * {@link checkSentHeaders}), or undefined when they agree.
+ */
+export function contradictingHeaders(
+  request: Request,
+  message: unknown,
+  server: { toolHeaders(tool: string): readonly HeaderParam[] },
+  features: Features,
+): Reply | undefined {
+  const why = checkSentHeaders(
+    (name) => header(request, name),
+    message,
+    (tool) => server.toolHeaders(tool),
+  );
+  return why === undefined ? undefined : headerMismatch(why, message, features);
+}
+
 /** The 400 `-32020` for a request whose headers contradict its body, as its revision spells an error. */
-export function headerMismatch(why: string, message: unknown, features: Features): Reply {
+function headerMismatch(why: string, message: unknown, features: Features): Reply {
   // the answer of a request names it; a response or a batch is answered by no one's id
   const id =
     isObject(message) &&

@@ -9,7 +9,8 @@ import {
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
-import { httpError, LOOPBACK_HOSTS, SERVER_ERROR, validHost } from "./guard.js";
+import { httpError, SERVER_ERROR } from "./answers.js";
+import { LOOPBACK_HOSTS, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
 import { positive } from "./options.js";

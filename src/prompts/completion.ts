@@ -1,11 +1,28 @@
 /** `completion/complete` for prompt arguments and resource-template variables. */
 import type { Completer, CompletionAnswer, RequestContext } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Extension } from "../extension.js";
 import { type Registry, requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
 import type { PromptEntry } from "./prompts.js";
 
 const MAX_VALUES = 100;
+
+const COMPLETIONS = Object.freeze({ completions: Object.freeze({}) });
+
+/** Completion: the `completions` capability while a prompt or a template is registered, `completion/complete`. */
+export function completionExtension(prompts: Registry<PromptEntry>, resources: ResourceRegistry): Extension {
+  return {
+    id: "picomcp/completion",
+    capabilities: (f) =>
+      f.completionsCapability && (prompts.size > 0 || resources.templates.length > 0)
+        ? COMPLETIONS
+        : undefined,
+    methods: {
+      "completion/complete": { run: (p, ctx: RequestContext) => complete(prompts, resources, p, ctx) },
+    },
+  };
+}
 
 /** Answers `completion/complete`: at most 100 values, with `total` and `hasMore` when there are more. */
 export async function complete(

@@ -1,10 +1,11 @@
-/** The prompt registry and the `prompts/get` method (`prompts/list` is `listPage` of registry.ts). */
+/** The prompt registry and its extension: `prompts/list`, `prompts/get` and the `prompts` capability. */
 import { toPromptResult } from "../content.js";
 import type { Completer, Context, RequestContext } from "../context.js";
-import { type CacheHint, type CacheOptions, cacheHint } from "../eras/modern.js";
 import { shapeMessages } from "../eras/serialize.js";
+import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
+import type { Extension } from "../extension.js";
+import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -113,6 +114,26 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
     shaped: new Map(),
     scopes: scopesOption(`Prompt "${name}"`, options.scopes),
     cache: cacheHint(options.cache, cache),
+  };
+}
+
+const PROMPTS = Object.freeze({ prompts: Object.freeze({ listChanged: true }) });
+
+/** The prompts of `prompts`: the `prompts` capability while any is registered, `prompts/list` and `prompts/get`. */
+export function promptsExtension(
+  prompts: Registry<PromptEntry>,
+  pageSize: number,
+  cache: CacheHint,
+): Extension {
+  return {
+    id: "picomcp/prompts",
+    capabilities: () => (prompts.size > 0 ? PROMPTS : undefined),
+    methods: {
+      "prompts/list": {
+        run: (p, ctx: RequestContext) => listPage("prompts", prompts.values(), p, ctx, pageSize, cache),
+      },
+      "prompts/get": { input: true, run: (p, ctx: RequestContext) => getPrompt(prompts, p, ctx) },
+    },
   };
 }
 

@@ -70,7 +70,7 @@ function unsafe(v: string): boolean {
  * its `\` become `/` (which Windows accepts).
  * @example
  * safeJoin("/srv/docs", "guides/../intro.md"); // "/srv/docs/intro.md"
- * safeJoin("/srv/docs", "../etc/passwd");      // throws PathEscapeError
+ * safeJoin("/srv/docs", "../etc/passwd"); // throws PathEscapeError
  */
 export function safeJoin(base: string, ...parts: string[]): string {
   let root = "";

@@ -1,15 +1,16 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
 import type { Completer, RequestContext, ResourceContext } from "../context.js";
+import { listingFor, shapePrimitive } from "../eras/serialize.js";
 import {
   type CacheHint,
   type CacheOptions,
   cacheHint,
   combineHints,
   PRIVATE_NO_CACHE,
-} from "../eras/modern.js";
-import { listingFor, shapePrimitive } from "../eras/serialize.js";
+} from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Extension } from "../extension.js";
 import { decodeCursor, encodeCursor } from "../pagination.js";
 import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import {
@@ -180,6 +181,26 @@ export function notFound(uri: string, ctx: RequestContext): McpError {
   }
 }
 
+const RESOURCES = Object.freeze({ resources: Object.freeze({ subscribe: true, listChanged: true }) });
+
+/**
+ * The resources of `reg`: the `resources` capability while any is registered, `resources/list`,
+ * `resources/templates/list` and `resources/read`.
+ */
+export function resourcesExtension(reg: ResourceRegistry, pageSize: number): Extension {
+  return {
+    id: "picomcp/resources",
+    capabilities: () => (reg.size > 0 ? RESOURCES : undefined),
+    methods: {
+      "resources/list": { run: (p, ctx: RequestContext) => listResources(reg, p, ctx, pageSize) },
+      "resources/templates/list": {
+        run: (p, ctx: RequestContext) => listResourceTemplates(reg, p, ctx, pageSize),
+      },
+      "resources/read": { input: true, run: (p, ctx: RequestContext) => readResource(reg, p, ctx) },
+    },
+  };
+}
+
 /**
  * `resources/list`: the statics, then what each template's `list` enumerates, paginated across both.
  * Only the page is shaped, and the templates' `list` runs only for a page that reaches past the statics.
@@ -190,7 +211,7 @@ export async function listResources(
   ctx: RequestContext,
   pageSize: number,
 ) {
-  if (ctx.features.modern) ctx.cacheHint = reg.listHint;
+  if (ctx.features.stateless) ctx.cacheHint = reg.listHint;
   const statics = visibleTo(reg.statics, ctx);
   const shape = (e: ResourceEntry) => listingFor(e, ctx.features);
   const start = params.cursor === undefined ? 0 : decodeCursor(params.cursor, Number.MAX_SAFE_INTEGER);

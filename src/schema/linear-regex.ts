@@ -234,7 +234,11 @@ class Looks {
     const every = this.#every[k];
     if (every !== undefined) return every[pos] === 1;
     const text = this.#text;
-    const asked = (this.#asked[k] ??= new Uint8Array(text.length + 1));
+    let asked = this.#asked[k];
+    if (asked === undefined) {
+      asked = new Uint8Array(text.length + 1);
+      this.#asked[k] = asked;
+    }
     if (asked[pos] !== 0) return asked[pos] === 1;
     const look = this.#looks[k]!;
     const probes = (this.#probes[k] ?? 0) + 1;

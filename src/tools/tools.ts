@@ -1,11 +1,12 @@
-/** The tool registry and the `tools/call` method (`tools/list` is `listPage` of registry.ts). */
+/** The tool registry and its extension: `tools/list`, `tools/call` and the `tools` capability. */
 
 import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
-import { type CacheHint, type CacheOptions, cacheHint } from "../eras/modern.js";
 import { shapeCallToolResult } from "../eras/serialize.js";
+import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
+import type { Extension } from "../extension.js";
+import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -121,6 +122,22 @@ export function createToolEntry(
     cache: cacheHint(options.cache, cache),
     headers: headerParams(listing.inputSchema, name),
     scopes: scopesOption(`Tool "${name}"`, options.scopes),
+  };
+}
+
+const TOOLS = Object.freeze({ tools: Object.freeze({ listChanged: true }) });
+
+/** The tools of `tools`: the `tools` capability while any is registered, `tools/list` and `tools/call`. */
+export function toolsExtension(tools: Registry<ToolEntry>, pageSize: number, cache: CacheHint): Extension {
+  return {
+    id: "picomcp/tools",
+    capabilities: () => (tools.size > 0 ? TOOLS : undefined),
+    methods: {
+      "tools/list": {
+        run: (p, ctx: RequestContext) => listPage("tools", tools.values(), p, ctx, pageSize, cache),
+      },
+      "tools/call": { input: true, run: (p, ctx: RequestContext) => callTool(tools, p, ctx) },
+    },
   };
 }
 

@@ -1,0 +1,71 @@
+/**
+ * Who may use a session (only the principal that opened it, with credentials when it was opened
+ * with them), room for one more, credentials frozen for every request, and session ids.
+ */
+import { type AuthInfo, principalOf } from "../connection.js";
+import type { Features } from "../eras/versions.js";
+import { sessionNotFound, tooManyRequests, tooManySessions, unauthorized } from "./answers.js";
+import type { Reply } from "./reply.js";
+import type { Session, SessionTable } from "./session.js";
+
+/**
+ * Whether a request may use a session: only the principal that opened it, with credentials when
+ * it was opened with them. Another principal gets the same 404 as an unknown id, so that a session
+ * id tells nobody else that it exists; missing credentials get 401. A session is never rebound.
+ */
+export function refuseSession(
+  session: Session,
+  auth: AuthInfo | undefined,
+  features: Features,
+): Reply | undefined {
+  if (mayUse(session, auth)) return undefined;
+  return auth === undefined ? unauthorized(features) : sessionNotFound(features);
+}
+
+/** Whether a caller with `auth` may use `session` (see {@link refuseSession}). */
+export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
+  if (auth === undefined) return !session.authenticated;
+  return session.authenticated && principalOf(auth) === session.principal;
+}
+
+/** Makes room in `table` for one more session of `principal`, or the 429 or 503 that says why there is none. */
+export function noRoom(table: SessionTable, principal: string | undefined): Reply | undefined {
+  const why = table.makeRoom(principal);
+  if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
+  return why === "full" ? tooManySessions() : undefined;
+}
+
+/** Freezes verified credentials in place, nested objects too, so no request can change another's. */
+export function freezeAuth(auth: AuthInfo): AuthInfo {
+  deepFreeze(auth, 8);
+  return auth;
+}
+
+function deepFreeze(value: object, depth: number): void {
+  if (Object.isFrozen(value)) return;
+  Object.freeze(value);
+  if (depth === 0) return;
+  for (const key in value) {
+    const v = (value as { [key: string]: unknown })[key];
+    if (typeof v === "object" && v !== null) deepFreeze(v, depth - 1);
+  }
+}
+
+/** A random id of visible ASCII (lower-case hex) from Web Crypto. */
+export function randomId(bytes: number): string {
+  // one call to Web Crypto per 4 KiB of ids: a call costs far more than the bytes it returns
+  if (poolAt + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  let s = "";
+  for (let i = poolAt; i < poolAt + bytes; i++) s += HEX[pool[i]!]!;
+  poolAt += bytes;
+  return s;
+}
+
+const pool = new Uint8Array(4096);
+
+let poolAt = pool.length;
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -1,0 +1,68 @@
+/**
+ * `resources/subscribe` and `resources/unsubscribe` (the `initialize` era): a session's subscribed
+ * URIs, in a session slot of this extension; `notifications/resources/updated` goes to the sessions
+ * whose slot holds the URI.
+ */
+import { type Connection, sessionSlot } from "../connection.js";
+import type { RequestContext } from "../context.js";
+import type { SubscriptionLimits } from "../eras/listen.js";
+import { ErrorCode, McpError } from "../errors.js";
+import type { Extension } from "../extension.js";
+import { requireScopes } from "../registry.js";
+import { EMPTY, type Params } from "../types.js";
+import type { ResourceRegistry } from "./resources.js";
+
+/** The URIs one session subscribed to. */
+const SUBSCRIBED = sessionSlot("resources/subscribe", () => new Set<string>());
+
+/** Whether the session `conn` subscribed to `uri` (without making its set). */
+export function subscribed(conn: Connection, uri: string): boolean {
+  return conn.peek(SUBSCRIBED)?.has(uri) === true;
+}
+
+/** Subscriptions to the resources of `reg`, within `limits`: `maxResourceSubscriptions` (1000) URIs a session, each at most `maxUriLength` (8192). */
+export function subscriptionsExtension(reg: ResourceRegistry, limits: SubscriptionLimits): Extension {
+  const maxUri = limits.maxUriLength ?? 8192;
+  const max = limits.maxResourceSubscriptions ?? 1000;
+  const when = (caps: { resources?: { subscribe?: boolean } }) => caps.resources?.subscribe === true;
+  return {
+    id: "picomcp/subscriptions",
+    methods: {
+      "resources/subscribe": {
+        era: "session",
+        when,
+        run: (p, ctx: RequestContext) => {
+          const uri = subscribedUri(p);
+          if (uri.length > maxUri)
+            throw new McpError(ErrorCode.InvalidParams, `The uri is longer than ${maxUri} characters`, {
+              maxUriLength: maxUri,
+            });
+          // its updates tell what the resource is doing: only to a caller that may read it
+          const hit = reg.resolve(uri);
+          if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
+          // a URI that names no resource yet may still get one: it is kept, within the same count
+          const set = ctx.sessionState(SUBSCRIBED);
+          if (!set.has(uri) && set.size >= max)
+            throw new McpError(ErrorCode.InvalidParams, `At most ${max} resource subscriptions per session`, {
+              max,
+            });
+          set.add(uri);
+          return EMPTY;
+        },
+      },
+      "resources/unsubscribe": {
+        era: "session",
+        when,
+        run: (p, ctx: RequestContext) => {
+          ctx.sessionState(SUBSCRIBED).delete(subscribedUri(p));
+          return EMPTY;
+        },
+      },
+    },
+  };
+}
+
+function subscribedUri(p: Params): string {
+  if (typeof p.uri !== "string") throw new McpError(ErrorCode.InvalidParams, "The uri must be a string");
+  return p.uri;
+}
