@@ -4,8 +4,9 @@ import type { ChangeEvent } from "./bus.js";
 import { type Connection, principalOf } from "./connection.js";
 import type { RequestContext } from "./context.js";
 import { honouredFilter, ListenStream, type SubscriptionLimits } from "./eras/listen.js";
-import { type CacheHint, logLevelOf, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
+import { type CacheHint, logLevelOf, META, SUPPORTED_VERSIONS, serverInfoMeta } from "./eras/modern.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
+import { shapeImplementation } from "./eras/serialize.js";
 import { type Features, featuresOf, MODERN_VERSION } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
 import { clientDeclares, Extensions } from "./ext/extension.js";
@@ -145,6 +146,8 @@ export class ServerCore {
         capabilities: this.modernCapabilities,
       };
       if (this.instructions !== undefined) d.instructions = this.instructions;
+      // the one answer that tells a 2026-07-28 client the server's title, description, icons, website
+      d._meta = { [META.serverInfo]: shapeImplementation(this.info, MODERN) };
       this.#discover = d;
     }
     return this.#discover;

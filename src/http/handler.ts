@@ -206,6 +206,8 @@ export class StreamableHttp {
       return await this.#modern.serve(request, message, auth, version);
     if (!init && version !== null && !isLegacyVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
+    if (session && version !== null && version !== session.connection.protocolVersion)
+      return unsupportedVersion(version, [session.connection.protocolVersion!]); // see docs/eras.md
     if (Array.isArray(message) && version !== null && version !== BATCH_VERSION) {
       return httpError(
         400,
@@ -360,6 +362,8 @@ export class StreamableHttp {
     if (!session) return sessionNotFound(features);
     const refused = refuseSession(session, auth, features);
     if (refused) return refused;
+    if (version !== null && version !== session.connection.protocolVersion)
+      return unsupportedVersion(version, [session.connection.protocolVersion!]);
     table.touch(session);
     return session;
   }

@@ -8,7 +8,7 @@ import {
   combineHints,
   PRIVATE_NO_CACHE,
 } from "../eras/modern.js";
-import { listingFor, shapePrimitive } from "../eras/serialize.js";
+import { listingFor, shapePrimitive, shapeResourceContents } from "../eras/serialize.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { decodeCursor, encodeCursor } from "../pagination.js";
 import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
@@ -248,12 +248,12 @@ export function readResource(
   }
   if (isPromiseLike(value))
     return Promise.resolve(value).then(
-      (v) => ({ contents: toResourceContents(v, uri, mimeType) }),
+      (v) => ({ contents: shapeResourceContents(toResourceContents(v, uri, mimeType), ctx.features) }),
       (error) => {
         throw readFailed(error, uri, ctx);
       },
     );
-  return { contents: toResourceContents(value, uri, mimeType) };
+  return { contents: shapeResourceContents(toResourceContents(value, uri, mimeType), ctx.features) };
 }
 
 /** What a failed `read` throws: a not-found error spelled as the request's revision spells it. */

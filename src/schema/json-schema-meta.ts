@@ -138,6 +138,7 @@ export const META_SCHEMAS_2020_12: readonly object[] = deepFreeze([
       dependentSchemas: { type: "object", additionalProperties: { $dynamicRef: "#meta" }, default: {} },
       propertyNames: { $dynamicRef: "#meta" },
       if: { $dynamicRef: "#meta" },
+      // biome-ignore lint/suspicious/noThenProperty: the keyword "then", named in the meta-schema's properties
       then: { $dynamicRef: "#meta" },
       else: { $dynamicRef: "#meta" },
       allOf: { $ref: "#/$defs/schemaArray" },
