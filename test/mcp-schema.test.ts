@@ -22,6 +22,16 @@ function capabilities(r: Revision): object {
 
 const count = (w: Wire, method: string) => w.seen.filter((s) => s.message.method === method).length;
 
+/** Changes every kind a client can be told of, and waits until it was told of each. */
+async function changes(w: Wire, server: ReturnType<typeof wireServer>): Promise<void> {
+  server.resourceUpdated("docs://readme");
+  server.resourceListChanged();
+  server.tool("late", { description: "added later", run: () => "late" }).remove();
+  server.prompt("late", { description: "added later", get: () => "late" });
+  const kinds = ["resources/updated", "resources/list_changed", "tools/list_changed", "prompts/list_changed"];
+  await waitFor(() => kinds.every((k) => count(w, `notifications/${k}`) > 0));
+}
+
 /** The initialize era: every method, the server's requests, and the notifications of a session. */
 async function legacy(w: Wire, r: Revision, server: ReturnType<typeof wireServer>): Promise<void> {
   await w.request("initialize", {
@@ -61,17 +71,7 @@ async function legacy(w: Wire, r: Revision, server: ReturnType<typeof wireServer
   await w.request("skills/list");
   await w.request("no/such/method");
   await w.request("resources/subscribe", { uri: "docs://readme" });
-  server.resourceUpdated("docs://readme");
-  server.resourceListChanged();
-  server.tool("late", { description: "added later", run: () => "late" }).remove();
-  server.prompt("late", { description: "added later", get: () => "late" });
-  await waitFor(
-    () =>
-      count(w, "notifications/resources/updated") > 0 &&
-      count(w, "notifications/resources/list_changed") > 0 &&
-      count(w, "notifications/tools/list_changed") > 0 &&
-      count(w, "notifications/prompts/list_changed") > 0,
-  );
+  await changes(w, server);
   await w.request("resources/unsubscribe", { uri: "docs://readme" });
 }
 
@@ -127,17 +127,7 @@ async function modern(w: Wire, server: ReturnType<typeof wireServer>): Promise<v
     },
     (seen) => seen.some((s) => s.message.method === "notifications/subscriptions/acknowledged"),
   );
-  server.resourceUpdated("docs://readme");
-  server.resourceListChanged();
-  server.tool("late", { description: "added later", run: () => "late" }).remove();
-  server.prompt("late", { description: "added later", get: () => "late" });
-  await waitFor(
-    () =>
-      count(w, "notifications/resources/updated") > 0 &&
-      count(w, "notifications/resources/list_changed") > 0 &&
-      count(w, "notifications/tools/list_changed") > 0 &&
-      count(w, "notifications/prompts/list_changed") > 0,
-  );
+  await changes(w, server);
   await listen.close();
 }
 

@@ -33,7 +33,10 @@ export function strictSchema(revision: Revision): Obj {
   const resolve = (s: Obj): Obj => (typeof s.$ref === "string" ? resolve(defs[s.$ref.split("/").pop()!]) : s);
   const close = (s: unknown, name?: string): void => {
     if (typeof s !== "object" || s === null) return;
-    if (Array.isArray(s)) return void s.forEach((x) => close(x));
+    if (Array.isArray(s)) {
+      for (const x of s) close(x);
+      return;
+    }
     const o = s as Obj;
     if (name?.endsWith("MetaObject")) return;
     if (Array.isArray(o.allOf) && o.allOf.every((m: Obj) => resolve(m).properties)) {

@@ -74,7 +74,9 @@ describe("UriParams", () => {
       filters?: Record<string, string | string[]>;
     }>();
     // a key the URI repeats (`?tag=a&tag=b`) is the list of its values
-    expectTypeOf<UriParams<"files://x{?tag*}">>().toEqualTypeOf<{ tag?: Record<string, string | string[]> }>();
+    expectTypeOf<UriParams<"files://x{?tag*}">>().toEqualTypeOf<{
+      tag?: Record<string, string | string[]>;
+    }>();
     const first = (p: UriParams<"files://x{?tag*}">) => {
       // @ts-expect-error a repeated key may be a list: not a plain string
       const one: string = p.tag!.tag!;
