@@ -108,9 +108,16 @@ export const templateCases = [
   {
     template: "shop://items{?sort,filters*}",
     uri: "shop://items?a%20b=%C3%A9&a%20b=2&=x&flag",
-    expected: { filters: { "a b": "é", "": "x", flag: "" } },
+    expected: { filters: { "a b": ["é", "2"], "": "x", flag: "" } },
   },
-  { template: "tags://{?tags*}", uri: "tags://?tags=a&tags=b", expected: { tags: { tags: "a" } } },
+  // a repeated key is the list of its values (what {?tags*} writes for a list)
+  { template: "tags://{?tags*}", uri: "tags://?tags=a&tags=b", expected: { tags: { tags: ["a", "b"] } } },
+  { template: "tags://{?tags*}", uri: "tags://?tags=a", expected: { tags: { tags: "a" } } },
+  {
+    template: "files://x{?tag*}",
+    uri: "files://x?tag=a&tag=b&tag=c%20d",
+    expected: { tag: { tag: ["a", "b", "c d"] } },
+  },
   { template: "tags://{?tags*}", uri: "tags://", expected: {} },
   // a query that RFC 6570 starts with "&", its {?…} variables being undefined
   { template: "search://{?q}{&page}", uri: "search://&page=2", expected: { page: "2" } },

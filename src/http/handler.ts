@@ -1,13 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
-import {
-  BATCHING_VERSIONS,
-  featuresOf,
-  HEADERLESS_VERSION,
-  isSessionVersion,
-  revision,
-  SUPPORTED_VERSIONS,
-} from "../eras/versions.js";
+import { featuresOf, HEADERLESS_VERSION, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
@@ -17,6 +10,8 @@ import {
   httpError,
   json,
   NONE,
+  noBatch,
+  notNegotiated,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
@@ -211,14 +206,9 @@ export class StreamableHttp {
       return await this.#statelessHttp.serve(request, message, auth, version);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
-    if (Array.isArray(message) && version !== null && !revision(version)?.batching) {
-      return httpError(
-        400,
-        ErrorCode.InvalidRequest,
-        `Invalid Request: batches are only accepted on ${BATCHING_VERSIONS.join(", ")}`,
-        features,
-      );
-    }
+    const wrongRevision =
+      (session && notNegotiated(version, session)) || (Array.isArray(message) && noBatch(version));
+    if (wrongRevision) return wrongRevision;
     if (Array.isArray(message) && message.length > this.#maxBatch) {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
@@ -371,6 +361,8 @@ export class StreamableHttp {
     if (!session) return sessionNotFound(features);
     const refused = refuseSession(session, auth, features);
     if (refused) return refused;
+    const other = notNegotiated(version, session);
+    if (other) return other;
     table.touch(session);
     return session;
   }

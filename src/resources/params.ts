@@ -2,7 +2,8 @@
  * The variables of a URI template, inferred from its string literal (types only, no runtime code).
  * Mirrors `parseUriTemplate(…).match`: path variables are `string` (with a prefix `{x:3}` too), query
  * variables (`{?…}`, `{&…}`) optional, exploded path variables (`{/x*}`) `string[]`, an exploded query
- * variable (`{?x*}`) a `Record<string, string>` of the other keys. Works one `{…}` expression at a time.
+ * variable (`{?x*}`) a record of the other keys, where a key the URI repeats is the list of its values
+ * (`Record<string, string | string[]>`). Works one `{…}` expression at a time.
  */
 
 type QueryOperator = "?" | "&";
@@ -11,7 +12,7 @@ type Operator = "+" | "#" | "." | "/" | ";" | QueryOperator;
 /** One variable of an expression: `name`, `name*` or `name:3`. */
 type VarSpec<Spec extends string, Query extends boolean> = Spec extends `${infer Name}*`
   ? Query extends true
-    ? { [K in Name]?: Record<string, string> }
+    ? { [K in Name]?: Record<string, string | string[]> }
     : { [K in Name]: string[] }
   : Spec extends `${infer Name}:${string}`
     ? VarSpec<Name, Query>
@@ -41,7 +42,10 @@ type Walk<T extends string, Acc = unknown> = T extends `${string}{${infer Body}}
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 
 /** What a template built from a non-literal `string` gives: any name, any shape. */
-export type LooseUriParams = Record<string, string | string[] | Record<string, string> | undefined>;
+export type LooseUriParams = Record<
+  string,
+  string | string[] | Record<string, string | string[]> | undefined
+>;
 
 /**
  * The decoded variables of a URI template, as `match` returns them.

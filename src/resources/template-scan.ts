@@ -6,11 +6,12 @@
 import { codePointLength, encodeUriText, percentDecode } from "./percent.js";
 
 /**
- * What `match` returns: exploded path variables as arrays, an exploded query variable as a record, absent
- * query keys omitted. Its prototype (and a record's) has no properties, so variables named `constructor`
- * or `__proto__` are safe, and an absent one reads undefined.
+ * What `match` returns: exploded path variables as arrays, an exploded query variable as a record (a key
+ * the URI repeats as the list of its values), absent query keys omitted. Its prototype (and a record's)
+ * has no properties, so variables named `constructor` or `__proto__` are safe, and an absent one reads
+ * undefined.
  */
-export type UriValues = Record<string, string | string[] | Record<string, string>>;
+export type UriValues = Record<string, string | string[] | Record<string, string | string[]>>;
 
 /** How an operator writes its expression: the first prefix, the separator, `name=` pairs, reserved characters. */
 export interface OpInfo {
@@ -124,10 +125,12 @@ export function matchUri(s: Scanner, given: string): UriValues | null {
       if (typeof v === "string") out[name] = percentDecode(v, given);
       else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = percentDecode(v[i]!, given);
       else {
-        const r = Object.create(NO_PROTO) as Record<string, string>;
+        const r = Object.create(NO_PROTO) as Record<string, string | string[]>;
         for (const k in v) {
           const key = percentDecode(k, given);
-          if (!Object.hasOwn(r, key)) r[key] = percentDecode(v[k]!, given);
+          const x = v[k]!;
+          if (typeof x === "string") add(r, key, percentDecode(x, given));
+          else for (const item of x) add(r, key, percentDecode(item, given));
         }
         out[name] = r;
       }
@@ -169,15 +172,23 @@ function matchQuery(s: Scanner, uri: string, start: number, end: number, out: Ur
   return seen === (1 << pairs.length) - 1;
 }
 
-/** Adds the pair `uri[i, amp)` to the record, unless a literal pair claims its key; the first of a key wins. */
+/** Adds the pair `uri[i, amp)` to the record, unless a literal pair claims its key. */
 function collect(s: Scanner, uri: string, i: number, amp: number, out: UriValues, record: string): void {
   let eq = uri.indexOf("=", i);
   if (eq < 0 || eq > amp) eq = amp;
   const key = uri.slice(i, eq);
   if (s.pairKeys.includes(key)) return;
-  let r = out[record] as Record<string, string> | undefined;
-  if (r === undefined) out[record] = r = Object.create(NO_PROTO) as Record<string, string>;
-  if (!Object.hasOwn(r, key)) r[key] = eq === amp ? "" : uri.slice(eq + 1, amp);
+  let r = out[record] as Record<string, string | string[]> | undefined;
+  if (r === undefined) out[record] = r = Object.create(NO_PROTO) as Record<string, string | string[]>;
+  add(r, key, eq === amp ? "" : uri.slice(eq + 1, amp));
+}
+
+/** A key the URI repeats becomes the list of its values, in order: `{?list*}` writes a list so. */
+function add(r: Record<string, string | string[]>, key: string, value: string): void {
+  const had = r[key];
+  if (had === undefined) r[key] = value;
+  else if (typeof had === "string") r[key] = [had, value];
+  else had.push(value);
 }
 
 /** Matches one part; forward up to the pivot, backward after it, the pivot takes the rest. */

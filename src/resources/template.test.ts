@@ -21,13 +21,29 @@ describe("match, walking the shared case table", () => {
   }
 
   for (const c of templateCases) {
-    if (c.expected === null) continue;
+    const values = c.expected === null ? undefined : expandable(c.expected);
+    if (values === undefined) continue;
     it(`expands ${JSON.stringify(c.expected)} with ${c.template} to a URI that matches back`, () => {
       const t = parseUriTemplate(c.template);
-      expect(plain(t.match(t.expand(c.expected as UriExpandValues)))).toStrictEqual(c.expected);
+      expect(plain(t.match(t.expand(values)))).toStrictEqual(c.expected);
     });
   }
 });
+
+/**
+ * `expected` as values to expand: a record whose one key is its variable's name, holding a list, is that
+ * list (`{?tags*}` writes a list as repeated keys); another record holding a list has no RFC 6570 value.
+ */
+function expandable(expected: object): UriExpandValues | undefined {
+  const out: { [name: string]: unknown } = {};
+  for (const [name, v] of Object.entries(expected)) {
+    const lists = typeof v === "object" && !Array.isArray(v) && Object.values(v).some(Array.isArray);
+    if (!lists) out[name] = v;
+    else if (Object.keys(v).length === 1 && Array.isArray(v[name])) out[name] = v[name];
+    else return undefined;
+  }
+  return out as UriExpandValues;
+}
 
 describe("match", () => {
   it("matches {?q,lang} in any order", () => {
@@ -119,7 +135,7 @@ describe("match", () => {
     const t = parseUriTemplate("t://x?kind=a{&q,rest*}");
     expect(plain(t.match("t://x?kind=a&q=1&b=2&kind=z&b=3&c"))).toStrictEqual({
       q: "1",
-      rest: { b: "2", c: "" },
+      rest: { b: ["2", "3"], c: "" },
     });
   });
 
@@ -142,13 +158,15 @@ describe("match", () => {
     expect(() => parseUriTemplate("a\udc00/{x}")).toThrow(/a lone surrogate/);
   });
 
-  it("reads a map without explode as one string, and a list given to {?x*} as a record", () => {
+  it("reads a map without explode as one string, and a list given to {?x*} as a record of that list", () => {
     const keys = { semi: ";", dot: "." };
     expect(parseUriTemplate("m://{keys}").match(parseUriTemplate("m://{keys}").expand({ keys }))?.keys).toBe(
       "semi,;,dot,.",
     );
     const t = parseUriTemplate("t://{?list*}");
-    expect(plain(t.match(t.expand({ list: ["a", "b"] })))).toStrictEqual({ list: { list: "a" } });
+    expect(plain(t.match(t.expand({ list: ["a", "b"] })))).toStrictEqual({ list: { list: ["a", "b"] } });
+    // keys that decode to the same name are one key
+    expect(plain(t.match("t://?a%62=1&ab=2&c=3"))).toStrictEqual({ list: { ab: ["1", "2"], c: "3" } });
   });
 });
 

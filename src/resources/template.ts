@@ -26,7 +26,8 @@
  *   variables give `string[]` (`[]` when absent). A prefix `{x:n}` matches at most n code points.
  * - Query variables are optional, matched in any order; unknown keys are ignored; keys are compared
  *   as written (not decoded); for a repeated key the first wins. One exploded query variable `{?x*}`
- *   collects every pair no other variable or literal pair claims, as a record (keys decoded).
+ *   collects every pair no other variable or literal pair claims, as a record (keys decoded), where a
+ *   repeated key is the list of its values (`{?tag*}` on `?tag=a&tag=b`: `{ tag: ["a", "b"] }`).
  *   Literal pairs in the template (`?type=repo{&q}`) must be present. `+` is a plus, not a space
  *   (RFC 3986; `application/x-www-form-urlencoded` does not apply).
  * - Literals are matched encoded, as `expand` writes them; a URI with characters a URI cannot hold
@@ -34,7 +35,8 @@
  * - Values are percent-decoded exactly once, after the structure has matched.
  *
  * `match(expand(v))` is `v` wherever the URI determines it; docs/resources.md lists where it does not
- * (lists and maps without explode, prefixes, `%XX` in `{+x}`, a value holding the literal that ends it).
+ * (lists and maps without explode, prefixes, `%XX` in `{+x}`, a value holding the literal that ends it,
+ * an undefined path variable).
  *
  * This file: the public types, limits, and splitting a template into literals and expressions.
  * `template-layout.ts` and `template-compile.ts` turn those into a scanner, `template-scan.ts` runs it,

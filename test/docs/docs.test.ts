@@ -263,7 +263,7 @@ describe("docs/resources.md examples", () => {
   it("the level 4 examples: prefixes, a query record, a list without explode, a literal '?'", async () => {
     expectTypeOf<UriParams<"shop://items{?sort,filters*}">>().toEqualTypeOf<{
       sort?: string;
-      filters?: Record<string, string>;
+      filters?: Record<string, string | string[]>;
     }>();
     const client = await connect(resLevel4);
     expect(await text(client, "archive://2026/12/01.md")).toBe("2026: 12/01.md");

@@ -35,7 +35,10 @@ describe("docs/tasks.md example", () => {
       await tick();
       r = (await p.request("tasks/get", { taskId }, WITH)).answer.result;
     }
-    expect(r.result).toEqual({ content: [{ type: "text", text: "Report Q3 published" }] });
+    expect(r.result).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: "Report Q3 published" }],
+    });
     // a quick answer needs no task
     const q0 = await p.request("tools/call", { name: "build_report", arguments: { quarter: "Q0" } }, WITH);
     expect(q0.answer.result.content).toEqual([{ type: "text", text: "There is no Q0" }]);

@@ -25,7 +25,7 @@ describe("server.resource types follow the URI", () => {
       unsafe: ["segs"],
       read: ({ segs, tags }) => {
         expectTypeOf(segs).toEqualTypeOf<string[]>();
-        expectTypeOf(tags).toEqualTypeOf<Record<string, string> | undefined>();
+        expectTypeOf(tags).toEqualTypeOf<Record<string, string | string[]> | undefined>();
         return segs.join("/");
       },
     });

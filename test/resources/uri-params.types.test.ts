@@ -15,7 +15,7 @@ type Widen<E> = {
     ? string
     : E[K] extends readonly unknown[]
       ? string[]
-      : Record<string, string>;
+      : Record<string, string | string[]>;
 };
 /** `expected` fits `UriParams<T>`: same names, right types, every required name present, not the loose fallback. */
 type Fits<T extends string, E> = E extends null
@@ -71,8 +71,18 @@ describe("UriParams", () => {
     expectTypeOf<UriParams<"files://root{/segs*}{?sort,filters*}">>().toEqualTypeOf<{
       segs: string[];
       sort?: string;
-      filters?: Record<string, string>;
+      filters?: Record<string, string | string[]>;
     }>();
+    // a key the URI repeats (`?tag=a&tag=b`) is the list of its values
+    expectTypeOf<UriParams<"files://x{?tag*}">>().toEqualTypeOf<{
+      tag?: Record<string, string | string[]>;
+    }>();
+    const first = (p: UriParams<"files://x{?tag*}">) => {
+      // @ts-expect-error a repeated key may be a list: not a plain string
+      const one: string = p.tag!.tag!;
+      return one;
+    };
+    void first;
     expectTypeOf<UriParams<"m://x{;list*}{.ext*}">>().toEqualTypeOf<{ list: string[]; ext: string[] }>();
   });
 
@@ -110,7 +120,7 @@ describe("UriParams", () => {
   it("falls back to a loose record for a non-literal string", () => {
     expectTypeOf<UriParams<string>>().toEqualTypeOf<LooseUriParams>();
     expectTypeOf<UriParams<string>>().toEqualTypeOf<
-      Record<string, string | string[] | Record<string, string> | undefined>
+      Record<string, string | string[] | Record<string, string | string[]> | undefined>
     >();
   });
 

@@ -160,7 +160,8 @@ describe("tasks (io.modelcontextprotocol/tasks)", () => {
       lastUpdatedAt: ISO,
       ttlMs: 3_600_000,
       pollIntervalMs: 1000,
-      result: { content: [{ type: "text", text: `done as ${taskId}` }] },
+      // what the call would have answered at once, resultType included
+      result: { resultType: "complete", content: [{ type: "text", text: `done as ${taskId}` }] },
       _meta: SERVER_META,
     });
     // cancelling a finished task is the same empty acknowledgement, and changes nothing
@@ -180,7 +181,11 @@ describe("tasks (io.modelcontextprotocol/tasks)", () => {
     expect(failed.result).toBeUndefined();
     const oops = (await p.request("tools/call", { name: "oops" }, WITH)).answer.result.taskId;
     const completed = await until(p, oops, (r) => r.status === "completed");
-    expect(completed.result).toEqual({ content: [{ type: "text", text: "Tool failed" }], isError: true });
+    expect(completed.result).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: "Tool failed" }],
+      isError: true,
+    });
   });
 
   it("cancellation reaches the handler's signal, and the task stays cancelled", async () => {
@@ -223,7 +228,7 @@ describe("tasks (io.modelcontextprotocol/tasks)", () => {
     expect(Object.keys(partial.inputRequests)).toEqual(["b"]);
     await p.request("tasks/update", { taskId, inputResponses: { b: answer("2") } }, WITH);
     const done = await until(p, taskId, (r) => r.status === "completed");
-    expect(done.result).toEqual({ content: [{ type: "text", text: "1+2" }] });
+    expect(done.result).toEqual({ resultType: "complete", content: [{ type: "text", text: "1+2" }] });
     expect(done.inputRequests).toBeUndefined();
     expect((await p.request("tasks/update", { taskId, inputResponses: [] }, WITH)).answer.error.code).toBe(
       -32602,
@@ -403,7 +408,10 @@ describe("notifications/tasks on subscriptions/listen", () => {
       ["notifications/tasks", "working", taskId, { [SUB]: "L1" }],
       ["notifications/tasks", "completed", taskId, { [SUB]: "L1" }],
     ]);
-    expect(l.stream[2].params.result).toEqual({ content: [{ type: "text", text: `done as ${taskId}` }] });
+    expect(l.stream[2].params.result).toEqual({
+      resultType: "complete",
+      content: [{ type: "text", text: `done as ${taskId}` }],
+    });
     expect(l.stream[2].params.owner).toBeUndefined();
     expect(other.stream).toHaveLength(1);
     expect(bob.stream).toHaveLength(1);
