@@ -16,10 +16,7 @@ import type {
 
 export { type Principal, principalFrom, principalOf } from "./types.js";
 
-/**
- * Verified credentials of the caller, as a transport with authorization gives them. picomcp freezes
- * it before a handler sees it. Its principal ({@link principalFrom}) is what a session is bound to.
- */
+/** Verified credentials of the caller, frozen before a handler sees them; see `principalFrom` for whose. */
 export interface AuthInfo {
   /** The access token (never logged by picomcp). */
   token?: string;
