@@ -112,10 +112,12 @@ export function listenExtension(
             clientDeclares(ctx, TASKS),
           );
           // a resource's updates go only to a caller that may read it; one refusal names what they all need
-          const watched = (filter.resourceSubscriptions ?? []).flatMap(
-            (u) => resources.resolve(u)?.entry.scopes ?? [],
+          const scoped = (filter.resourceSubscriptions ?? []).filter(
+            (u) => resources.resolve(u)?.entry.scopes,
           );
-          if (watched.length) requireScopes("subscriptions/listen", { scopes: [...new Set(watched)] }, ctx);
+          const scopes = [...new Set(scoped.flatMap((u) => resources.resolve(u)!.entry.scopes!))];
+          const what = scoped.length === 1 ? `resource ${scoped[0]}` : `a listen of ${scoped.join(", ")}`;
+          if (scoped.length) requireScopes(what, { scopes }, ctx);
           const conn = ctx.connection;
           const stream = new ListenStream(
             ctx.requestId,

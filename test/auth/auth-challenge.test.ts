@@ -149,10 +149,13 @@ describe("one challenge for all an operation needs", () => {
     });
     expect([res.status, res.challenge, res.body.error]).toEqual([
       403,
-      forbidden("Forbidden: subscriptions/listen needs the scopes files:read vault", "mcp files:read vault"),
+      forbidden(
+        "Forbidden: a listen of files://a, vault://key needs the scopes files:read vault",
+        "mcp files:read vault",
+      ),
       {
         code: -32600,
-        message: "Forbidden: subscriptions/listen needs the scopes files:read vault",
+        message: "Forbidden: a listen of files://a, vault://key needs the scopes files:read vault",
         data: { error: "insufficient_scope", scopes: ["files:read", "vault"] },
       },
     ]);
