@@ -9,7 +9,6 @@ import {
   context,
   isSpanContextValid,
   type Link,
-  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -63,6 +62,8 @@ const OPERATION_KEYS = [
   A.protocolName,
   A.networkVersion,
 ];
+/** Attributes a request's outbound spans share with it. */
+const BASE_KEYS = [A.protocolVersion, A.sessionId, A.transport, A.protocolName];
 /** Attributes of the session metrics. */
 const SESSION_KEYS = [A.protocolVersion, A.transport, A.protocolName, A.networkVersion];
 /** Notifications a client sends that the metrics name; any other is `_OTHER`. */
@@ -202,12 +203,10 @@ export class Telemetry implements Observer {
     if (!isRequest && !(this.recording.notifications && OWN_SPAN.has(message.method))) return m;
     const attributes: Attributes = { ...base, [A.method]: message.method };
     if (isRequest) attributes[A.requestId] = String(message.id);
-    const span = this.tracer.startSpan(
-      message.method,
-      { kind: SpanKind.CLIENT, attributes },
-      parent ?? this.#parentOf(params),
-    );
-    const out = { ...message, params: this.propagation.inject(params, trace.setSpan(ROOT_CONTEXT, span)) };
+    const under = parent ?? this.#parentOf(params);
+    const span = this.tracer.startSpan(message.method, { kind: SpanKind.CLIENT, attributes }, under);
+    // the span's context, with the baggage the request brought
+    const out = { ...message, params: this.propagation.inject(params, trace.setSpan(under, span)) };
     this.#seen.add(out);
     if (isRequest) {
       const id = message.id as RequestId;
@@ -292,7 +291,7 @@ class Observed implements MessageObservation {
 
   send(send: (message: JsonRpcMessage) => void): (message: JsonRpcMessage) => void {
     const owner = this.#start.connection.slot(this.#t.outboundSlot);
-    const base = pick(this.#attributes, [A.protocolVersion, A.sessionId, A.transport, A.protocolName]);
+    const base = pick(this.#attributes, BASE_KEYS);
     return (m) => send(this.#t.outbound(m, this.#context, owner, base));
   }
 
@@ -344,7 +343,7 @@ class Observed implements MessageObservation {
         out[key] = request;
         continue;
       }
-      const attributes = { [A.method]: request.method };
+      const attributes = { ...pick(this.#attributes, BASE_KEYS), [A.method]: request.method };
       const span = this.#t.tracer.startSpan(
         request.method,
         { kind: SpanKind.CLIENT, attributes },
@@ -352,7 +351,7 @@ class Observed implements MessageObservation {
       );
       out[key] = {
         ...request,
-        params: this.#t.propagation.inject(request.params, trace.setSpan(ROOT_CONTEXT, span)),
+        params: this.#t.propagation.inject(request.params, trace.setSpan(this.#context, span)),
       };
       span.end();
     }
