@@ -105,12 +105,9 @@ export class PipeTransport {
   #buffer = "";
   readonly served;
 
-  constructor(server: McpServer) {
-    this.served = serveStdio(server, {
-      stdin: this.stdin as never,
-      stdout: this.stdout as never,
-      onEnd: () => {},
-    });
+  constructor(server: McpServer, options: { maxLineBytes?: number } = {}) {
+    const pipes = { stdin: this.stdin as never, stdout: this.stdout as never, onEnd: () => {} };
+    this.served = serveStdio(server, { ...pipes, ...options });
   }
 
   async start(): Promise<void> {
