@@ -13,7 +13,8 @@ const VARIANTS = [
 const samples = {};
 const add = (metric, variant, value) => {
   samples[metric] ??= {};
-  (samples[metric][variant] ??= []).push(value);
+  samples[metric][variant] ??= [];
+  samples[metric][variant].push(value);
 };
 let round = 0;
 

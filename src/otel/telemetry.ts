@@ -128,7 +128,7 @@ export class Telemetry implements Observer {
     return new Observed(this, start);
   }
 
-  response(message: JsonRpcResponse, connection: Connection): void {
+  response(message: JsonRpcResponse, _connection: Connection): void {
     const id = message.id;
     const pending = id == null ? undefined : this.#pending.get(id);
     if (!pending) return;
@@ -142,7 +142,6 @@ export class Telemetry implements Observer {
         text ? { code: SpanStatusCode.ERROR, message: text } : { code: SpanStatusCode.ERROR },
       );
     }
-    void connection;
     pending.span.end();
   }
 
