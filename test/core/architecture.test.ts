@@ -17,7 +17,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
   ["dev/cli.ts"], // the `picomcp` command (Node only)
   ["dev/runner.ts"], // picomcp dev: the child, the watcher and the console's endpoints (Node only)
-  ["auth/", "redis/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store)
+  ["auth/", "redis/", "otel/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store); picomcp/otel (OpenTelemetry)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch/envelope.ts"], // envelope checks, the session handshake, routing between eras
@@ -46,6 +46,7 @@ const NODE_ONLY = new Set([
 const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {
   "auth/": ["jose"],
   "redis/": ["redis"],
+  "otel/": ["@opentelemetry/api"],
 };
 
 function mayImport(file: string, spec: string): boolean {
@@ -216,6 +217,16 @@ describe("src/ floors", () => {
       f.startsWith("redis/") ? [] : deps.filter((d) => d.startsWith("redis/")).map((d) => `${f} -> ${d}`),
     );
     expect(intoRedis).toEqual([]);
+  });
+
+  it("lets only otel/ import @opentelemetry/api, and nothing else import otel/", () => {
+    expect(mayImport("otel/telemetry.ts", "@opentelemetry/api")).toBe(true);
+    expect(mayImport("extension.ts", "@opentelemetry/api")).toBe(false);
+    expect(mayImport("otel/telemetry.ts", "@opentelemetry/sdk-trace-base")).toBe(false);
+    const intoOtel = [...graph].flatMap(([f, deps]) =>
+      f.startsWith("otel/") ? [] : deps.filter((d) => d.startsWith("otel/")).map((d) => `${f} -> ${d}`),
+    );
+    expect(intoOtel).toEqual([]);
   });
 
   it("never evaluates strings as code", () => {
