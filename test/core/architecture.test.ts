@@ -117,8 +117,7 @@ for (const [file, text] of texts) {
       const target = posix.normalize(posix.join(posix.dirname(file), spec));
       // TypeScript imports name the .js it compiles to; the console's browser modules are .js themselves
       local.push(file.endsWith(".js") ? target : target.replace(/\.js$/, ".ts"));
-    }
-    else other.push(spec);
+    } else other.push(spec);
   }
   graph.set(file, local);
   external.set(file, other);

@@ -43,7 +43,7 @@ export function clearLists() {
 /** Puts `nodes` in the middle pane; `screen` names a screen that is not a primitive's (a crash, say). */
 export function showScreen(nodes, screen = "") {
   $("detail").dataset.screen = screen;
-  $("detail").replaceChildren(...nodes);
+  $("detail").replaceChildren(...nodes.flat());
 }
 
 function fill(list, items, label, show) {
