@@ -3,6 +3,9 @@
  * (a tool that exits the process). The page says the server exited, with its last stderr lines in order
  * and what to do; the header is never left at "connecting…"; a fix or a restart brings it back.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER_TIMEOUT, chromiumFor, launchBrowser, poll } from "../browser.js";
@@ -22,6 +25,7 @@ afterAll(async () => {
   await cleanUp();
 });
 
+const out = fileURLToPath(new URL("../.test-out/", import.meta.url));
 const text = (selector: string) => page.locator(selector).textContent();
 const WHAT_TO_DO =
   "Fix it and save: picomcp dev restarts the server when a file beside it changes. Or press Restart server.";
@@ -50,6 +54,8 @@ describe.skipIf(!chromium)(
       expect(logged.some((entry) => entry.includes(`${shown[error]}\n${shown[error + 1]}\n`))).toBe(true);
       for (const list of ["tools", "resources", "templates", "prompts"])
         expect(await page.locator(`#${list} li`).count()).toBe(0);
+      mkdirSync(out, { recursive: true });
+      await page.screenshot({ path: join(out, "dev-console-crash.png") });
 
       p.write(`server.tool("fixed", { run: () => "works" });`);
       await poll(() => page.locator("#tools li").allTextContents()).toEqual(["fixed"]);
