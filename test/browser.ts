@@ -193,7 +193,9 @@ export async function launchBrowser(
 }
 
 /** `expect.poll` with room for a loaded machine: it waits on the condition, for up to 30 s. */
-export const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
+export function poll<T>(fn: () => T | Promise<T>): ReturnType<typeof expect.poll<T>> {
+  return expect.poll(fn, { timeout: 30_000 });
+}
 
 /** Room for a browser test on a loaded machine (several polls, page loads, restarts). */
 export const BROWSER_TIMEOUT = 180_000;

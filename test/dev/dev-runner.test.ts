@@ -183,8 +183,8 @@ describe("picomcp dev: only the page itself changes anything", () => {
   it("refuses /send and /restart unless Sec-Fetch-Site is same-origin, with the right cookie", async () => {
     const dev = await start(project(RECORDER).entry);
     for (const site of ["cross-site", "same-site", "none", undefined]) {
-      const headers = { ...pageHeaders(dev), "sec-fetch-site": site };
-      if (site === undefined) delete headers["sec-fetch-site"];
+      const { "sec-fetch-site": _, ...rest } = pageHeaders(dev);
+      const headers = site === undefined ? rest : { ...rest, "sec-fetch-site": site };
       const sent = await send(dev, toolCall(1, "record", { value: `from ${site}` }), headers);
       expect([site, sent.status, sent.body]).toEqual([
         site,
