@@ -160,7 +160,7 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
 
   start();
   log(
-    `picomcp dev: ${options.entry} over stdio; open the console at its address (it carries this run's secret)`,
+    `picomcp dev: ${options.entry} over stdio; open the console at the address below (it carries this run's secret)`,
   );
 
   return {
