@@ -121,9 +121,7 @@ async function unpack(bin: string, dir: string): Promise<void> {
       ["al2023.tar.br", work],
       ["fonts.tar.br", join(work, "fonts")],
     ] as const) {
-      mkdirSync(into, { recursive: true });
-      const tar = spawnSync("tar", ["-x", "-C", into], { input: await brotli(join(bin, archive)) });
-      if (tar.status !== 0) throw new Error(`tar -x of ${archive}: ${tar.error?.message ?? tar.stderr}`);
+      untar(await brotli(join(bin, archive)), into);
     }
     // the package's fonts.conf names serverless paths; this one names the font unpacked here
     writeFileSync(
@@ -138,6 +136,38 @@ async function unpack(bin: string, dir: string): Promise<void> {
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes the files and folders of a tar archive under `into`. The package's archives hold nothing else;
+ * anything else (a link, a path out of `into`) is refused rather than guessed at. Done here, not by
+ * `tar`, so a machine needs nothing but Node.
+ */
+function untar(archive: Buffer, into: string): void {
+  for (let at = 0; at + 512 <= archive.length; ) {
+    const field = (offset: number, length: number) =>
+      archive
+        .subarray(at + offset, at + offset + length)
+        .toString("utf8")
+        .replace(/\0.*$/s, "");
+    const name = field(0, 100);
+    if (!name) break; // the two empty blocks that end an archive
+    const size = Number.parseInt(field(124, 12).trim() || "0", 8);
+    const mode = Number.parseInt(field(100, 8).trim() || "644", 8);
+    const type = field(156, 1) || "0";
+    const path = field(345, 155) ? `${field(345, 155)}/${name}` : name;
+    const body = archive.subarray(at + 512, at + 512 + size);
+    at += 512 + Math.ceil(size / 512) * 512;
+    if (type === "x" || type === "g") continue; // pax metadata: nothing to write
+    if (path.startsWith("/") || path.split("/").includes(".."))
+      throw new Error(`the archive names a path outside its folder: ${path}`);
+    const target = join(into, path);
+    if (type === "5") mkdirSync(target, { recursive: true });
+    else if (type === "0") {
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, body, { mode });
+    } else throw new Error(`the archive holds ${path} of tar type ${type}, which is not unpacked here`);
   }
 }
 
