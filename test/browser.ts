@@ -1,9 +1,10 @@
 /**
- * The browser of every browser test: Debian's chromium when it is installed (`chromium` on the PATH,
- * or the binary the env var `CHROMIUM` names; `CHROMIUM=bundled` skips both), else the Chromium that the exact-pinned dev dependency @sparticuz/chromium ships inside its
- * package (brotli-compressed, with the NSS libraries it links and a font), unpacked once into
- * node_modules/.cache/ and started headless through playwright-core. So `npm install && npm test` needs no
- * browser from Debian. Where neither can run (not Linux x64, say), the suite is skipped with one loud line,
+ * The browser of every browser test: Debian's chromium when it is installed (`chromium` on the PATH),
+ * or the binary the env var `CHROMIUM` names (`CHROMIUM=bundled` skips both), else the Chromium that the
+ * exact-pinned dev dependency @sparticuz/chromium ships inside its package (brotli-compressed, with the
+ * NSS libraries it links and a font), unpacked once into node_modules/.cache/ and started headless
+ * through playwright-core. So `npm install && npm test` needs no browser from Debian. Where none can run
+ * (not Linux x64, say), the suite is skipped with one loud line naming `apt-get install -y chromium`,
  * and fails instead under PICOMCP_REQUIRE_SERVICES=1, which CI sets.
  */
 import { spawnSync } from "node:child_process";
@@ -185,7 +186,10 @@ async function brotli(file: string): Promise<Buffer> {
  */
 export async function chromiumFor(suite: string): Promise<Chromium | undefined> {
   const browser = await findChromium();
-  if (typeof browser !== "string") return browser;
+  if (typeof browser !== "string") {
+    console.info(`${suite}: ${browser.source}`);
+    return browser;
+  }
   const line = `${suite}: no Chromium can run here (${browser}); install one with: apt-get install -y chromium`;
   if (process.env.PICOMCP_REQUIRE_SERVICES === "1") throw new Error(`${line} (PICOMCP_REQUIRE_SERVICES=1)`);
   console.warn(`\n*** SKIPPED ${line}\n`);
