@@ -25,7 +25,7 @@ afterAll(async () => {
   await cleanUp();
 });
 
-const out = fileURLToPath(new URL("../.test-out/", import.meta.url));
+const out = fileURLToPath(new URL("../../.test-out/", import.meta.url));
 const text = (selector: string) => page.locator(selector).textContent();
 const WHAT_TO_DO =
   "Fix it and save: picomcp dev restarts the server when a file beside it changes. Or press Restart server.";

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DevRunner } from "../src/dev/runner.js";
-import { call, status, toolCall } from "./dev-helpers.js";
+import type { DevRunner } from "../../src/dev/runner.js";
+import { call, status, toolCall } from "../dev-helpers.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const doc = readFileSync(join(root, "docs", "dev.md"), "utf8");
 const example = readFileSync(join(root, "examples", "readme.ts"), "utf8");
