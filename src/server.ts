@@ -12,7 +12,7 @@ import { type AppOptions, appParts } from "./ext/apps.js";
 import { builtIns } from "./ext/builtins.js";
 import type { SkillOptions, Skills } from "./ext/skills.js";
 import type { TaskOptions } from "./ext/tasks.js";
-import type { Extension } from "./extension.js";
+import type { Extension, Observer } from "./extension.js";
 import {
   createPromptEntry,
   type PromptArgument,
@@ -22,7 +22,7 @@ import {
 import type { Registry } from "./registry.js";
 import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
-import { subscribed } from "./resources/subscriptions.js";
+import { deliverChange } from "./resources/subscriptions.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
@@ -139,7 +139,7 @@ export class McpServer {
       options,
       pageSize,
       cache,
-      publish: (e) => this.#bus.publish(e),
+      publish: (e) => this.#publish(e),
       changed: (kind) => {
         core.changed();
         this.#listChanged(kind);
@@ -152,7 +152,7 @@ export class McpServer {
       skills: this.#skills,
     } = parts);
     for (const ext of parts.extensions) core.use(ext);
-    this.#bus.subscribe((event) => this.#deliver(event));
+    this.#bus.subscribe((event) => deliverChange(event, this.#connections));
   }
 
   /**
@@ -286,7 +286,7 @@ export class McpServer {
 
   /** Tells every client subscribed to `uri` that it changed. */
   resourceUpdated(uri: string): void {
-    this.#bus.publish({ type: "resource_updated", uri });
+    this.#publish({ type: "resource_updated", uri });
   }
 
   /**
@@ -299,7 +299,8 @@ export class McpServer {
 
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
-    const conn = new Connection(options, this.#forget);
+    const observer = this.#core.extensions.observer;
+    const conn = new Connection(observer?.connect ? observer.connect(options) : options, this.#forget);
     const init = options.initialized;
     if (init) establish(this.#core, conn, init.protocolVersion, init.capabilities, init.clientInfo);
     this.#connections.add(conn);
@@ -349,6 +350,11 @@ export class McpServer {
     );
   }
 
+  /** @internal — the observer an extension brought (telemetry), for transports' refusals. */
+  get observer(): Observer | undefined {
+    return this.#core.extensions.observer;
+  }
+
   /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */
   close(): void {
     for (const conn of [...this.#connections]) {
@@ -363,36 +369,15 @@ export class McpServer {
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
       queueMicrotask(() => {
-        for (const k of this.#pendingKinds) this.#bus.publish({ type: "list_changed", kind: k });
+        for (const k of this.#pendingKinds) this.#publish({ type: "list_changed", kind: k });
         this.#pendingKinds.clear();
       });
     }
     this.#pendingKinds.add(kind);
   }
 
-  #deliver(event: ChangeEvent): void {
-    for (const conn of this.#connections) {
-      if (conn.listening) for (const stream of conn.listens.values()) stream.deliver(event);
-    }
-    // task changes go to listen streams only: the initialize era has no such notification
-    if (event.type === "task") return;
-    if (event.type === "resource_updated") {
-      for (const conn of this.#connections) {
-        if (conn.state === "ready" && subscribed(conn, event.uri)) {
-          conn.send({
-            jsonrpc: "2.0",
-            method: "notifications/resources/updated",
-            params: { uri: event.uri },
-          });
-        }
-      }
-      return;
-    }
-    const method = `notifications/${event.kind}/list_changed`;
-    for (const conn of this.#connections) {
-      if (conn.state === "ready" && conn.serverCapabilities[event.kind]?.listChanged) {
-        conn.send({ jsonrpc: "2.0", method });
-      }
-    }
+  #publish(event: ChangeEvent): void {
+    this.#core.extensions.observer?.change?.(event);
+    this.#bus.publish(event);
   }
 }

@@ -4,6 +4,7 @@
  * them; `npm run docs:sync` copies these regions into the comments). What surrounds a region is
  * there to give it a context, and is not shown.
  */
+import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { createClient } from "redis";
 import { expect } from "vitest";
 import { z } from "zod";
@@ -11,6 +12,7 @@ import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
 import { createHttpHandler } from "../src/http/index.js";
 import { serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
+import { instrument } from "../src/otel/index.js";
 import { RedisBus } from "../src/redis/index.js";
 import { TemplateRouter } from "../src/resources/router.js";
 import { compileSchema } from "../src/schema/schema.js";
@@ -20,6 +22,8 @@ import { connect } from "../src/testing.js";
 declare const server: McpServer;
 declare const db: { user(id: string): string };
 declare const html: string;
+declare const tracerProvider: TracerProvider;
+declare const meterProvider: MeterProvider;
 
 // @example http/index.ts#1
 const handle = createHttpHandler(server);
@@ -28,6 +32,12 @@ export default { fetch: handle };
 
 /** Each example in a function of its own, so that their names do not meet. */
 export const examples = [
+  () => {
+    // @example otel/index.ts#1
+    instrument(server); // spans and metrics go to the providers the Node SDK registered
+    instrument(server, { tracerProvider, meterProvider }); // or to these
+    // @end
+  },
   async () => {
     // @example auth/index.ts#1
     const handle = createProtectedHandler(server, {

@@ -21,7 +21,7 @@ import {
 } from "./answers.js";
 import { preflight, withCors } from "./cors.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { connectStateless, encode, serveExchange } from "./exchange.js";
+import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
 import {
   accepts,
   acceptsJsonAndSse,
@@ -228,10 +228,10 @@ export class StreamableHttp {
         { supported: [...SUPPORTED_VERSIONS] },
       );
     }
-    return await this.#initialize(this.#table, message, auth);
+    return await this.#initialize(this.#table, message, auth, request);
   }
 
-  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined): Promise<Reply> {
+  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined, request: Request) {
     const principal = principalOf(auth);
     const wait = principal === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
@@ -249,7 +249,7 @@ export class StreamableHttp {
       },
       onClose: () => session && this.#end(session),
     });
-    const answer = await this.#server.handle(message, connection);
+    const answer = await this.#server.handle(message, connection, carried(this.#server, request));
     if (connection.protocolVersion === undefined || connection.closed || answer === undefined) {
       connection.close();
       return answer === undefined ? new Reply(202, NONE, null) : json(answer);

@@ -1,6 +1,6 @@
 /** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
 import type { IncomingMessage } from "node:http";
-import { type BodyResult, HEADER, ON_GONE, READ_BODY } from "./request.js";
+import { type BodyResult, HEADER, ON_GONE, PEER, type Peer, READ_BODY } from "./request.js";
 
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
@@ -96,6 +96,11 @@ export class NodeRequest {
 
   get method(): string {
     return this[STATE].method;
+  }
+
+  [PEER](): Peer {
+    const req = this[STATE].req;
+    return { address: req.socket?.remoteAddress, port: req.socket?.remotePort, httpVersion: req.httpVersion };
   }
 
   get url(): string {

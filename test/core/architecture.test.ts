@@ -16,8 +16,10 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
 const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
   ["dev/cli.ts"], // the `picomcp` command (Node only)
-  ["dev/runner.ts"], // picomcp dev: the child, the watcher and the console's endpoints (Node only)
-  ["auth/", "redis/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store)
+  ["dev/runner.ts"], // picomcp dev: the child and the watcher (Node only)
+  ["dev/console-server.ts"], // the console's endpoints: secret, headers, page files, /send, /events (Node only)
+  ["dev/console/"], // the console's page: browser modules served as they are, importing only each other
+  ["auth/", "redis/", "otel/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus and an event store); picomcp/otel (OpenTelemetry)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch/envelope.ts"], // envelope checks, the session handshake, routing between eras
@@ -40,12 +42,14 @@ const NODE_ONLY = new Set([
   "http/node-request.ts",
   "dev/cli.ts",
   "dev/runner.ts",
+  "dev/console-server.ts",
 ]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
 const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {
   "auth/": ["jose"],
   "redis/": ["redis"],
+  "otel/": ["@opentelemetry/api"],
 };
 
 function mayImport(file: string, spec: string): boolean {
@@ -98,7 +102,7 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
 function sources(): string[] {
   return (readdirSync(src, { recursive: true }) as string[])
     .map((f) => f.split("\\").join("/"))
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))
+    .filter((f) => (f.endsWith(".ts") && !f.endsWith(".test.ts")) || /^dev\/console\/[^/]+\.js$/.test(f))
     .sort();
 }
 
@@ -110,9 +114,11 @@ for (const [file, text] of texts) {
   const local: string[] = [];
   const other: string[] = [];
   for (const spec of importsOf(text)) {
-    if (spec.startsWith("."))
-      local.push(posix.normalize(posix.join(posix.dirname(file), spec)).replace(/\.js$/, ".ts"));
-    else other.push(spec);
+    if (spec.startsWith(".")) {
+      const target = posix.normalize(posix.join(posix.dirname(file), spec));
+      // TypeScript imports name the .js it compiles to; the console's browser modules are .js themselves
+      local.push(file.endsWith(".js") ? target : target.replace(/\.js$/, ".ts"));
+    } else other.push(spec);
   }
   graph.set(file, local);
   external.set(file, other);
@@ -216,6 +222,16 @@ describe("src/ floors", () => {
       f.startsWith("redis/") ? [] : deps.filter((d) => d.startsWith("redis/")).map((d) => `${f} -> ${d}`),
     );
     expect(intoRedis).toEqual([]);
+  });
+
+  it("lets only otel/ import @opentelemetry/api, and nothing else import otel/", () => {
+    expect(mayImport("otel/telemetry.ts", "@opentelemetry/api")).toBe(true);
+    expect(mayImport("extension.ts", "@opentelemetry/api")).toBe(false);
+    expect(mayImport("otel/telemetry.ts", "@opentelemetry/sdk-trace-base")).toBe(false);
+    const intoOtel = [...graph].flatMap(([f, deps]) =>
+      f.startsWith("otel/") ? [] : deps.filter((d) => d.startsWith("otel/")).map((d) => `${f} -> ${d}`),
+    );
+    expect(intoOtel).toEqual([]);
   });
 
   it("never evaluates strings as code", () => {
