@@ -79,6 +79,16 @@ export const templateCases = [
   { template: "{/var,undef}", uri: "/value", expected: { var: "value" } },
   { template: "x://{/a}/{b}", uri: "x:///5", expected: { b: "5" } },
   { template: "x://{/a}/{b}", uri: "x:////5", expected: { a: "", b: "5" } },
+  {
+    template: "/base{/group_id,first_name}/pages{/page,lang}",
+    uri: "/base/pages/1",
+    expected: { page: "1" },
+  },
+  {
+    template: "/base{/group_id,first_name}/pages{/page,lang}",
+    uri: "/base//pages",
+    expected: { group_id: "" },
+  },
   { template: "x://{+base}{/name}", uri: "x://p", expected: { base: "p" } },
   { template: "x://{+base}{/name}", uri: "x://p/q/r", expected: { base: "p/q", name: "r" } },
   // explode: string[]

@@ -251,8 +251,11 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
       // present where the URI has its lead and, after it, what ends it; absent (nothing taken) otherwise
       const s = p + k.lead.length;
       if (s > q || !uri.startsWith(k.lead, p)) continue;
-      // `/pages` after `{/a}`: the literal there means a is absent, unless `//pages` says it is empty
-      if (k.lit !== "" && uri.startsWith(k.lit, p) && !uri.startsWith(k.lit, s)) continue;
+      // present only if the literal that must follow still comes after the lead: `{/a}/pages` on `/pages`
+      if (k.lit !== "") {
+        const f = uri.indexOf(k.lit, s);
+        if (f < 0 || f + k.lit.length > q) continue;
+      }
       const e = endOf(k, uri, s, q);
       if (e >= 0 && takeSlot(k, uri, s, e, out)) p = e;
     } else {

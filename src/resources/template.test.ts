@@ -579,6 +579,11 @@ describe("match on hostile input", () => {
     ["s://x?k=1{&rest*}", (n) => `s://x?${"j=2&".repeat(n / 4)}k=1`],
     ["café/{+x}", (n) => `café/${"é".repeat(n / 2)}`],
     ["cal://{y:4}/{+rest}", (n) => `cal://${"1".repeat(n / 2)}/${"a".repeat(n / 2)}`],
+    // variables that may be absent: each looks ahead once, never retries a split
+    ["{;v,bar,who}", (n) => `;v=${";b".repeat(n / 2)}`],
+    ["x://{a}{/b}{.c}{/d}", (n) => `x://${"/.".repeat(n / 2)}`],
+    ["/base{/g,f}/pages{/p,l}", (n) => `/base${"/p".repeat(n / 2)}`],
+    ["x://{+a}{/b}{.c}", (n) => `x://${"a".repeat(n)}`],
   ];
   for (const [template, uri] of pathological) {
     it(`matches a pathological 8 KB URI like ${uri(16)} against ${template} in linear time`, () => {

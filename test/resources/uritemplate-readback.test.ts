@@ -151,7 +151,7 @@ function valuesOf(t: UriTemplate, suiteValues: Record<string, unknown>): fc.Arbi
   const groups = expressions(t).map((vars) => {
     const op = vars[0]!.operator;
     const named = op === ";" || op === "?" || op === "&";
-    const one = vars.map((v) => valueOf(v, kindOf(suiteValues[v.name]), op));
+    const one = vars.map((v) => arbitraryOf(v, kindOf(suiteValues[v.name]), op));
     // named: any of them may be undefined; unnamed: a defined prefix (the first always, without a lead)
     const defined = named
       ? fc.array(fc.boolean(), { minLength: vars.length, maxLength: vars.length })
@@ -169,7 +169,8 @@ function valuesOf(t: UriTemplate, suiteValues: Record<string, unknown>): fc.Arbi
   });
 }
 
-function valueOf(v: UriVariable, kind: string, op: string): fc.Arbitrary<unknown> {
+/** Random values of one variable, of the type the suite gives it. */
+function arbitraryOf(v: UriVariable, kind: string, op: string): fc.Arbitrary<unknown> {
   const unit = op === "+" || op === "#" ? RESERVED : SIMPLE;
   const text = fc.array(unit, { maxLength: 5 }).map((a) => a.join(""));
   if (kind === "string" || v.prefix > 0) return text;
