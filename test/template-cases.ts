@@ -200,3 +200,38 @@ export const templateCases = [
 
 /** One row of {@link templateCases}. */
 export type TemplateCase = (typeof templateCases)[number];
+
+/**
+ * Characters the read-back property tests draw values from: none that `expand` writes as it is and a
+ * template could take for structure (unreserved `.-_~`, `/ , ? # & %`), and no letter the generated
+ * templates use as a literal. Tests add the structural ones where an operator encodes them.
+ */
+export const valueUnits = [
+  "Q",
+  "Z",
+  "0",
+  "9",
+  " ",
+  "é",
+  "日",
+  "😀",
+  ":",
+  "@",
+  "!",
+  "$",
+  "'",
+  "(",
+  ")",
+  "*",
+  "+",
+  ";",
+  "=",
+];
+
+/** `match`'s result (and a record in it) has an empty prototype; compare plain copies so that toStrictEqual checks every key. */
+export const plain = (v: object | null) =>
+  v === null
+    ? null
+    : Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k, typeof x === "object" && !Array.isArray(x) ? { ...x } : x]),
+      );

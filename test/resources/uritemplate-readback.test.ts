@@ -15,6 +15,7 @@ import {
   UriTemplateError,
   type UriVariable,
 } from "../../src/resources/template.js";
+import { plain, valueUnits } from "../template-cases.js";
 
 interface Group {
   readonly variables: Record<string, unknown>;
@@ -109,29 +110,8 @@ const kindOf = (v: unknown) =>
  * writes as it is, so `{.x}` could not tell `a.b` from `a` and `b`), the letters of the suite's literals,
  * and, for `{+x}` and `{#x}`, what they keep raw that could end them (`/ , ? # & %`).
  */
-const UNITS = [
-  "Q",
-  "Z",
-  "0",
-  "9",
-  " ",
-  "é",
-  "日",
-  "😀",
-  ":",
-  "@",
-  "!",
-  "$",
-  "'",
-  "(",
-  ")",
-  "*",
-  "+",
-  ";",
-  "=",
-];
-const SIMPLE = fc.constantFrom(...UNITS, "/", "?", "#", ",", "&", "%", "%2F", "[");
-const RESERVED = fc.constantFrom(...UNITS);
+const SIMPLE = fc.constantFrom(...valueUnits, "/", "?", "#", ",", "&", "%", "%2F", "[");
+const RESERVED = fc.constantFrom(...valueUnits);
 
 /** The variables of each expression of `t`, in order. */
 function expressions(t: UriTemplate): UriVariable[][] {
@@ -224,14 +204,6 @@ function normalise(t: UriTemplate, values: UriExpandValues): Record<string, unkn
   }
   return out;
 }
-
-/** `match`'s result (and a record in it) has an empty prototype; compare plain copies. */
-const plain = (v: object | null) =>
-  v === null
-    ? null
-    : Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [k, typeof x === "object" && !Array.isArray(x) ? { ...x } : x]),
-      );
 
 describe("RFC 6570 read-back: every template of the suite", () => {
   it("has the templates of the three expansion files, and lists only templates of theirs", () => {
