@@ -41,7 +41,7 @@ export interface Tok {
   text: string;
   /** OPT: the text before its value (`/`, `.`, `#`, `,`, `;name`); "" for the other kinds. */
   lead: string;
-  /** SLOT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
+  /** SLOT/OPT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
   named: boolean;
   /** A list, or the last `{+…}`/`{#…}` variable of its expression: must be the pivot. */
   wide: boolean;
