@@ -27,21 +27,36 @@ export const LIT = 0;
 export const SLOT = 1;
 /** Token kind: an exploded list. */
 export const LIST = 2;
+/**
+ * Token kind: one value behind the text its expression writes before it (`lead`: `/`, `.`, `#`, `;name`, or
+ * the `,` of `{x,y}`), which RFC 6570 leaves out with the value when the variable is undefined: absent
+ * where the URI does not have that text, and then left out of the result.
+ */
+export const OPT = 3;
 
 /** One step of a compiled path or fragment part; one shape for every kind keeps the scanner monomorphic. */
 export interface Tok {
   kind: number;
-  /** LIT: the text. SLOT/LIST: the variable name. */
+  /** LIT: the text. SLOT/LIST/OPT: the variable name. */
   text: string;
-  /** SLOT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
+  /** OPT: the text before its value (`/`, `.`, `#`, `,`, `;name`); "" for the other kinds. */
+  lead: string;
+  /** SLOT/OPT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
   named: boolean;
   /** A list, or the last `{+…}`/`{#…}` variable of its expression: must be the pivot. */
   wide: boolean;
   forbid: Uint8Array | null;
-  /** Before the pivot: the literal that ends this value (first occurrence); `soft` = a list prefix that may be absent. */
+  /**
+   * Before the pivot: the literal that ends this value (first occurrence); `soft` = a list prefix or an
+   * OPT's lead, which may be absent. After it, for OPT: `prev` + `lead`, searched from the right.
+   */
   next: string;
+  /** Before the pivot, when OPTs follow: the texts after `next` that may end this value too (the earliest wins); else null. */
+  alt: string[] | null;
+  /** OPT before the pivot: the literal that ends its run of OPTs ("" when none does). */
+  lit: string;
   soft: boolean;
-  /** After the pivot: the literal that starts this value (last occurrence). */
+  /** After the pivot: the literal that starts this value (last occurrence); for OPT, the literal before its lead ("" after a variable). */
   prev: string;
   /** LIST: prefix and separator char codes (prefix -1 when none). */
   prefix: number;
@@ -52,10 +67,14 @@ export interface Tok {
   at: number;
 }
 
-/** A path or fragment part: its tokens, and the index of the one that takes what is left (-1: none). */
+/**
+ * A path or fragment part: its tokens, the index of the one that takes what is left (-1: none), and how
+ * far its leading literal reaches (the tokens after the pivot, matched from the right, never reach into it).
+ */
 export interface Section {
   toks: Tok[];
   pivot: number;
+  floor: number;
 }
 
 /** A `{?…}`/`{&…}` variable that is not exploded; `max` is its prefix length (0: none). */
@@ -200,17 +219,23 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
     return end - start === text.length && uri.startsWith(text, start);
   }
   let q = end;
+  const floor = start + sec.floor;
   for (let i = toks.length - 1; i > pivot; i--) {
     const k = toks[i]!;
     if (k.kind === LIT) {
       const s = q - k.text.length;
       if (s < start || !uri.startsWith(k.text, s)) return false;
       q = s;
+    } else if (k.kind === OPT) {
+      // present at the last occurrence of its literal and lead; absent (nothing taken) without one
+      const from = q - k.next.length;
+      const found = from >= floor ? uri.lastIndexOf(k.next, from) : -1;
+      if (found >= floor && takeSlot(k, uri, found + k.next.length, q, out)) q = found + k.prev.length;
     } else {
       const from = q - k.prev.length;
-      if (from < start) return false;
+      if (from < floor) return false;
       const found = uri.lastIndexOf(k.prev, from);
-      if (found < start) return false;
+      if (found < floor) return false;
       const s = found + k.prev.length;
       if (!takeSlot(k, uri, s, q, out)) return false;
       q = s;
@@ -222,19 +247,45 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
     if (k.kind === LIT) {
       if (p + k.text.length > q || !uri.startsWith(k.text, p)) return false;
       p += k.text.length;
-    } else {
-      let e = uri.indexOf(k.next, p);
-      if (e < 0 || e + k.next.length > q) {
-        if (!k.soft) return false;
-        e = q;
+    } else if (k.kind === OPT) {
+      // present where the URI has its lead and, after it, what ends it; absent (nothing taken) otherwise
+      const s = p + k.lead.length;
+      if (s > q || !uri.startsWith(k.lead, p)) continue;
+      // present only if the literal that must follow still comes after the lead: `{/a}/pages` on `/pages`
+      if (k.lit !== "") {
+        const f = uri.indexOf(k.lit, s);
+        if (f < 0 || f + k.lit.length > q) continue;
       }
-      if (!takeSlot(k, uri, p, e, out)) return false;
+      const e = endOf(k, uri, s, q);
+      if (e >= 0 && takeSlot(k, uri, s, e, out)) p = e;
+    } else {
+      const e = endOf(k, uri, p, q);
+      if (e < 0 || !takeSlot(k, uri, p, e, out)) return false;
       p = e;
     }
   }
   if (p > q) return false;
   const k = toks[pivot]!;
-  return k.kind === LIST ? takeList(k, uri, p, q, out) : takeSlot(k, uri, p, q, out);
+  if (k.kind === LIST) return takeList(k, uri, p, q, out);
+  if (k.kind !== OPT) return takeSlot(k, uri, p, q, out);
+  // the pivot: absent when nothing is left, else it starts with its lead
+  if (p === q) return true;
+  const s = p + k.lead.length;
+  return s <= q && uri.startsWith(k.lead, p) && takeSlot(k, uri, s, q, out);
+}
+
+/** Where a value before the pivot ends: the first of `next` and `alt` in `uri[from, q)`; else q if `soft`, else -1. */
+function endOf(k: Tok, uri: string, from: number, q: number): number {
+  let e = uri.indexOf(k.next, from);
+  if (e + k.next.length > q) e = -1;
+  const alt = k.alt;
+  if (alt !== null) {
+    for (let i = 0; i < alt.length; i++) {
+      const f = uri.indexOf(alt[i]!, from);
+      if (f >= 0 && f + alt[i]!.length <= q && (e < 0 || f < e)) e = f;
+    }
+  }
+  return e < 0 && k.soft ? q : e;
 }
 
 function takeSlot(k: Tok, uri: string, s: number, e: number, out: UriValues): boolean {

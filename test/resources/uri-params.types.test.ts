@@ -86,17 +86,34 @@ describe("UriParams", () => {
     expectTypeOf<UriParams<"m://x{;list*}{.ext*}">>().toEqualTypeOf<{ list: string[]; ext: string[] }>();
   });
 
-  it("gives each name of a comma list, with every operator", () => {
+  it("gives each name of a comma list, with every operator; optional where match may leave it out", () => {
     expectTypeOf<UriParams<"x://{a,b}{+c,d}{#e}{.f}{/g}{;h}">>().toEqualTypeOf<{
       a: string;
-      b: string;
+      b?: string;
       c: string;
-      d: string;
-      e: string;
-      f: string;
-      g: string;
-      h: string;
+      d?: string;
+      e?: string;
+      f?: string;
+      g?: string;
+      h?: string;
     }>();
+  });
+
+  it("makes optional each variable behind a lead, as the RFC 6570 suite's undefined ones", () => {
+    expectTypeOf<UriParams<"{/var,undef}">>().toEqualTypeOf<{ var?: string; undef?: string }>();
+    expectTypeOf<UriParams<"{;x,y,undef}">>().toEqualTypeOf<{ x?: string; y?: string; undef?: string }>();
+    expectTypeOf<UriParams<"?{x,undef}">>().toEqualTypeOf<{ x: string; undef?: string }>();
+    expectTypeOf<UriParams<"X{.undef}">>().toEqualTypeOf<{ undef?: string }>();
+    expectTypeOf<UriParams<"foo{#undef}">>().toEqualTypeOf<{ undef?: string }>();
+    // {x} and {+x} read "" for undefined, as RFC 6570 writes both as nothing; exploded path lists read []
+    expectTypeOf<UriParams<"O{undef}X{+r}">>().toEqualTypeOf<{ undef: string; r: string }>();
+    expectTypeOf<UriParams<"x{/segs*}{.e:3}">>().toEqualTypeOf<{ segs: string[]; e?: string }>();
+    const ext = (p: UriParams<"file://{name}{.ext}">) => {
+      // @ts-expect-error ext may be absent (file://readme)
+      const e: string = p.ext;
+      return e + p.name.length;
+    };
+    void ext;
   });
 
   it("infers a prefix modifier as a string, optional in the query", () => {
