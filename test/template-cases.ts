@@ -57,6 +57,8 @@ export const templateCases = [
   { template: "doc://{id}{#section}", uri: "doc://5#a/b?c", expected: { id: "5", section: "a/b?c" } },
   { template: "doc://{id}{#section}", uri: "doc://5#", expected: { id: "5", section: "" } },
   { template: "doc://{id}{#section}", uri: "doc://5", expected: { id: "5" } },
+  // a `;name=` that a literal `=` follows: the `=` is the value's, found by the round-trip property test
+  { template: "s://x{;a}{.b}={c}", uri: "s://x;a=Q.=", expected: { a: "Q", b: "", c: "" } },
   { template: "foo{#undef}", uri: "foo", expected: {} },
   { template: "h://x{#a,b}", uri: "h://x#1", expected: { a: "1" } },
   { template: "h://x{#a,b}", uri: "h://x#1,2/3", expected: { a: "1", b: "2/3" } },

@@ -256,7 +256,8 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
         const f = uri.indexOf(k.lit, s);
         if (f < 0 || f + k.lit.length > q) continue;
       }
-      const e = endOf(k, uri, s, q);
+      // a `;name` that goes on with `=` has a value: its end is searched after that `=`
+      const e = endOf(k, uri, k.named && uri.charCodeAt(s) === 61 ? s + 1 : s, q);
       if (e >= 0 && takeSlot(k, uri, s, e, out)) p = e;
     } else {
       const e = endOf(k, uri, p, q);
