@@ -119,9 +119,9 @@ try {
       join(project, "package.json"),
       '{ "name": "project", "version": "1.0.0", "type": "module" }\n',
     );
-    // a fresh clone, unbuilt, for the directory install: prepare must build it
-    const source = how === "a git URL" ? spec : join(work, "unbuilt");
-    if (how !== "a git URL") execFileSync("git", ["clone", "--quiet", repo, source]);
+    // the directory: the clone above, its dev dependencies installed as the README says (prepare
+    // builds dist/ in it again); the git URL: npm clones it, installs them and builds it itself
+    const source = spec;
     await sh("npm", ["install", source, "jose", "--no-audit", "--no-fund"], project);
     const pkg = JSON.parse(readFileSync(join(clone, "package.json"), "utf8"));
     const subpaths = Object.keys(pkg.exports)
@@ -131,7 +131,7 @@ try {
       join(project, "check.js"),
       `for (const s of ${JSON.stringify(subpaths)}) {\n` +
         "  const m = await import(s);\n" +
-        "  if (Object.keys(m).length === 0) throw new Error(`${s} exports nothing`);\n" +
+        '  if (Object.keys(m).length === 0) throw new Error(s + " exports nothing");\n' +
         "}\n" +
         `console.log("imported ${subpaths.length} subpaths");\n`,
     );
