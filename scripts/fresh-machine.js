@@ -48,20 +48,26 @@ for (const name of ["PICOMCP_REQUIRE_SERVICES", "REDIS_URL", "npm_config_prefix"
   delete env[name];
 for (const name of Object.keys(env)) if (name.startsWith("npm_")) delete env[name];
 
-/** Runs a command with the fresh PATH, its output shown and returned; throws when it fails. */
+/** Runs a command with the fresh PATH, its output shown; resolves with its stdout and with all of it. */
 function sh(command, args, cwd) {
   console.log(`$ ${command} ${args.join(" ")}`);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
+    let all = "";
+    let stdout = "";
     const show = (chunk) => {
-      out += chunk;
+      all += chunk;
       process.stdout.write(chunk);
     };
-    child.stdout.on("data", show);
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      show(chunk);
+    });
     child.stderr.on("data", show);
     child.on("exit", (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`)),
+      code === 0
+        ? resolve({ stdout, all })
+        : reject(new Error(`${command} ${args.join(" ")} exited with ${code}`)),
     );
   });
 }
@@ -74,7 +80,7 @@ try {
   execFileSync("git", ["clone", "--quiet", repo, clone]);
 
   step("npm install (its prepare script builds dist/)");
-  const install = await sh("npm", ["install", "--no-audit", "--no-fund"], clone);
+  const install = (await sh("npm", ["install", "--no-audit", "--no-fund"], clone)).all;
   // the README explains the ones @ai-sdk/mcp brings; any other is new
   const engines = [...install.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((m) => m[1]);
   const unexplained = engines.filter((p) => !p.startsWith("@ai-sdk/"));
@@ -84,7 +90,7 @@ try {
   await start(clone);
 
   step("npm test, without chromium and redis-server");
-  const test = await sh("npm", ["test"], clone);
+  const test = (await sh("npm", ["test"], clone)).all;
   const skipped = test.split("\n").filter((l) => l.includes("SKIPPED:"));
   if (skipped.length !== 1 || !skipped[0].includes("apt-get install -y redis-server"))
     throw new Error(`expected one SKIPPED line naming apt-get install -y redis-server, got ${skipped}`);
@@ -138,11 +144,9 @@ try {
     await sh(process.execPath, ["check.js"], project);
   }
 
-  step("npm pack of an unbuilt clone packs a built tree");
-  const unpacked = join(work, "pack");
-  execFileSync("git", ["clone", "--quiet", repo, unpacked]);
-  await sh("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], unpacked);
-  const [packed] = JSON.parse(await sh("npm", ["pack", "--json", "--silent"], unpacked));
+  step("npm pack of a clone without dist/ packs a built tree");
+  rmSync(join(clone, "dist"), { recursive: true, force: true });
+  const [packed] = JSON.parse((await sh("npm", ["pack", "--json", "--silent", "--dry-run"], clone)).stdout);
   for (const f of ["dist/index.js", "dist/index.d.ts", "dist/http/node.js", "dist/dev/cli.js"])
     if (!packed.files.some((x) => x.path === f)) throw new Error(`npm pack left out ${f}`);
   step(`passed (${packed.files.length} files packed)`);
