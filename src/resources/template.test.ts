@@ -565,22 +565,24 @@ describe("match on hostile input", () => {
   for (const [template, uri] of pathological) {
     it(`matches a pathological 8 KB URI like ${uri(16)} against ${template} in linear time`, () => {
       const t = parseUriTemplate(template);
-      const time = (u: string) => {
-        let best = Number.POSITIVE_INFINITY;
-        for (let round = 0; round < 5; round++) {
-          const start = performance.now();
-          for (let i = 0; i < 20; i++) t.match(u);
-          best = Math.min(best, performance.now() - start);
-        }
-        return best / 20;
+      const once = (u: string) => {
+        const start = performance.now();
+        for (let i = 0; i < 20; i++) t.match(u);
+        return (performance.now() - start) / 20;
       };
       const small = uri(1000);
       const big = uri(8000);
       expect(big.length).toBeLessThanOrEqual(8192);
-      time(small);
-      const ratio = time(big) / Math.max(time(small), 0.001);
-      expect(time(big)).toBeLessThan(5);
-      expect(ratio).toBeLessThan(24);
+      once(small);
+      // the best of many rounds, the two sizes taking turns: on a loaded machine a round may lose its
+      // core at any time, but not every round of one size while the other's run undisturbed
+      let [bestSmall, bestBig] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+      for (let round = 0; round < 15; round++) {
+        bestSmall = Math.min(bestSmall, once(small));
+        bestBig = Math.min(bestBig, once(big));
+      }
+      expect(bestBig).toBeLessThan(5);
+      expect(bestBig / Math.max(bestSmall, 0.001)).toBeLessThan(24);
     });
   }
 });
