@@ -11,6 +11,7 @@ import {
   compileSchema,
   formatIssues,
   type InferOutput,
+  isRawShape,
   type JsonSchemaValidator,
   type SchemaLike,
   type SchemaResult,
@@ -93,7 +94,8 @@ export function createToolEntry(
       `Invalid tool name ${JSON.stringify(name)}: use 1-128 characters of A-Z a-z 0-9 _ - . (no spaces or commas)`,
     );
   }
-  if (typeof options?.run !== "function") throw new TypeError(`Tool "${name}" needs a run function`);
+  if (typeof options?.run !== "function")
+    throw new TypeError(`Tool "${name}" needs a run function${v1Hint(options)}`);
   const input = options.input === undefined ? undefined : compileSchema(options.input, "input", validator);
   const output =
     options.output === undefined ? undefined : compileSchema(options.output, "output", validator);
@@ -191,4 +193,18 @@ function failed(error: unknown): CallToolResult {
 
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/** What to change when `options` has a shape of SDK v1's `tool()` or `registerTool()`, else "". */
+function v1Hint(options: unknown): string {
+  const form = "server.tool(name, { description, input: z.object({ … }), run: handler })";
+  if (typeof options === "string")
+    return `: the second argument is the options object, not a description (SDK v1's tool(name, description, shape, handler) is ${form})`;
+  if (typeof options === "function")
+    return `: the handler goes under run (SDK v1's tool(name, handler) is server.tool(name, { run: handler }))`;
+  if (isRawShape(options))
+    return `: the second argument is the options object, not a raw shape (SDK v1's tool(name, shape, handler) is ${form})`;
+  if (typeof options === "object" && options !== null && "inputSchema" in options)
+    return `: inputSchema is SDK v1's name (registerTool's config); here it is input, wrapped in z.object, and the handler is run: ${form}`;
+  return "";
 }
