@@ -247,7 +247,9 @@ export class ServerCore {
     return listPage("tools", this.tools.values(), p, ctx, this.pageSize, this.cache);
   }
   callTool(p: Params, ctx: RequestContext) {
-    return callTool(this.tools, p, ctx);
+    return callTool(this.tools, p, ctx, (e) =>
+      this.reportError(e, { method: "tools/call", requestId: ctx.requestId }),
+    );
   }
   listPrompts(p: Params, ctx: RequestContext) {
     return listPage("prompts", this.prompts.values(), p, ctx, this.pageSize, this.cache);

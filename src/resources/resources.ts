@@ -64,12 +64,13 @@ export interface ResourceEntry extends Scoped {
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /**
- * A template with the names of its variables blanked where they do not show in a URI: two templates
- * with one shape match the same URIs. Names stay in `?`, `&` and `;` expressions (`?q=` is not `?lang=`).
+ * A template with the names of its variables blanked where they do not decide what matches: two
+ * templates with one shape match the same URIs. Query variables are optional and other query keys are
+ * let through, so `{?q}` matches what `{?lang}` does; a `;` expression's names must show in the URI.
  */
 function templateShape(template: string): string {
   return template.replace(/\{([+#./;?&]?)([^}]*)\}/g, (whole, op: string, list: string) => {
-    if (op === "?" || op === "&" || op === ";") return whole;
+    if (op === ";") return whole;
     const blanked = list.split(",").map((spec) => spec.replace(/^[^:*]+/, "_"));
     return `{${op}${blanked.join(",")}}`;
   });

@@ -129,11 +129,13 @@ export function createToolEntry(
 /**
  * `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol
  * error. Synchronous end to end when the schemas and `run` are: a promise only where one of them gave one.
+ * A thrown error other than an `McpError` also goes to `report` (the server's `onError`), as in any handler.
  */
 export function callTool(
   tools: Registry<ToolEntry>,
   params: { [key: string]: unknown },
   ctx: RequestContext,
+  report: (error: unknown) => void = () => {},
 ): Awaitable<CallToolResult> {
   const name = params.name;
   if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
@@ -144,15 +146,16 @@ export function callTool(
   if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
     throw new McpError(ErrorCode.InvalidParams, "tools/call arguments must be an object");
   }
+  const fail = (error: unknown) => failed(error, report);
   let out: Awaitable<CallToolResult>;
   try {
     out = tool.input
       ? afterInput(tool, tool.input.validate(rawArgs), ctx)
       : afterRun(tool, tool.run(rawArgs, ctx), ctx);
   } catch (error) {
-    return failed(error);
+    return fail(error);
   }
-  return isPromiseLike(out) ? out.then(undefined, failed) : out;
+  return isPromiseLike(out) ? out.then(undefined, fail) : out;
 }
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
@@ -185,9 +188,10 @@ function afterOutput(
   return shapeCallToolResult(result as CallToolResult, ctx.features);
 }
 
-/** A failing schema or handler is the tool's error result; an `McpError` stays a protocol error. */
-function failed(error: unknown): CallToolResult {
+/** A failing schema or handler is the tool's error result, and reported; an `McpError` stays a protocol error. */
+function failed(error: unknown, report: (error: unknown) => void): CallToolResult {
   if (error instanceof McpError) throw error;
+  report(error);
   return errorResult(error instanceof Error ? error.message : String(error));
 }
 
