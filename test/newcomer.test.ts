@@ -65,7 +65,7 @@ function serve(file: string): unknown[] {
     env,
     input,
     encoding: "utf8",
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(child.stderr).toBe("");
   return child.stdout
@@ -110,7 +110,8 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("a new CommonJS project (npm init -y)", () => {
+// each test compiles with tsc and starts node: seconds each on a loaded machine
+describe("a new CommonJS project (npm init -y)", { timeout: 60_000 }, () => {
   it("fails to compile the README's example with the TS1295 the README quotes", () => {
     expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type).toBe("commonjs");
     expect(start).toContain(
@@ -142,7 +143,7 @@ describe("a new CommonJS project (npm init -y)", () => {
     const required = JSON.parse(
       run(process.execPath, [
         "-e",
-        `console.log(JSON.stringify(${JSON.stringify(subpaths)}.map((e) => Object.keys(require(e)).sort())))`,
+        `process.stdout.write(JSON.stringify(${JSON.stringify(subpaths)}.map((e) => Object.keys(require(e)).sort())))`,
       ]),
     );
     expect(required).toEqual(await builtNames());
@@ -151,7 +152,7 @@ describe("a new CommonJS project (npm init -y)", () => {
   });
 });
 
-describe("the same project with npm pkg set type=module", () => {
+describe("the same project with npm pkg set type=module", { timeout: 60_000 }, () => {
   it("compiles the README's example after tsc --init and answers over stdio", () => {
     run("npm", ["pkg", "set", "type=module"]);
     writeFileSync(join(dir, "server.ts"), example);
@@ -178,7 +179,8 @@ describe("the same project with npm pkg set type=module", () => {
     writeFileSync(
       join(dir, "names.js"),
       `const names = [];\nfor (const s of ${JSON.stringify(subpaths)}) names.push(Object.keys(await import(s)).sort());\n` +
-        "console.log(JSON.stringify(names));\n",
+        // picomcp/stdio, once loaded, sends console.log to stderr
+        "process.stdout.write(JSON.stringify(names));\n",
     );
     expect(JSON.parse(run(process.execPath, ["names.js"]))).toEqual(await builtNames());
   });

@@ -586,7 +586,11 @@ describe("RFC 6570 level 4 templates", () => {
     expect(await p.send(read(3, "x://café/20261/x"))).toEqual({
       jsonrpc: "2.0",
       id: 3,
-      error: { code: -32002, message: "Resource not found: x://café/20261/x", data: { uri: "x://café/20261/x" } },
+      error: {
+        code: -32002,
+        message: "Resource not found: x://café/20261/x",
+        data: { uri: "x://café/20261/x" },
+      },
     });
   });
 

@@ -582,7 +582,8 @@ describe("match on hostile input", () => {
         bestSmall = Math.min(bestSmall, once(small, 160));
         bestBig = Math.min(bestBig, once(big, 20));
       }
-      expect(bestBig).toBeLessThan(5);
+      // a backtracking matcher takes seconds here; a loaded machine makes the linear one's few ms many
+      expect(bestBig).toBeLessThan(50);
       expect(bestBig / Math.max(bestSmall, 0.001)).toBeLessThan(24);
     });
   }
