@@ -12,7 +12,7 @@ function spawnClient(capabilities?: { elicitation: { [key: string]: unknown } })
   // Over stdio the AI SDK gives the server 1 s from its spawn to answer server/discover, else it takes
   // it for a legacy server and sends initialize; on a loaded machine a node process can take longer to
   // start. picomcp always answers the probe, so the client waits for that answer.
-  transport.waitsForProtocolVersionDiscovery = true;
+  Object.assign(transport, { waitsForProtocolVersionDiscovery: true });
   return createMCPClient({
     transport,
     ...(capabilities ? { capabilities } : {}),

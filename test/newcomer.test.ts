@@ -92,7 +92,7 @@ beforeAll(() => {
   mkdirSync(dir, { recursive: true });
   run("npm", ["init", "-y"]);
   // zod, and jose (the optional peer of picomcp/auth), from the repo's own copies: no network
-  const [zod, jose] = ["zod", "jose"].map((p) => join(root, "node_modules", p));
+  const [zod, jose] = [join(root, "node_modules", "zod"), join(root, "node_modules", "jose")];
   run("npm", [
     "install",
     join(pack, `picomcp-${version}.tgz`),
