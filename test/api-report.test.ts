@@ -16,6 +16,15 @@ describe("the public API report", () => {
     expect(built).toBe(readFileSync(`${root}docs/api.md`, "utf8"));
   }, 60_000);
 
+  it("the versioning policy names every subpath, and the changelog has the package's version", () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
+    const policy = readFileSync(`${root}docs/versioning.md`, "utf8");
+    for (const s of Object.keys(pkg.exports).filter((s) => s !== "./package.json"))
+      expect(policy).toContain(`\`${s === "." ? "picomcp" : `picomcp/${s.slice(2)}`}\``);
+    const changelog = readFileSync(`${root}CHANGELOG.md`, "utf8");
+    expect(changelog).toContain(`\n## ${pkg.version}\n`);
+  });
+
   it("names every subpath of package.json's exports", () => {
     const pkg = JSON.parse(readFileSync(`${root}package.json`, "utf8"));
     const report = readFileSync(`${root}docs/api.md`, "utf8");
