@@ -97,7 +97,7 @@ describe("resource URIs and templates", () => {
     const first = s.resource("books://{id}", { read: ({ id }) => `book ${id}` });
     expect(() => s.resource("books://{bookId}", { read: ({ bookId }) => `other ${bookId}` })).toThrow(
       new Error(
-        "The resource template books://{bookId} matches exactly the URIs of books://{id}, registered before, so it could never be read: remove one, or tell them apart with a literal (books://{id}/reviews)",
+        "The resource template books://{bookId} matches exactly the URIs of books://{id}, registered before, so it could never be read: remove one, or give one a literal of its own (books://{id} beside books://{id}/reviews)",
       ),
     );
     // query variables are optional and other keys let through: {?lang} matches what {?q} does

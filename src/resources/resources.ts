@@ -122,7 +122,7 @@ export class ResourceRegistry {
     const twin = shape === undefined ? undefined : this.#shapes.get(shape);
     if (twin !== undefined)
       throw new Error(
-        `The resource template ${uri} matches exactly the URIs of ${twin}, registered before, so it could never be read: remove one, or tell them apart with a literal (${twin}/reviews)`,
+        `The resource template ${uri} matches exactly the URIs of ${twin}, registered before, so it could never be read: remove one, or give one a literal of its own (books://{id} beside books://{id}/reviews)`,
       );
     if (shape !== undefined) this.#shapes.set(shape, uri);
     const listing: { [key: string]: unknown } = template ? { uriTemplate: uri } : { uri };
