@@ -139,6 +139,9 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
         throw "not an Error";
       },
     });
+    s.tool("declines", {
+      run: () => ({ content: [{ type: "text" as const, text: "Out of stock" }], isError: true }),
+    });
     s.tool("refuses", {
       run: () => {
         throw new McpError(-32602, "Unknown ISBN", { isbn: "x" });
@@ -167,6 +170,11 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
     });
     expect(await client.callTool("throws_text")).toEqual({
       content: [{ type: "text", text: "not an Error" }],
+      isError: true,
+    });
+    // a failure returned, not thrown, is the model's alone
+    expect(await client.callTool("declines")).toEqual({
+      content: [{ type: "text", text: "Out of stock" }],
       isError: true,
     });
     expect(logged).toEqual([
