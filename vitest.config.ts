@@ -3,7 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/redis-setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll waits on a condition; its default of 1 s is a wait on time on a loaded machine (the
+    // dev console's page under two busy cores took longer): 15 s, still well within a test's timeout
+    expect: { poll: { timeout: 15_000 } },
   },
 });

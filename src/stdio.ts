@@ -30,7 +30,7 @@ export interface StdioOptions {
   maxLineBytes?: number;
   /** Most messages in one JSON-RPC batch (2025-03-26 only); a larger one gets -32600; 0 turns batches off. Default: 100. */
   maxBatchSize?: number;
-  /** Sends `console.log`/`info`/`debug` to stderr while serving on `process.stdout`. Default: true. */
+  /** Sends `console.log`/`info`/`debug` to stderr until the server on `process.stdout` ends (from picomcp/stdio's loading on: see docs/stdio.md); `false` gives them back to stdout now. Default: true. */
   guardConsole?: boolean;
   /** Called once stdin ended and every answer is written. Default with `process.stdin`: exit the process. */
   onEnd?: () => void;
@@ -69,7 +69,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   if (!Number.isInteger(maxBatch) || maxBatch < 0)
     throw new RangeError("maxBatchSize must be a non-negative integer");
   const usesProcessStdout = stdout === proc?.stdout;
-  const restoreConsole = options.guardConsole !== false && usesProcessStdout ? guardConsole() : () => {};
+  const restoreConsole = usesProcessStdout ? guardConsole(options.guardConsole !== false) : () => {};
   const onEnd = options.onEnd ?? (stdin === proc?.stdin ? () => proc?.exit(0) : () => {});
 
   const writer = new LineWriter(stdout);
@@ -302,14 +302,41 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
   return { connection, closed };
 }
 
-function guardConsole(): () => void {
-  const c = console as unknown as { [key: string]: (...args: unknown[]) => void };
-  const saved = { log: c.log!, info: c.info!, debug: c.debug! };
+/**
+ * Console output meant for stdout (`log`, `info`, `debug`) goes to `console.error` while anything
+ * holds the guard: from this module's loading (a program's "starting up" line, logged before it calls
+ * serveStdio, would otherwise reach the client ahead of JSON-RPC) until the server serving on
+ * `process.stdout` ends, or is started with `guardConsole: false`.
+ */
+let saved: { [method: string]: (...args: unknown[]) => void } | undefined;
+let holders = 0;
+let loadHold = false;
+
+function holdConsole(): void {
+  if (holders++ > 0) return;
+  const c = console as unknown as { [method: string]: (...args: unknown[]) => void };
+  saved = { log: c.log!, info: c.info!, debug: c.debug! };
   const toStderr = (...args: unknown[]) => console.error(...args);
   c.log = c.info = c.debug = toStderr;
-  return () => {
-    c.log = saved.log;
-    c.info = saved.info;
-    c.debug = saved.debug;
-  };
+}
+
+function releaseConsole(): void {
+  if (--holders > 0 || !saved) return;
+  Object.assign(console, saved);
+  saved = undefined;
+}
+
+/** Takes over the hold of this module's loading, or ends it (`keep` false); the release, if any. */
+function guardConsole(keep: boolean): () => void {
+  if (keep) holdConsole();
+  if (loadHold) {
+    loadHold = false;
+    releaseConsole();
+  }
+  return keep ? releaseConsole : () => {};
+}
+
+if ((globalThis as { process?: { stdout?: unknown } }).process?.stdout) {
+  holdConsole();
+  loadHold = true;
 }

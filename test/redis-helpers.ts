@@ -2,11 +2,66 @@
 // small HTTP proxy in front of them, and an SSE reader that waits for what it expects.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { accessSync, constants } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const INSTANCE = fileURLToPath(new URL("./fixtures/redis-instance.js", import.meta.url));
+
+/** The redis-server on the PATH, if any: with it each test file starts a server of its own. */
+export const redisServer = onPath("redis-server");
+/** Without redis-server, `REDIS_URL` names a running Redis for the tests that never stop it. */
+export const sharedRedisUrl = redisServer ? undefined : process.env.REDIS_URL || undefined;
+/** Under `PICOMCP_REQUIRE_SERVICES=1` (CI) nothing is skipped: a missing service fails the tests that need it. */
+export const requireServices = process.env.PICOMCP_REQUIRE_SERVICES === "1";
+/** Whether the tests that need a Redis run (else they are skipped, and test/redis-setup.ts says so once). */
+export const withRedis = redisServer !== undefined || sharedRedisUrl !== undefined || requireServices;
+/** Whether the tests that stop and restart a redis-server of their own run. */
+export const withRedisServer = redisServer !== undefined || requireServices;
+/** The install command the skip line and the failures name. */
+export const INSTALL_REDIS = "apt-get install -y redis-server";
+
+/** Channel and key names of this run: an external Redis may be shared with other runs. */
+export const RUN = `t${process.pid}-${Date.now().toString(36)}`;
+
+/** The absolute path of `command` in a PATH directory, if it is there and executable. */
+export function onPath(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const file = join(dir, command);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A Redis for one test file: a redis-server of its own when it is on the PATH, else the one `REDIS_URL`
+ * names (never stopped; `stop` only lets go of it).
+ */
+export async function useRedis(): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+  if (sharedRedisUrl) {
+    return { url: sharedRedisUrl, port: Number(new URL(sharedRedisUrl).port || 6379), stop: async () => {} };
+  }
+  const port = await freePort();
+  const server = await startRedis(port);
+  return { url: `redis://127.0.0.1:${port}`, port, stop: () => server.stop() };
+}
+
+/** Resolves once `check` holds (polled every 20 ms); rejects after `ms`, naming `what`. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 15_000, what = "a condition") {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -22,14 +77,14 @@ export async function freePort(): Promise<number> {
 /** A redis-server of the test's own (no persistence); fails loudly when it is not installed. */
 export async function startRedis(port: number): Promise<{ stop(): Promise<void> }> {
   const child = spawn(
-    "redis-server",
+    redisServer ?? "redis-server",
     ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
   await new Promise<void>((resolve, reject) => {
     child.once("error", (e) =>
-      reject(new Error(`redis-server could not start (${e.message}): apt-get install -y redis-server`)),
+      reject(new Error(`redis-server could not start (${e.message}): ${INSTALL_REDIS}`)),
     );
     child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}: ${out}`)));
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -57,7 +112,8 @@ export interface Instance {
 /** Starts a picomcp instance named `name`; with `redisUrl` on a RedisBus and a RedisEventStore. */
 export async function startInstance(name: string, env: { [k: string]: string } = {}): Promise<Instance> {
   const child = spawn(process.execPath, [INSTANCE], {
-    env: { ...process.env, INSTANCE: name, ...env },
+    // the instance uses Redis only when the test says so, whatever REDIS_URL the shell has
+    env: { ...process.env, REDIS_URL: "", INSTANCE: name, CHANNEL: RUN, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const instance = { child, stderr: "", url: "" } as Instance & { url: string };

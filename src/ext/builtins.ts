@@ -16,7 +16,7 @@ import { ResourceRegistry, resourcesExtension } from "../resources/resources.js"
 import { subscriptionsExtension } from "../resources/subscriptions.js";
 import type { UriTemplateLimits } from "../resources/template.js";
 import { type ToolEntry, toolsExtension } from "../tools/tools.js";
-import type { Implementation, ServerCapabilities } from "../types.js";
+import type { Implementation, RequestId, ServerCapabilities } from "../types.js";
 import { discoverExtension, experimentalExtension, listenExtension, loggingExtension } from "./protocol.js";
 import { Skills } from "./skills.js";
 import { type TaskOptions, tasksExtension } from "./tasks.js";
@@ -30,7 +30,7 @@ export interface CoreView {
   /** 2026-07-28: the `_meta` of every result. */
   readonly serverMeta: { readonly [key: string]: unknown };
   /** Hands an unexpected error to `onError`. */
-  reportError(error: unknown, info: { method: string; requestId: string }): void;
+  reportError(error: unknown, info: { method: string; requestId: RequestId }): void;
 }
 
 /** What the built-ins are made of: the server's options. */
@@ -74,7 +74,9 @@ export function builtIns(o: BuiltInOptions) {
     promptsExtension(prompts, pageSize, cache),
     resourcesExtension(resources, pageSize),
     subscriptionsExtension(resources, limits),
-    toolsExtension(tools, pageSize, cache),
+    toolsExtension(tools, pageSize, cache, (e, ctx) =>
+      core.reportError(e, { method: "tools/call", requestId: ctx.requestId }),
+    ),
     listenExtension(resources, limits, capabilities, core.serverMeta),
     discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
     tasksExtension(tools, options.tasks ?? {}, o.publish, (e) => core.reportError(e, TASK_ERROR)),

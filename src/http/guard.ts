@@ -48,6 +48,17 @@ export class HostCheck {
     this.#last = host;
     return this.#refusal;
   }
+
+  // each refused Host is told of once (a client repeats it with every request), up to 100 of them
+  readonly #told = new Set<string>();
+
+  /** The operator's line for a refused `host`, the first time it is refused; else undefined. */
+  toldOnce(host: string): string | undefined {
+    if (this.#told.has(host) || this.#told.size >= 100) return undefined;
+    this.#told.add(host);
+    const allowed = this.#allowed === "*" ? '"*"' : JSON.stringify(this.#allowed);
+    return `picomcp/http: refused Host "${host}" (403): it is not in allowedHosts ${allowed}; add it to the allowedHosts option of the HTTP handler (or of serve)`;
+  }
 }
 
 /**

@@ -108,7 +108,11 @@ export class StreamableHttp {
     const host = header(request, "host") ?? new URL(request.url).host;
     const refused = this.#host.refusal(host);
     if (refused === 400) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
-    if (refused === 403) return httpError(403, SERVER_ERROR, "Forbidden: this Host is not allowed");
+    if (refused === 403) {
+      const line = this.#host.toldOnce(host);
+      if (line) (this.#o.log ?? console.warn)(line);
+      return httpError(403, SERVER_ERROR, `Forbidden: the Host "${host}" is not in allowedHosts`);
+    }
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }

@@ -21,6 +21,8 @@ export interface HttpHandlerOptions {
   maxBatchAnswerBytes?: number;
   /** `Host` values served: a name (any port) or `name:port`; `"*"` turns the check off. Default: localhost, 127.0.0.1, [::1]. */
   allowedHosts?: readonly string[] | "*";
+  /** Where the handler's lines for the operator go: one for each `Host` it refuses, naming `allowedHosts`. Default: `console.warn`. */
+  log?: (line: string) => void;
   /** Browser origins allowed (`scheme://host[:port]`), or `"*"`. Default: origins whose host passes `allowedHosts`. */
   allowedOrigins?: readonly string[] | "*";
   /** Largest request body in bytes; a larger one gets 413. Default: 4194304 (4 MiB). */

@@ -11,7 +11,9 @@ import {
   compileSchema,
   formatIssues,
   type InferOutput,
+  isRawShape,
   isStandardSchema,
+  RAW_SHAPE_FIX,
   type StandardSchemaV1,
 } from "../schema/schema.js";
 import type { Icon, Meta } from "../types.js";
@@ -90,7 +92,10 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
       return { ...a };
     });
   } else if (options.args !== undefined) {
-    throw new TypeError(`Prompt "${name}": args must be a Standard Schema object or a list of arguments`);
+    const fix = isRawShape(options.args) ? `: ${RAW_SHAPE_FIX}` : "";
+    throw new TypeError(
+      `Prompt "${name}": args must be a Standard Schema object or a list of arguments${fix}`,
+    );
   }
   const complete = { ...(options.complete ?? {}) } as { [key: string]: Completer | undefined };
   for (const key of Object.keys(complete)) {

@@ -61,11 +61,29 @@ export interface ResourceEntry extends Scoped {
   readonly cache: CacheHint;
 }
 
+/** RFC 3986's scheme and its colon, which every resource URI (and template) starts with. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * A template with the names of its variables blanked where they do not decide what matches: two
+ * templates with one shape match the same URIs. Query variables are optional and other query keys are
+ * let through, so `{?q}` matches what `{?lang}` does; a `;` expression's names must show in the URI.
+ */
+function templateShape(template: string): string {
+  return template.replace(/\{([+#./;?&]?)([^}]*)\}/g, (whole, op: string, list: string) => {
+    if (op === ";") return whole;
+    const blanked = list.split(",").map((spec) => spec.replace(/^[^:*]+/, "_"));
+    return `{${op}${blanked.join(",")}}`;
+  });
+}
+
 /** Statics by exact URI, templates through an index; announces changes. */
 export class ResourceRegistry {
   readonly #statics = new Map<string, ResourceEntry>();
   readonly #templates = new Map<string, ResourceEntry>();
   readonly #router = new TemplateRouter<ResourceEntry>();
+  /** Each template's {@link templateShape} → the template. */
+  readonly #shapes = new Map<string, string>();
   #staticList: ResourceEntry[] | undefined;
   #templateList: ResourceEntry[] | undefined;
   #listHint: CacheHint | undefined;
@@ -89,12 +107,25 @@ export class ResourceRegistry {
 
   add(uri: string, options: ResourceOptions<string>): () => void {
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("A resource needs a non-empty URI");
+    if (!SCHEME.test(uri) || /\s/.test(uri))
+      throw new TypeError(
+        `${JSON.stringify(uri)} is not a URI: a resource URI starts with a scheme (books://…, file:///…, urn:…) and holds no whitespace (percent-encode a space as %20)`,
+      );
     if (typeof options?.read !== "function") throw new TypeError(`Resource ${uri} needs a read function`);
     const parsed = parseUriTemplate(uri, this.#limits);
     const template = parsed.isTemplate ? parsed : undefined;
     const table = template ? this.#templates : this.#statics;
     if (table.has(uri))
       throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
+    // a template that differs from another only in its variables' names matches the same URIs, and
+    // the one registered first always wins: the second could never be read
+    const shape = template ? templateShape(uri) : undefined;
+    const twin = shape === undefined ? undefined : this.#shapes.get(shape);
+    if (twin !== undefined)
+      throw new Error(
+        `The resource template ${uri} matches exactly the URIs of ${twin}, registered before, so it could never be read: remove one, or give one a literal of its own (books://{id} beside books://{id}/reviews)`,
+      );
+    if (shape !== undefined) this.#shapes.set(shape, uri);
     const listing: { [key: string]: unknown } = template ? { uriTemplate: uri } : { uri };
     listing.name = options.name ?? uri;
     for (const key of ["title", "description", "mimeType", "annotations", "icons", "_meta"] as const) {
@@ -120,6 +151,7 @@ export class ResourceRegistry {
     return () => {
       if (table.get(uri) !== entry) return;
       table.delete(uri);
+      if (shape !== undefined) this.#shapes.delete(shape);
       unroute?.();
       this.#staticList = this.#templateList = this.#listHint = undefined;
       this.#onChange();

@@ -132,6 +132,21 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   );
 }
 
+/**
+ * Whether `value` is a plain object of Standard Schemas, such as `{ query: z.string() }`: the raw shape
+ * that SDK v1 takes as `inputSchema` and picomcp takes wrapped, `z.object({ query: z.string() })`.
+ */
+export function isRawShape(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || isStandardSchema(value))
+    return false;
+  const values = Object.values(value);
+  return values.length > 0 && values.every(isStandardSchema);
+}
+
+/** The fix for a raw shape, to close an error message. */
+export const RAW_SHAPE_FIX =
+  "a plain object of schemas, such as SDK v1's raw shape { query: z.string() }, is not a schema: wrap it in z.object({ … }) (valibot: v.object, arktype: type({ … }))";
+
 const ROOT_HINT = {
   input: "tool and prompt arguments are always a JSON object",
   output: "structuredContent is always a JSON object",
@@ -164,6 +179,7 @@ export function compileSchema<S extends SchemaLike>(
       `The ${role} schema has "~standard" but is not a Standard Schema v1 (version 1, validate)`,
     );
   }
+  if (isRawShape(schema)) throw new TypeError(`Invalid ${role} schema: ${RAW_SHAPE_FIX}`);
   const type = rootType(schema as JsonObject);
   if (type !== "object") {
     throw new TypeError(
@@ -216,9 +232,15 @@ function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): Co
   }
   const type = typeof json === "object" && json !== null ? rootType(json as JsonObject) : undefined;
   if (type !== "object") {
+    const union = ["anyOf", "oneOf"].find((k) => Array.isArray((json as JsonObject | null)?.[k]));
+    const fix = union
+      ? `Its root is a union ("${union}", as z.union and z.discriminatedUnion give): use one object whose ` +
+        "fields cover the alternatives (optional where they differ), or put the union under a field, " +
+        "z.object({ item: z.union([…]) })"
+      : "Wrap it in an object schema, e.g. z.object({ … })";
     throw new TypeError(
       `The ${role} schema (${vendor}) must describe an object (${ROOT_HINT[role]}), but its JSON Schema root has ` +
-        `"type": ${show(type)}. Wrap it in an object schema, e.g. z.object({ … })`,
+        `"type": ${show(type)}. ${fix}`,
     );
   }
   const jsonSchema = withObjectType(json as JsonObject);

@@ -12,6 +12,7 @@ import {
   compileSchema,
   formatIssues,
   type InferOutput,
+  isRawShape,
   type JsonSchemaValidator,
   type SchemaLike,
   type SchemaResult,
@@ -94,7 +95,8 @@ export function createToolEntry(
       `Invalid tool name ${JSON.stringify(name)}: use 1-128 characters of A-Z a-z 0-9 _ - . (no spaces or commas)`,
     );
   }
-  if (typeof options?.run !== "function") throw new TypeError(`Tool "${name}" needs a run function`);
+  if (typeof options?.run !== "function")
+    throw new TypeError(`Tool "${name}" needs a run function${v1Hint(options)}`);
   const input = options.input === undefined ? undefined : compileSchema(options.input, "input", validator);
   const output =
     options.output === undefined ? undefined : compileSchema(options.output, "output", validator);
@@ -128,7 +130,12 @@ export function createToolEntry(
 const TOOLS = Object.freeze({ tools: Object.freeze({ listChanged: true }) });
 
 /** The tools of `tools`: the `tools` capability while any is registered, `tools/list` and `tools/call`. */
-export function toolsExtension(tools: Registry<ToolEntry>, pageSize: number, cache: CacheHint): Extension {
+export function toolsExtension(
+  tools: Registry<ToolEntry>,
+  pageSize: number,
+  cache: CacheHint,
+  report: (error: unknown, ctx: RequestContext) => void,
+): Extension {
   return {
     id: "picomcp/tools",
     capabilities: () => (tools.size > 0 ? TOOLS : undefined),
@@ -136,7 +143,10 @@ export function toolsExtension(tools: Registry<ToolEntry>, pageSize: number, cac
       "tools/list": {
         run: (p, ctx: RequestContext) => listPage("tools", tools.values(), p, ctx, pageSize, cache),
       },
-      "tools/call": { input: true, run: (p, ctx: RequestContext) => callTool(tools, p, ctx) },
+      "tools/call": {
+        input: true,
+        run: (p, ctx: RequestContext) => callTool(tools, p, ctx, (e) => report(e, ctx)),
+      },
     },
   };
 }
@@ -144,11 +154,13 @@ export function toolsExtension(tools: Registry<ToolEntry>, pageSize: number, cac
 /**
  * `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol
  * error. Synchronous end to end when the schemas and `run` are: a promise only where one of them gave one.
+ * A thrown error other than an `McpError` also goes to `report` (the server's `onError`), as in any handler.
  */
 export function callTool(
   tools: Registry<ToolEntry>,
   params: { [key: string]: unknown },
   ctx: RequestContext,
+  report: (error: unknown) => void = () => {},
 ): Awaitable<CallToolResult> {
   const name = params.name;
   if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
@@ -159,15 +171,16 @@ export function callTool(
   if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
     throw new McpError(ErrorCode.InvalidParams, "tools/call arguments must be an object");
   }
+  const fail = (error: unknown) => failed(error, report);
   let out: Awaitable<CallToolResult>;
   try {
     out = tool.input
       ? afterInput(tool, tool.input.validate(rawArgs), ctx)
       : afterRun(tool, tool.run(rawArgs, ctx), ctx);
   } catch (error) {
-    return failed(error);
+    return fail(error);
   }
-  return isPromiseLike(out) ? out.then(undefined, failed) : out;
+  return isPromiseLike(out) ? out.then(undefined, fail) : out;
 }
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
@@ -200,12 +213,27 @@ function afterOutput(
   return shapeCallToolResult(result as CallToolResult, ctx.features);
 }
 
-/** A failing schema or handler is the tool's error result; an `McpError` stays a protocol error. */
-function failed(error: unknown): CallToolResult {
+/** A failing schema or handler is the tool's error result, and reported; an `McpError` stays a protocol error. */
+function failed(error: unknown, report: (error: unknown) => void): CallToolResult {
   if (error instanceof McpError) throw error;
+  report(error);
   return errorResult(error instanceof Error ? error.message : String(error));
 }
 
 function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/** What to change when `options` has a shape of SDK v1's `tool()` or `registerTool()`, else "". */
+function v1Hint(options: unknown): string {
+  const form = "server.tool(name, { description, input: z.object({ … }), run: handler })";
+  if (typeof options === "string")
+    return `: the second argument is the options object, not a description (SDK v1's tool(name, description, shape, handler) is ${form})`;
+  if (typeof options === "function")
+    return `: the handler goes under run (SDK v1's tool(name, handler) is server.tool(name, { run: handler }))`;
+  if (isRawShape(options))
+    return `: the second argument is the options object, not a raw shape (SDK v1's tool(name, shape, handler) is ${form})`;
+  if (typeof options === "object" && options !== null && "inputSchema" in options)
+    return `: inputSchema is SDK v1's name (registerTool's config); here it is input, wrapped in z.object, and the handler is run: ${form}`;
+  return "";
 }

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { UriParams } from "picomcp";
 import { connect } from "picomcp/testing";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
@@ -63,7 +65,32 @@ describe("request-state keys in the docs and the examples", () => {
 
 describe("docs/testing.md example", () => {
   it("runs its assertions", async () => {
-    await expect(import("../../examples/docs/testing-unit.js")).resolves.toBeDefined();
+    await expect(import("../../examples/docs/testing/server.test.js")).resolves.toBeDefined();
+  });
+
+  it("tests the README's server: the same file, exported, with serveStdio in a file of its own", () => {
+    const readme = readFileSync(`${root}examples/readme.ts`, "utf8");
+    expect(readFileSync(`${root}examples/docs/testing/server.ts`, "utf8")).toBe(
+      readme
+        .replace('import { serveStdio } from "picomcp/stdio";\n', "")
+        .replace("\nserveStdio(server);\n", "")
+        .replace("const server =", "export const server ="),
+    );
+  });
+
+  it("main.ts serves it over stdio", async () => {
+    const client = new Client({ name: "docs", version: "1.0.0" });
+    const main = `${root}build/examples/docs/testing/main.js`;
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [main], stderr: "pipe" }),
+    );
+    try {
+      expect(await client.callTool({ name: "search_books", arguments: { query: "owls" } })).toEqual({
+        content: [{ type: "text", text: "No books about owls yet" }],
+      });
+    } finally {
+      await client.close();
+    }
   });
 });
 

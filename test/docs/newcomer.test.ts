@@ -17,7 +17,20 @@ const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 /** docs/start.md: the README's path in full, the CommonJS ways among it. */
 const start = readFileSync(join(root, "docs", "start.md"), "utf8");
-const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const { version, exports } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  version: string;
+  exports: { [subpath: string]: unknown };
+};
+/** Every subpath of package.json's exports, as an import names it. */
+const subpaths = Object.keys(exports)
+  .filter((s) => s !== "./package.json")
+  .map((s) => (s === "." ? "picomcp" : `picomcp/${s.slice(2)}`));
+/** The names each subpath of the build (dist/, through the repo's own exports) gives. */
+async function builtNames(): Promise<string[][]> {
+  const names: string[][] = [];
+  for (const s of subpaths) names.push(Object.keys(await import(/* @vite-ignore */ s)).sort());
+  return names;
+}
 const example = readFileSync(join(root, "examples", "readme.ts"), "utf8");
 /** docs/start.md's CommonJS block: the ```ts block that starts with its comment line. */
 const cjsExample = /```ts\n(\/\/ server\.ts in a CommonJS package\n[\s\S]*?)```/.exec(start)?.[1];
@@ -52,7 +65,7 @@ function serve(file: string): unknown[] {
     env,
     input,
     encoding: "utf8",
-    timeout: 10_000,
+    timeout: 30_000,
   });
   expect(child.stderr).toBe("");
   return child.stdout
@@ -70,12 +83,25 @@ const searched = {
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "picomcp-newcomer-"));
   const pack = mkdtempSync(join(tmpdir(), "picomcp-pack-"));
-  execFileSync("npm", ["pack", "--pack-destination", pack, "--silent"], { cwd: root, env, encoding: "utf8" });
+  // dist/ is built (npm test builds it first): prepack would build it again under the running tests
+  execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", pack, "--silent"], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+  });
   mkdirSync(dir, { recursive: true });
   run("npm", ["init", "-y"]);
-  // zod from the repo's own copy, so the test needs no network
-  const zod = join(root, "node_modules", "zod");
-  run("npm", ["install", join(pack, `picomcp-${version}.tgz`), zod, "--offline", "--no-audit", "--no-fund"]);
+  // zod, jose and @opentelemetry/api (the optional peers of picomcp/auth and picomcp/otel), from the
+  // repo's own copies: no network
+  const peers = ["zod", "jose", "@opentelemetry/api"].map((p) => join(root, "node_modules", p));
+  run("npm", [
+    "install",
+    join(pack, `picomcp-${version}.tgz`),
+    ...peers,
+    "--offline",
+    "--no-audit",
+    "--no-fund",
+  ]);
   rmSync(pack, { recursive: true, force: true });
   run(process.execPath, [tsc, "--init"]);
 }, 60_000);
@@ -84,7 +110,8 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("a new CommonJS project (npm init -y)", () => {
+// each test compiles with tsc and starts node: seconds each on a loaded machine
+describe("a new CommonJS project (npm init -y)", { timeout: 60_000 }, () => {
   it("fails to compile the README's example with the TS1295 the README quotes", () => {
     expect(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type).toBe("commonjs");
     expect(start).toContain(
@@ -106,27 +133,26 @@ describe("a new CommonJS project (npm init -y)", () => {
     rmSync(join(dir, "server.mts"));
   });
 
-  it("runs the README's require form, and every entry point loads with require()", () => {
+  it("runs the README's require form, and every subpath loads with require()", async () => {
     expect(cjsExample).toBeDefined();
     writeFileSync(join(dir, "server.ts"), cjsExample!);
     expect(compile().stdout).toBe("");
     expect(readFileSync(join(dir, "server.js"), "utf8")).toContain('require("picomcp")');
     expect(serve("server.js")[1]).toEqual(searched);
-    const entries = ["picomcp", "picomcp/stdio", "picomcp/http", "picomcp/node", "picomcp/testing"];
-    const names = run(process.execPath, [
-      "-e",
-      `console.log(${JSON.stringify(entries)}.map((e) => Object.keys(require(e)).sort().join(",")).join(" | "))`,
-    ]);
-    expect(names).toContain("McpServer");
-    expect(names).toContain("serveStdio");
-    expect(names).toContain("createHttpHandler");
-    expect(names).toContain("connect");
+    // every subpath, and from CommonJS the same names as the build's ES modules give
+    const required = JSON.parse(
+      run(process.execPath, [
+        "-e",
+        `process.stdout.write(JSON.stringify(${JSON.stringify(subpaths)}.map((e) => Object.keys(require(e)).sort())))`,
+      ]),
+    );
+    expect(required).toEqual(await builtNames());
     rmSync(join(dir, "server.ts"));
     rmSync(join(dir, "server.js"));
   });
 });
 
-describe("the same project with npm pkg set type=module", () => {
+describe("the same project with npm pkg set type=module", { timeout: 60_000 }, () => {
   it("compiles the README's example after tsc --init and answers over stdio", () => {
     run("npm", ["pkg", "set", "type=module"]);
     writeFileSync(join(dir, "server.ts"), example);
@@ -147,6 +173,16 @@ describe("the same project with npm pkg set type=module", () => {
       },
     });
     expect(search).toEqual(searched);
+  });
+
+  it("imports every subpath of the installed package, with the names the build exports", async () => {
+    writeFileSync(
+      join(dir, "names.js"),
+      `const names = [];\nfor (const s of ${JSON.stringify(subpaths)}) names.push(Object.keys(await import(s)).sort());\n` +
+        // picomcp/stdio, once loaded, sends console.log to stderr
+        "process.stdout.write(JSON.stringify(names));\n",
+    );
+    expect(JSON.parse(run(process.execPath, ["names.js"]))).toEqual(await builtNames());
   });
 
   it("compiles the README's HTTP lines with their top-level await", () => {

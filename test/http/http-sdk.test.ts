@@ -69,8 +69,8 @@ async function start(options: Partial<ServeOptions> = {}) {
   return http;
 }
 
-async function connect(url: string, version?: string) {
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+async function connect(url: string, version?: string, fetch?: typeof globalThis.fetch) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {});
   const client = new Client(
     { name: "sdk", version: "1.0.0" },
     { capabilities: { sampling: {}, elicitation: {} } },
@@ -162,10 +162,36 @@ describe("the SDK client, further", () => {
   });
 
   it("keeps a session alive past sessionIdleMs while the client holds its GET stream", async () => {
-    const http = await start({ sessionIdleMs: 30 });
-    const { client } = await connect(http.url);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(http.handler.sessionCount).toBe(1);
+    // The idle time outlasts the gaps of the SDK's handshake (initialize, initialized, then its GET) on a
+    // loaded machine; the wait past it is a condition: a session opened once the GET stream is up, with
+    // no stream of its own, has idled out.
+    const http = await start({ sessionIdleMs: 1000 });
+    let streamOpen!: () => void;
+    const opened = new Promise<void>((resolve) => (streamOpen = resolve));
+    const watched: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (init?.method === "GET" && res.status === 200) streamOpen();
+      return res;
+    };
+    const { client } = await connect(http.url, undefined, watched);
+    await opened;
+    const other = await fetch(http.url, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "idle", version: "1" },
+        },
+      }),
+    });
+    await other.text();
+    expect(http.handler.sessionCount).toBe(2);
+    while (http.handler.sessionCount > 1) await new Promise((r) => setTimeout(r, 20));
     expect((await client.listTools()).tools).toHaveLength(4);
   });
 });

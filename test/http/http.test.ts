@@ -1,5 +1,5 @@
 // Streamable HTTP, exact wire: every status and error body of POST, GET, DELETE, guards, sessions, stateless mode.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createHttpHandler } from "../../src/http/index.js";
 import { McpServer } from "../../src/index.js";
 import { call, initBody, initialize, post, request, sleep, useTestServers } from "../http-helpers.js";
@@ -288,13 +288,20 @@ describe("POST: sessions and versions", () => {
   });
 
   it("expires idle sessions on one timer sweep (404 afterwards)", async () => {
-    const { handler } = setup({ sessionIdleMs: 40 });
-    const sid = await initialize(handler);
-    await initialize(handler);
-    expect(handler.sessionCount).toBe(2);
-    await sleep(150);
-    expect(handler.sessionCount).toBe(0);
-    expect((await post(handler, call(1, "echo"), { "mcp-session-id": sid })).status).toBe(404);
+    // the clock sessions age by is held still while they are made (a handshake on a loaded machine
+    // can outlast 40 ms), then moved past sessionIdleMs; the sweep itself runs on its real timer
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const { handler } = setup({ sessionIdleMs: 40 });
+      const sid = await initialize(handler);
+      await initialize(handler);
+      expect(handler.sessionCount).toBe(2);
+      vi.setSystemTime(Date.now() + 41);
+      while (handler.sessionCount > 0) await sleep(5);
+      expect((await post(handler, call(1, "echo"), { "mcp-session-id": sid })).status).toBe(404);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("does not expire a session while a request is in flight", async () => {
@@ -344,20 +351,51 @@ describe("POST: sessions and versions", () => {
 
 describe("DNS rebinding, CORS", () => {
   it.each([
-    [{ host: "evil.example.com" }, 403, "Forbidden: this Host is not allowed"],
+    [{ host: "evil.example.com" }, 403, 'Forbidden: the Host "evil.example.com" is not in allowedHosts'],
     [{ origin: "http://evil.example.com" }, 403, "Forbidden: this Origin is not allowed"],
     [{ origin: "null" }, 403, "Forbidden: this Origin is not allowed"],
     [{ host: "localhost:8080", origin: "http://localhost:5173" }, 200, ""],
     [{ host: "[::1]:9", origin: "https://[::1]" }, 200, ""],
   ])("%j → %i", async (headers, status, message) => {
-    const { handler } = setup();
+    const { handler } = setup({ log: () => {} });
     const res = await post(handler, initBody(), headers);
     expect(res.status).toBe(status);
     if (status === 403) expect(await res.json()).toEqual(error(-32000, message));
   });
 
+  it("a refused Host names allowedHosts in the answer, and once in the server's log", async () => {
+    const lines: string[] = [];
+    const { handler } = setup({ allowedHosts: ["mcp.example.com"], log: (l) => lines.push(l) });
+    for (let i = 0; i < 3; i++) {
+      const res = await post(handler, initBody(), { host: "127.0.0.1:3000" });
+      expect([res.status, await res.json()]).toEqual([
+        403,
+        error(-32000, 'Forbidden: the Host "127.0.0.1:3000" is not in allowedHosts'),
+      ]);
+    }
+    await post(handler, initBody(), { host: "localhost" });
+    expect(lines).toEqual([
+      'picomcp/http: refused Host "127.0.0.1:3000" (403): it is not in allowedHosts ["mcp.example.com"]; add it to the allowedHosts option of the HTTP handler (or of serve)',
+      'picomcp/http: refused Host "localhost" (403): it is not in allowedHosts ["mcp.example.com"]; add it to the allowedHosts option of the HTTP handler (or of serve)',
+    ]);
+  });
+
+  it("a refused Host goes to console.warn when no log is given", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const { handler } = setup({ allowedHosts: ["mcp.example.com"] });
+      expect((await post(handler, initBody(), { host: "evil.example.com" })).status).toBe(403);
+      expect(warn.mock.calls).toEqual([
+        [expect.stringMatching(/^picomcp\/http: refused Host "evil\.example\.com"/)],
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it("allowedHosts and allowedOrigins replace the defaults", async () => {
     const { handler } = setup({
+      log: () => {},
       allowedHosts: ["mcp.example.com"],
       allowedOrigins: ["https://app.example.com"],
     });

@@ -9,10 +9,15 @@ import { RedisBus } from "../../src/redis/index.js";
 import {
   freePort,
   type Instance,
+  RUN,
   SseMessages,
   startInstance,
   startProxy,
   startRedis,
+  until,
+  useRedis,
+  withRedis,
+  withRedisServer,
 } from "../redis-helpers.js";
 
 const V = "2026-07-28";
@@ -27,15 +32,17 @@ const UNREACHABLE = "picomcp/redis: Redis is unreachable";
 const BUS_DOWN = "change events reach this instance's clients only until it is back";
 const BUS_BACK = "picomcp/redis: Redis is back; change events cross instances again";
 
-let redisPort: number;
-let redis: { stop(): Promise<void> };
+let redisUrl: string;
+let redis: { url: string; port: number; stop(): Promise<void> };
 const instances: Instance[] = [];
 let proxy: { url: string; close(): Promise<void> };
 
+// without a Redis (and outside CI) the tests that need one are skipped: test/redis-setup.ts says so once
 beforeAll(async () => {
-  redisPort = await freePort();
-  redis = await startRedis(redisPort);
-  const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}` };
+  if (!withRedis) return;
+  redis = await useRedis();
+  redisUrl = redis.url;
+  const env = { REDIS_URL: redisUrl };
   instances.push(...(await Promise.all([startInstance("A", env), startInstance("B", env)])));
   proxy = await startProxy(
     instances.map((i) => i.url),
@@ -128,7 +135,7 @@ function heard(sse: SseMessages): string[] {
 const count = (uri: string, n: number) => (m: any[]) =>
   m.filter((x) => x.method === "notifications/resources/updated" && x.params.uri === uri).length >= n;
 
-describe("two instances on one Redis, behind a round-robin proxy", () => {
+describe.runIf(withRedis)("two instances on one Redis, behind a round-robin proxy", () => {
   const streams: { backend: string; sse: SseMessages }[] = [];
 
   afterAll(async () => {
@@ -163,33 +170,40 @@ describe("two instances on one Redis, behind a round-robin proxy", () => {
     });
   });
 
-  it("Redis down: local delivery, one log line, no crash; Redis back: every subscription hears again", async () => {
-    await redis.stop();
-    for (const i of instances) await until(() => i.stderr.includes(BUS_DOWN));
-    // A still answers and tells its own clients; B's cannot hear it (and never will: it was not queued)
-    expect(await touch("note://a", 0)).toBe("A");
-    for (const s of streams.filter((s) => s.backend === "0")) await s.sse.until(count("note://a", 3));
-    redis = await startRedis(redisPort);
-    for (const i of instances) await until(() => i.stderr.includes(BUS_BACK), 15_000);
-    expect(await touch("note://a", 1)).toBe("B");
-    await touch("note://end", 0);
-    await touch("note://end", 1);
-    for (const s of streams) await s.sse.until(count("note://end", 4));
-    const a = (n: number) => Array<string>(n).fill("note://a");
-    const end = Array<string>(4).fill("note://end");
-    expect(streams.map((s) => heard(s.sse))).toEqual([
-      [...a(4), ...end],
-      [...a(3), ...end],
-      [...a(4), ...end],
-      [...a(3), ...end],
-    ]);
-    for (const i of instances) {
-      expect(i.child.exitCode).toBe(null);
-      const busLines = i.stderr.split("\n").filter((l) => l.startsWith(UNREACHABLE) && l.includes(BUS_DOWN));
-      expect(busLines).toHaveLength(1);
-      expect(i.stderr.split("\n").filter((l) => l === BUS_BACK)).toHaveLength(1);
-    }
-  }, 30_000);
+  // it stops the test's own redis-server: not one that REDIS_URL names
+  it.runIf(withRedisServer)(
+    "Redis down: local delivery, one log line, no crash; Redis back: every subscription hears again",
+    async () => {
+      await redis.stop();
+      for (const i of instances) await until(() => i.stderr.includes(BUS_DOWN));
+      // A still answers and tells its own clients; B's cannot hear it (and never will: it was not queued)
+      expect(await touch("note://a", 0)).toBe("A");
+      for (const s of streams.filter((s) => s.backend === "0")) await s.sse.until(count("note://a", 3));
+      redis = { ...redis, ...(await startRedis(redis.port)) };
+      for (const i of instances) await until(() => i.stderr.includes(BUS_BACK));
+      expect(await touch("note://a", 1)).toBe("B");
+      await touch("note://end", 0);
+      await touch("note://end", 1);
+      for (const s of streams) await s.sse.until(count("note://end", 4));
+      const a = (n: number) => Array<string>(n).fill("note://a");
+      const end = Array<string>(4).fill("note://end");
+      expect(streams.map((s) => heard(s.sse))).toEqual([
+        [...a(4), ...end],
+        [...a(3), ...end],
+        [...a(4), ...end],
+        [...a(3), ...end],
+      ]);
+      for (const i of instances) {
+        expect(i.child.exitCode).toBe(null);
+        const busLines = i.stderr
+          .split("\n")
+          .filter((l) => l.startsWith(UNREACHABLE) && l.includes(BUS_DOWN));
+        expect(busLines).toHaveLength(1);
+        expect(i.stderr.split("\n").filter((l) => l === BUS_BACK)).toHaveLength(1);
+      }
+    },
+    30_000,
+  );
 
   it("sessions need sticky routing: elsewhere a session is a clean 404, and a new initialize works", async () => {
     const roundRobin = await startProxy(
@@ -266,10 +280,10 @@ describe("without Redis", () => {
   });
 });
 
-describe("RedisBus in-process", () => {
+describe.runIf(withRedis)("RedisBus in-process", () => {
   it("shares list changes only with share: 'all'; ignores its own echo and foreign messages", async () => {
-    const url = `redis://127.0.0.1:${redisPort}`;
-    const channel = "picomcp:test-lists";
+    const url = redisUrl;
+    const channel = `picomcp:test-lists:${RUN}`;
     const log = () => {};
     const buses = [
       new RedisBus(createClient({ url }), { channel, share: "all", log }),
@@ -299,7 +313,7 @@ describe("RedisBus in-process", () => {
   });
 });
 
-describe("RedisBus started while Redis is down", () => {
+describe.runIf(withRedisServer)("RedisBus started while Redis is down", () => {
   it("subscribes once the client is back after a first connect that failed; one line each way, one delivery", async () => {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
@@ -363,12 +377,3 @@ describe("RedisBus with no Redis at all", () => {
     expect(got).toHaveLength(4);
   });
 });
-
-/** Resolves once `check` holds (polled); rejects after `ms`. */
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -559,7 +559,7 @@ describe("through the official SDK client", () => {
 describe("RFC 6570 level 4 templates", () => {
   function server() {
     const s = new McpServer({ name: "t", version: "1" });
-    s.resource("café://{year:4}/{+rest}", { read: ({ year, rest }) => `${year}|${rest}` });
+    s.resource("x://café/{year:4}/{+rest}", { read: ({ year, rest }) => `${year}|${rest}` });
     s.resource("shop://items{?sort,filters*}", { read: (params) => params });
     return s;
   }
@@ -573,20 +573,24 @@ describe("RFC 6570 level 4 templates", () => {
   it("reads a prefix and an encoded literal, written either way, with the URI as the client sent it", async () => {
     const p = rawPeer(server());
     await p.initialize();
-    expect(await p.send(read(1, "café://2026/a/b"))).toEqual({
+    expect(await p.send(read(1, "x://café/2026/a/b"))).toEqual({
       jsonrpc: "2.0",
       id: 1,
-      result: { contents: [{ uri: "café://2026/a/b", mimeType: "text/plain", text: "2026|a/b" }] },
+      result: { contents: [{ uri: "x://café/2026/a/b", mimeType: "text/plain", text: "2026|a/b" }] },
     });
-    expect(await p.send(read(2, "caf%C3%A9://2026/x"))).toEqual({
+    expect(await p.send(read(2, "x://caf%C3%A9/2026/x"))).toEqual({
       jsonrpc: "2.0",
       id: 2,
-      result: { contents: [{ uri: "caf%C3%A9://2026/x", mimeType: "text/plain", text: "2026|x" }] },
+      result: { contents: [{ uri: "x://caf%C3%A9/2026/x", mimeType: "text/plain", text: "2026|x" }] },
     });
-    expect(await p.send(read(3, "café://20261/x"))).toEqual({
+    expect(await p.send(read(3, "x://café/20261/x"))).toEqual({
       jsonrpc: "2.0",
       id: 3,
-      error: { code: -32002, message: "Resource not found: café://20261/x", data: { uri: "café://20261/x" } },
+      error: {
+        code: -32002,
+        message: "Resource not found: x://café/20261/x",
+        data: { uri: "x://café/20261/x" },
+      },
     });
   });
 
@@ -626,7 +630,7 @@ describe("URIs the official SDK's UriTemplate writes", () => {
       ["files://{+path}", { path: "src/a b.ts" }],
       ["tree://root{/segs*}", { segs: ["a", "b"] }],
       ["search://{?q,lang}", { q: "a&b", lang: "en" }],
-      ["café/{var}", { var: "x" }],
+      ["x://café/{var}", { var: "x" }],
       ["s://x{?a}{&b}", { b: "2" }],
     ];
     const s = new McpServer({ name: "t", version: "1" });

@@ -1,5 +1,5 @@
-// The AI SDK's MCP client (@ai-sdk/mcp) with its default settings against a picomcp stdio process:
-// it probes server/discover first, so it speaks 2026-07-28 and never sends initialize.
+// The AI SDK's MCP client (@ai-sdk/mcp) against a picomcp stdio process: it probes server/discover
+// first (its default), so it speaks 2026-07-28 and never sends initialize.
 import { fileURLToPath } from "node:url";
 import { createMCPClient, ElicitationRequestSchema } from "@ai-sdk/mcp";
 import { StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
@@ -8,14 +8,19 @@ import { describe, expect, it } from "vitest";
 const fixture = fileURLToPath(new URL("../fixtures/modern-stdio-server.js", import.meta.url));
 
 function spawnClient(capabilities?: { elicitation: { [key: string]: unknown } }) {
+  const transport = new StdioMCPTransport({ command: process.execPath, args: [fixture] });
+  // Over stdio the AI SDK gives the server 1 s from its spawn to answer server/discover, else it takes
+  // it for a legacy server and sends initialize; on a loaded machine a node process can take longer to
+  // start. picomcp always answers the probe, so the client waits for that answer.
+  Object.assign(transport, { waitsForProtocolVersionDiscovery: true });
   return createMCPClient({
-    transport: new StdioMCPTransport({ command: process.execPath, args: [fixture] }),
+    transport,
     ...(capabilities ? { capabilities } : {}),
   });
 }
 
 describe("AI SDK client over stdio", () => {
-  it("reaches every primitive with default settings", async () => {
+  it("probes server/discover, then reaches every primitive", async () => {
     const ai = await spawnClient();
     try {
       expect(ai.serverInfo).toMatchObject({ name: "modern-fixture", version: "1.0.0" });

@@ -102,3 +102,20 @@ describe("the README's server", () => {
     ]);
   });
 });
+
+describe("a server that logs before it serves", () => {
+  const chatty = fileURLToPath(new URL("../fixtures/stdio-chatty.js", import.meta.url));
+
+  it("keeps stdout to JSON-RPC: console.log before serveStdio and in a tool goes to stderr", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [chatty], stderr: "pipe" });
+    let stderr = "";
+    transport.stderr!.on("data", (c) => (stderr += c));
+    const client = new Client({ name: "sdk-interop", version: "1.0.0" });
+    clients.push(client);
+    await client.connect(transport);
+    expect(await client.callTool({ name: "say", arguments: {} })).toEqual({
+      content: [{ type: "text", text: "said" }],
+    });
+    expect(stderr).toBe("starting up\nloading the catalog\nafter serveStdio\ninside a tool\n");
+  });
+});

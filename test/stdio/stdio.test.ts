@@ -270,6 +270,17 @@ describe("stdio process", () => {
     expect(f.rest()).toBe("");
   });
 
+  it("guardConsole: false gives console.log back to stdout at serveStdio (what came before went to stderr)", async () => {
+    const chatty = fileURLToPath(new URL("../fixtures/stdio-chatty.js", import.meta.url));
+    const f = spawnProcess(chatty, { GUARD: "off" });
+    f.child.stdin.write(init() + "\n");
+    f.child.stdin.end();
+    expect(await f.exited).toBe(0);
+    expect(f.lines[0]).toBe("after serveStdio, on stdout as asked");
+    expect(JSON.parse(f.lines[1]!)).toMatchObject({ id: 0, result: { serverInfo: { name: "chatty" } } });
+    expect(f.stderr()).toBe("starting up\nloading the catalog\n");
+  });
+
   it("answers every request line of a hostile stream exactly once and stays up", async () => {
     const f = spawnProcess(fixture, { MAX_LINE: "65536" });
     const send: string[] = [init("init")];

@@ -1,0 +1,4 @@
+import { serveStdio } from "picomcp/stdio";
+import { server } from "./server.js";
+
+serveStdio(server);

@@ -1,0 +1,206 @@
+// What a newcomer meets first: the errors of registration, most of them for shapes brought from the
+// official SDK v1, with the change to make; and the one rule for what a thrown error gives the client
+// and the server's log (docs/errors.md).
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type ErrorInfo, McpError, McpServer } from "../../src/index.js";
+import { connect } from "../../src/testing.js";
+
+const server = () => new McpServer({ name: "t", version: "1" });
+/** Registers through plain JavaScript: these calls do not type-check, as they should not. */
+const loose = (s: McpServer) => s as any;
+
+describe("registration errors for SDK v1 shapes", () => {
+  const form = "server.tool(name, { description, input: z.object({ … }), run: handler })";
+
+  it("a raw shape as input: wrap it in z.object", () => {
+    expect(() => loose(server()).tool("search", { input: { query: z.string() }, run: () => "" })).toThrow(
+      new TypeError(
+        "Invalid input schema: a plain object of schemas, such as SDK v1's raw shape { query: z.string() }, is not a schema: wrap it in z.object({ … }) (valibot: v.object, arktype: type({ … }))",
+      ),
+    );
+  });
+
+  it("a raw shape as a prompt's args: the same fix", () => {
+    expect(() => loose(server()).prompt("review", { args: { code: z.string() }, get: () => "" })).toThrow(
+      'Prompt "review": args must be a Standard Schema object or a list of arguments: a plain object of schemas, such as SDK v1\'s raw shape',
+    );
+  });
+
+  it("a union of objects at the root: one object, or the union under a field", () => {
+    const union = z.union([z.object({ isbn: z.string() }), z.object({ title: z.string() })]);
+    expect(() => server().tool("find", { input: union as any, run: () => "" })).toThrow(
+      new TypeError(
+        'The input schema (zod) must describe an object (tool and prompt arguments are always a JSON object), but its JSON Schema root has "type": none. ' +
+          'Its root is a union ("anyOf", as z.union and z.discriminatedUnion give): use one object whose fields cover the alternatives (optional where they differ), or put the union under a field, z.object({ item: z.union([…]) })',
+      ),
+    );
+    const tagged = z.discriminatedUnion("by", [
+      z.object({ by: z.literal("isbn"), isbn: z.string() }),
+      z.object({ by: z.literal("title"), title: z.string() }),
+    ]);
+    expect(() => server().tool("find", { input: tagged as any, run: () => "" })).toThrow(
+      '("oneOf", as z.union',
+    );
+  });
+
+  it("the positional tool() calls of SDK v1, in plain JavaScript", () => {
+    const handler = async () => ({ content: [] });
+    expect(() =>
+      loose(server()).tool("search", "Search the catalog", { query: z.string() }, handler),
+    ).toThrow(
+      new TypeError(
+        `Tool "search" needs a run function: the second argument is the options object, not a description (SDK v1's tool(name, description, shape, handler) is ${form})`,
+      ),
+    );
+    expect(() => loose(server()).tool("search", { query: z.string() }, handler)).toThrow(
+      new TypeError(
+        `Tool "search" needs a run function: the second argument is the options object, not a raw shape (SDK v1's tool(name, shape, handler) is ${form})`,
+      ),
+    );
+    expect(() => loose(server()).tool("ping", handler)).toThrow(
+      new TypeError(
+        `Tool "ping" needs a run function: the handler goes under run (SDK v1's tool(name, handler) is server.tool(name, { run: handler }))`,
+      ),
+    );
+    expect(() => loose(server()).tool("search", { inputSchema: { query: z.string() } }, handler)).toThrow(
+      new TypeError(
+        `Tool "search" needs a run function: inputSchema is SDK v1's name (registerTool's config); here it is input, wrapped in z.object, and the handler is run: ${form}`,
+      ),
+    );
+    // nothing of it is registered
+    const s = server();
+    expect(() => loose(s).tool("search", "Search", {}, handler)).toThrow();
+    expect(() => s.tool("search", { run: () => "ok" })).not.toThrow();
+  });
+});
+
+describe("resource URIs and templates", () => {
+  it("refuses a string that is not a URI: no scheme, or whitespace", () => {
+    for (const uri of ["just some text", "books/{id}", "{scheme}://x", "books://a b", "café://x"])
+      expect(() => server().resource(uri, { read: () => "" }), uri).toThrow(
+        new TypeError(
+          `${JSON.stringify(uri)} is not a URI: a resource URI starts with a scheme (books://…, file:///…, urn:…) and holds no whitespace (percent-encode a space as %20)`,
+        ),
+      );
+    for (const uri of [
+      "mailto:shop@example.com",
+      "urn:isbn:0451450523",
+      "file:///books/a%20b.txt",
+      "a+b.c-d:x",
+    ])
+      expect(() => server().resource(uri, { read: () => "" }), uri).not.toThrow();
+  });
+
+  it("refuses a template that matches exactly the URIs of an earlier one, until that one is removed", async () => {
+    const s = server();
+    const first = s.resource("books://{id}", { read: ({ id }) => `book ${id}` });
+    expect(() => s.resource("books://{bookId}", { read: ({ bookId }) => `other ${bookId}` })).toThrow(
+      new Error(
+        "The resource template books://{bookId} matches exactly the URIs of books://{id}, registered before, so it could never be read: remove one, or give one a literal of its own (books://{id} beside books://{id}/reviews)",
+      ),
+    );
+    // query variables are optional and other keys let through: {?lang} matches what {?q} does
+    s.resource("search://{?q}", { read: ({ q }) => `q=${q}` });
+    expect(() => s.resource("search://{?lang}", { read: () => "" })).toThrow(
+      "The resource template search://{?lang} matches exactly the URIs of search://{?q}",
+    );
+    // templates that only overlap are served by precedence (docs/resources.md)
+    s.resource("books://{id}/reviews{?lang}", { read: ({ id }) => `reviews of ${id}` });
+    s.resource("cal://x{;year,month}", { read: () => "year and month" });
+    s.resource("cal://x{;day}", { read: () => "day" });
+    s.resource("files://{+path}", { read: ({ path }) => `file ${path}` });
+    s.resource("files://docs/{name}", { read: ({ name }) => `doc ${name}` });
+    const client = await connect(s);
+    const text = async (uri: string) =>
+      ((await client.readResource(uri)).contents[0] as { text: string }).text;
+    expect(await text("books://12345")).toBe("book 12345");
+    expect(await text("books://7/reviews")).toBe("reviews of 7");
+    expect(await text("search://?lang=fr&q=owls")).toBe("q=owls");
+    expect(await text("cal://x;day=3")).toBe("day");
+    expect([await text("files://docs/a.md"), await text("files://src/a.ts")]).toEqual([
+      "doc a.md",
+      "file src/a.ts",
+    ]);
+    first.remove();
+    s.resource("books://{bookId}", { read: ({ bookId }) => `other ${bookId}` });
+    expect(await text("books://12345")).toBe("other 12345");
+  });
+});
+
+describe("a thrown error: one rule for tools, reads and prompts", () => {
+  function throwing() {
+    const logged: [unknown, ErrorInfo][] = [];
+    const s = new McpServer({ name: "t", version: "1", onError: (e, info) => void logged.push([e, info]) });
+    const boom = new Error("the database is down");
+    s.tool("fails", { run: () => Promise.reject(boom) });
+    s.tool("throws_text", {
+      run: () => {
+        throw "not an Error";
+      },
+    });
+    s.tool("declines", {
+      run: () => ({ content: [{ type: "text" as const, text: "Out of stock" }], isError: true }),
+    });
+    s.tool("refuses", {
+      run: () => {
+        throw new McpError(-32602, "Unknown ISBN", { isbn: "x" });
+      },
+    });
+    s.resource("books://{id}", {
+      read: ({ id }) => {
+        if (id === "gone") throw new McpError(-32002, "Resource not found: books://gone");
+        throw boom;
+      },
+    });
+    s.prompt("review", {
+      get: () => {
+        throw boom;
+      },
+    });
+    return { s, logged, boom };
+  }
+
+  it("a tool: isError with the message for the model, and the error to onError", async () => {
+    const { s, logged, boom } = throwing();
+    const client = await connect(s);
+    expect(await client.callTool("fails")).toEqual({
+      content: [{ type: "text", text: "the database is down" }],
+      isError: true,
+    });
+    expect(await client.callTool("throws_text")).toEqual({
+      content: [{ type: "text", text: "not an Error" }],
+      isError: true,
+    });
+    // a failure returned, not thrown, is the model's alone
+    expect(await client.callTool("declines")).toEqual({
+      content: [{ type: "text", text: "Out of stock" }],
+      isError: true,
+    });
+    expect(logged).toEqual([
+      [boom, { method: "tools/call", requestId: expect.anything() }],
+      ["not an Error", { method: "tools/call", requestId: expect.anything() }],
+    ]);
+  });
+
+  it("a read and a prompt: -32603 with nothing of the error on the wire, and the error to onError", async () => {
+    const { s, logged, boom } = throwing();
+    const client = await connect(s);
+    await expect(client.readResource("books://1")).rejects.toEqual(new McpError(-32603, "Internal error"));
+    await expect(client.getPrompt("review")).rejects.toEqual(new McpError(-32603, "Internal error"));
+    expect(logged).toEqual([
+      [boom, { method: "resources/read", requestId: expect.anything() }],
+      [boom, { method: "prompts/get", requestId: expect.anything() }],
+    ]);
+  });
+
+  it("an McpError anywhere: sent as given, and not logged", async () => {
+    const { s, logged } = throwing();
+    const client = await connect(s);
+    await expect(client.callTool("refuses")).rejects.toEqual(
+      new McpError(-32602, "Unknown ISBN", { isbn: "x" }),
+    );
+    await expect(client.readResource("books://gone")).rejects.toMatchObject({ code: -32002 });
+    expect(logged).toEqual([]);
+  });
+});
