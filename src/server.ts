@@ -12,6 +12,7 @@ import { builtIns } from "./ext/builtins.js";
 import type { SkillOptions, Skills } from "./ext/skills.js";
 import type { TaskOptions } from "./ext/tasks.js";
 import type { Extension } from "./extension.js";
+import { Governor, type LimitsOptions } from "./limits/governor.js";
 import {
   createPromptEntry,
   type PromptArgument,
@@ -75,6 +76,8 @@ export interface McpServerOptions extends Implementation {
   subscriptionLimits?: SubscriptionLimits;
   /** Tasks (tools with a `task` option): `store` (in memory), `ttlMs` (3600000), `pollIntervalMs` (1000). */
   tasks?: TaskOptions;
+  /** What one caller may hold (requests in flight, tasks, listens, subscriptions, …) and all together; rate limits. Defaults: docs/security.md. */
+  limits?: LimitsOptions;
 }
 
 /** The handle a registration returns. */
@@ -131,6 +134,7 @@ export class McpServer {
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       requestState: new RequestStateSeal(options.requestState),
       serverMeta: serverInfoMeta(info as Implementation),
+      governor: new Governor(options.limits),
     });
     this.#core = core;
     const parts = builtIns({
@@ -378,15 +382,10 @@ export class McpServer {
     // task changes go to listen streams only: the initialize era has no such notification
     if (event.type === "task") return;
     if (event.type === "resource_updated") {
-      for (const conn of this.#connections) {
-        if (conn.state === "ready" && subscribed(conn, event.uri)) {
-          conn.send({
-            jsonrpc: "2.0",
-            method: "notifications/resources/updated",
-            params: { uri: event.uri },
-          });
-        }
-      }
+      const params = { uri: event.uri };
+      for (const conn of this.#connections)
+        if (conn.state === "ready" && subscribed(conn, event.uri))
+          conn.send({ jsonrpc: "2.0", method: "notifications/resources/updated", params });
       return;
     }
     const method = `notifications/${event.kind}/list_changed`;

@@ -8,6 +8,9 @@ import { honouredFilter, ListenStream, type SubscriptionLimits } from "../eras/l
 import { type CacheHint, logLevelOf } from "../eras/stateless.js";
 import { type Features, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { clientDeclares, type Extension } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
+import { callerKey } from "../limits/key.js";
+import { listBytes } from "../limits/shares.js";
 import { requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
 import type { ServerCapabilities } from "../types.js";
@@ -93,6 +96,7 @@ export function listenExtension(
   limits: SubscriptionLimits,
   capabilities: (f: Features) => ServerCapabilities,
   serverMeta: { readonly [key: string]: unknown },
+  governor: Governor,
 ): Extension {
   return {
     id: "picomcp/listen",
@@ -113,6 +117,16 @@ export function listenExtension(
             if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
           }
           const conn = ctx.connection;
+          // what the request holds while it is open: its URIs and task ids as sent, in bytes
+          const n = p.notifications as { resourceSubscriptions?: unknown; taskIds?: unknown };
+          const bytes = listBytes(n.resourceSubscriptions) + listBytes(n.taskIds);
+          const key = callerKey(ctx.auth, conn);
+          governor.take("listens", key);
+          const kept = governor.claim("subscriptionBytes", key, bytes);
+          if (typeof kept !== "function") {
+            governor.give("listens", key);
+            throw kept;
+          }
           const stream = new ListenStream(
             ctx.requestId,
             filter,
@@ -135,6 +149,8 @@ export function listenExtension(
             });
           } finally {
             if (conn.listens.get(ctx.requestId) === stream) conn.listens.delete(ctx.requestId);
+            governor.give("listens", key);
+            kept();
           }
           return undefined;
         },

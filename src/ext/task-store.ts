@@ -3,6 +3,7 @@
  * `tasks/get`), and the in-memory default, which forgets a task once its `ttlMs` has passed.
  */
 import type { InputRequest } from "../eras/input.js";
+import { limitError } from "../limits/shares.js";
 import type { JsonRpcErrorObject } from "../types.js";
 
 /** A task's status: `working` first, `input_required` while it waits for the client, then one terminal status. */
@@ -46,7 +47,7 @@ export interface TaskStore {
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** At most this many tasks are kept; the oldest go first. Default: 10000. */
+  /** At most this many tasks are kept until their ttl ends; one more is refused (`-32000`, `data.limit: "tasks"`). Default: 10000. */
   maxTasks?: number;
   /** The clock, for tests. Default: `Date.now`. */
   now?: () => number;
@@ -64,10 +65,20 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async create(task: TaskRecord): Promise<void> {
-    // insertion order is creation order: expired and surplus tasks are at the front
+    const now = this.#now();
+    // insertion order is creation order: the expired tasks are mostly at the front
     for (const [id, entry] of this.#tasks) {
-      if (entry.expires > this.#now() && this.#tasks.size < this.#max) break;
+      if (entry.expires > now) break;
       this.#tasks.delete(id);
+    }
+    if (this.#tasks.size >= this.#max)
+      for (const [id, entry] of this.#tasks) if (entry.expires <= now) this.#tasks.delete(id);
+    // full of live tasks: this one is refused, and no task of anyone else is forgotten for it
+    if (this.#tasks.size >= this.#max) {
+      let first = Number.POSITIVE_INFINITY;
+      for (const entry of this.#tasks.values()) first = Math.min(first, entry.expires);
+      const retryAfterMs = Number.isFinite(first) ? first - now : 5000;
+      throw limitError({ limit: "tasks", scope: "server", max: this.#max, retryAfterMs });
     }
     const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : this.#now() + task.ttlMs;
     this.#tasks.set(task.taskId, { task: structuredClone(task), expires });

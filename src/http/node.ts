@@ -15,6 +15,8 @@ import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./
 import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
 import { ANSWER, type Answer, type Answering, Reply, textOf } from "./reply.js";
 
+export { remoteAddress } from "./node-request.js";
+
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
 export interface ServeOptions extends HttpHandlerOptions {
   /** The port; 0 picks a free one (read it from `url`). */
