@@ -224,7 +224,9 @@ describe("abuse over real sockets", () => {
       }
       return process.memoryUsage().heapUsed;
     };
-    const own = await serve(server, { port: 0, sessionIdleMs: 12_000 });
+    // one anonymous caller opens them all: its share of sessions must hold 1,000
+    const limits = { sessions: { perPrincipal: 1000 } };
+    const own = await serve(server, { port: 0, sessionIdleMs: 12_000, limits });
     const baseline = await heap();
     const started = performance.now();
     const ids: string[] = [];

@@ -202,15 +202,18 @@ export class StreamableHttp {
       );
     }
     let message: unknown;
+    let size: number;
     try {
       if (!body.ok) throw new SyntaxError("not UTF-8");
       message = JSON.parse(body.text);
+      size = body.text.length;
     } catch {
       return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
+    // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
-      return await this.#statelessHttp.serve(request, message, auth, version, body.text.length);
+      return this.#statelessHttp.serve(request, message, auth, version, size);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     if (Array.isArray(message) && version !== null && !revision(version)?.batching) {
@@ -225,10 +228,9 @@ export class StreamableHttp {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
     }
-    const size = body.text.length;
-    if (!this.#table) return await this.#sessionless(request, message, init, version, auth, size);
+    if (!this.#table) return this.#sessionless(request, message, init, version, auth, size);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) return await this.#exchange(request, session.connection, session, message, auth, noop, size);
+    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, size);
     if (!init) {
       return httpError(
         400,
@@ -308,12 +310,10 @@ export class StreamableHttp {
     done: () => void,
     size: number,
   ): Awaitable<Answer> {
-    // the body's bytes count for its caller until the answer is out
-    const caller = this.#limits.caller(request, auth);
-    const release = this.#limits.governor.claim("requestBytes", caller, size);
-    if (typeof release !== "function") {
+    const over = this.#limits.body(request, auth, size, done);
+    if (typeof over !== "function") {
       done();
-      return limitReply(release, revision(connection.protocolVersion));
+      return limitReply(over, revision(connection.protocolVersion));
     }
     return serveExchange({
       server: this.#server,
@@ -324,13 +324,10 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      done: () => {
-        release();
-        done();
-      },
+      done: over,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
-      sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(caller)),
+      sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
     });
   }
 

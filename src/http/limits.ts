@@ -67,6 +67,21 @@ export class HttpGovernor {
     return this.governor.claim(resource, this.caller(request, auth), units);
   }
 
+  /** Counts a request body's `size` for its caller until the answer is out: what to call then (it calls `done` too), or the refusal. */
+  body(
+    request: Request,
+    auth: AuthInfo | undefined,
+    size: number,
+    done: () => void,
+  ): (() => void) | McpError {
+    const release = this.claim("requestBytes", request, auth, size);
+    if (typeof release !== "function") return release;
+    return () => {
+      release();
+      done();
+    };
+  }
+
   /**
    * The account of one SSE stream's queue for `caller`: a stream may grow past its caller's share
    * never, and past the total only while it is not stalled (a client that reads keeps its stream,

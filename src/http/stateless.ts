@@ -14,7 +14,6 @@ import type { McpServer } from "../server.js";
 import {
   type Awaitable,
   isObject,
-  isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,
   type RequestId,
@@ -171,8 +170,8 @@ export class StatelessHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    const answer = this.serve(request, message, auth, version, text.length);
-    return isPromiseLike(answer) ? await answer : answer;
+    // not awaited here: the body's text must not live on in this frame while the request runs (a listen runs long)
+    return this.serve(request, message, auth, version, text.length);
   }
 
   /**

@@ -16,7 +16,7 @@ import { DEFAULT_SHARES, limitError, type Share } from "./shares.js";
 export interface LimitsOptions {
   /** Requests running at once (past their synchronous part). Default: 256 per principal, 10000 in all. */
   requests?: Share;
-  /** 2025 requests to the client (`ctx.elicit`, `sample`, `roots`) awaiting an answer. Default: 32 per principal, 10000 in all. */
+  /** 2025 requests to the client (`ctx.elicit`, `sample`, `roots`) awaiting an answer. Default: 32 per principal, 2000 in all. */
   inputRounds?: Share;
   /** Tasks kept, from their creation until their ttl ends. Default: 1000 per principal, 10000 in all. */
   tasks?: Share;

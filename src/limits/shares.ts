@@ -20,7 +20,7 @@ export const DEFAULT_SHARES: {
   readonly [resource: string]: { perPrincipal: number; total: number; retryAfterMs: number; what: string };
 } = {
   requests: { perPrincipal: 256, total: 10_000, retryAfterMs: 1000, what: "requests in flight" },
-  inputRounds: { perPrincipal: 32, total: 10_000, retryAfterMs: 1000, what: "open requests to the client" },
+  inputRounds: { perPrincipal: 32, total: 2000, retryAfterMs: 1000, what: "open requests to the client" },
   tasks: { perPrincipal: 1000, total: 10_000, retryAfterMs: 5000, what: "tasks" },
   runningTasks: { perPrincipal: 32, total: 1000, retryAfterMs: 5000, what: "running tasks" },
   listens: { perPrincipal: 16, total: 10_000, retryAfterMs: 5000, what: "listen streams" },
@@ -33,14 +33,14 @@ export const DEFAULT_SHARES: {
   sessions: { perPrincipal: 100, total: 10_000, retryAfterMs: 5000, what: "sessions" },
   sseStreams: { perPrincipal: 100, total: 10_000, retryAfterMs: 5000, what: "GET streams" },
   sseBytes: {
-    perPrincipal: 32 * 1024 * 1024,
-    total: 256 * 1024 * 1024,
+    perPrincipal: 16 * 1024 * 1024,
+    total: 128 * 1024 * 1024,
     retryAfterMs: 5000,
     what: "bytes queued for SSE clients",
   },
   requestBytes: {
-    perPrincipal: 64 * 1024 * 1024,
-    total: 256 * 1024 * 1024,
+    perPrincipal: 16 * 1024 * 1024,
+    total: 128 * 1024 * 1024,
     retryAfterMs: 1000,
     what: "bytes of request bodies in flight",
   },
