@@ -30,6 +30,7 @@ async function heap() {
   }
   return process.memoryUsage().heapUsed;
 }
+const rss = () => process.memoryUsage().rss;
 
 function setup() {
   const server = new McpServer({ name: "memory", version: "1.0.0", onError: () => {} });
@@ -101,14 +102,16 @@ const expectOk = async (res, what) => {
 async function measure(name, fill) {
   const s = setup();
   const base = await heap();
+  const rss0 = rss();
   const kept = [];
   const filled = await fill(s, kept);
   // a fill may measure from a later point of its own (after what another row measures)
   const units = typeof filled === "number" ? filled : filled.units;
   const grown = (await heap()) - (typeof filled === "number" ? base : filled.before);
+  const rssGrown = rss() - (typeof filled === "number" ? rss0 : filled.rss);
   s.open();
   s.handler.close();
-  return { name, units, perUnit: grown / units, kept: kept.length };
+  return { name, units, perUnit: grown / units, rssPerUnit: rssGrown / units, kept: kept.length };
 }
 
 const share = (r) => DEFAULT_SHARES[r];
@@ -129,6 +132,7 @@ rows.push(
     for (let p = 0; p < P; p++)
       for (let i = 0; i < each("sseStreams"); i++) sids.push([p, await session(handler, p)]);
     const before = await heap();
+    const rssBefore = rss();
     for (const [p, sid] of sids) {
       const res = await handler(
         new Request(URL_, {
@@ -139,7 +143,7 @@ rows.push(
       kept.push(await expectOk(res, "GET"));
     }
     // the sessions themselves are measured above: count only what the streams add
-    return { units: sids.length, before };
+    return { units: sids.length, before, rss: rssBefore };
   }),
 );
 rows.push(
@@ -286,27 +290,31 @@ rows.push(
 const MiB = (n) => (n / 1024 / 1024).toFixed(1);
 console.log(`${P} principals, each at its default share (or total / ${P}); heap per unit after gc\n`);
 console.log(
-  "| resource | units measured | bytes per unit | per principal | total | worst case (total × bytes per unit) |",
+  "| resource | units measured | heap bytes per unit | RSS bytes per unit | per principal | total | worst case (total × heap per unit) |",
 );
-console.log("|---|---:|---:|---:|---:|---:|");
-let sum = 0;
+console.log("|---|---:|---:|---:|---:|---:|---:|");
+// one total per resource: of the rows that share one (listens and 2025 subscriptions share
+// subscriptionBytes), the larger counts
+const worst = new Map();
 for (const r of rows) {
   const key = r.name.split(" ")[0];
   const s = share(key);
   const byBytes = key.endsWith("Bytes");
-  const worst = s.total * r.perUnit;
-  sum += worst;
+  const w = s.total * r.perUnit;
+  worst.set(key, Math.max(worst.get(key) ?? 0, w));
+  const unit = (n) => (byBytes ? `${n.toFixed(2)} per byte counted` : n.toFixed(0));
   console.log(
-    `| ${r.name} | ${r.units} | ${byBytes ? `${r.perUnit.toFixed(2)} per byte counted` : r.perUnit.toFixed(0)} | ${s.perPrincipal} | ${s.total} | ${MiB(worst)} MiB |`,
+    `| ${r.name} | ${r.units} | ${unit(r.perUnit)} | ${unit(r.rssPerUnit)} | ${s.perPrincipal} | ${s.total} | ${MiB(w)} MiB |`,
   );
 }
+const sum = [...worst.values()].reduce((a, b) => a + b, 0);
 const sseBytes = share("sseBytes").total;
 const events = 32 * 1024 * 1024 * 2;
 console.log(
-  `| sseBytes (queued for clients that do not read) | — | 1 per byte (the queued chunks) | ${share("sseBytes").perPrincipal} | ${sseBytes} | ${MiB(sseBytes)} MiB |`,
+  `| sseBytes (queued for clients that do not read) | — | 1 per byte (the queued chunks) | — | ${share("sseBytes").perPrincipal} | ${sseBytes} | ${MiB(sseBytes)} MiB |`,
 );
 console.log(
-  `| events kept for resumption (MemoryEventStore, 32 Mi characters) | — | 2 per character at most | — | — | ${MiB(events)} MiB |`,
+  `| events kept for resumption (MemoryEventStore, 32 Mi characters) | — | 2 per character at most | — | — | — | ${MiB(events)} MiB |`,
 );
 console.log(`\nAll together, every total reached at once: ${MiB(sum + sseBytes + events)} MiB`);
 process.exit(0);
