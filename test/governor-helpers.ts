@@ -3,7 +3,7 @@
 import { afterEach } from "vitest";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "../src/http/index.js";
 import { type LimitsOptions, McpServer, type McpServerOptions } from "../src/index.js";
-import { POST_HEADERS, URL_ } from "./http-helpers.js";
+import { initBody, POST_HEADERS, post, URL_ } from "./http-helpers.js";
 
 export const V = "2026-07-28";
 export const TASKS = "io.modelcontextprotocol/tasks";
@@ -123,15 +123,8 @@ export function sessionPost(
   who: string | undefined,
   sid: string,
   body: unknown,
-  headers: { [k: string]: string } = {},
 ): Promise<Response> {
-  return handler(
-    new Request(URL_, {
-      method: "POST",
-      headers: { ...POST_HEADERS, ...as(who), "mcp-session-id": sid, ...headers },
-      body: JSON.stringify(body),
-    }),
-  );
+  return post(handler, body, { ...as(who), "mcp-session-id": sid });
 }
 
 /** Opens a 2025-11-25 session for `who`; its id. */
@@ -141,18 +134,7 @@ export async function openSession(
   capabilities: object = {},
   headers: { [k: string]: string } = {},
 ): Promise<string> {
-  const res = await handler(
-    new Request(URL_, {
-      method: "POST",
-      headers: { ...POST_HEADERS, ...as(who), ...headers },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities, clientInfo: { name: "t", version: "1" } },
-      }),
-    }),
-  );
+  const res = await post(handler, initBody("2025-11-25", capabilities), { ...as(who), ...headers });
   if (res.status !== 200) throw new Error(`initialize: ${res.status} ${await res.text()}`);
   await res.text();
   return res.headers.get("mcp-session-id")!;

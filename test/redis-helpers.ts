@@ -54,9 +54,13 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts a picomcp instance named `name`; with `redisUrl` on a RedisBus and a RedisEventStore. */
-export async function startInstance(name: string, env: { [k: string]: string } = {}): Promise<Instance> {
-  const child = spawn(process.execPath, [INSTANCE], {
+/** Starts a picomcp instance named `name` (`script`: another fixture); with `redisUrl` on a RedisBus and a RedisEventStore. */
+export async function startInstance(
+  name: string,
+  env: { [k: string]: string } = {},
+  script = INSTANCE,
+): Promise<Instance> {
+  const child = spawn(process.execPath, [script], {
     env: { ...process.env, INSTANCE: name, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

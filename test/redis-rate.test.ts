@@ -1,11 +1,9 @@
 // RedisRateStore against a real redis-server: two picomcp processes share each caller's budget (a
 // caller spends it on one instance and is refused on the other), callers keep budgets of their own,
 // and while Redis is down each instance counts on its own, saying so once.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startRedis } from "./redis-helpers.js";
+import { freePort, type Instance, startInstance, startRedis } from "./redis-helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/rate-instance.js", import.meta.url));
 const V = "2026-07-28";
@@ -13,34 +11,6 @@ const META = {
   "io.modelcontextprotocol/protocolVersion": V,
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  stderr: string;
-}
-
-async function start(name: string, env: { [k: string]: string }): Promise<Instance> {
-  const child = spawn(process.execPath, [FIXTURE], {
-    env: { ...process.env, INSTANCE: name, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const instance: Instance = { child, stderr: "", url: "" };
-  child.stderr!.on("data", (c: Buffer) => {
-    instance.stderr += c;
-  });
-  instance.url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.once("exit", (code) =>
-      reject(new Error(`instance ${name} exited with ${code}: ${instance.stderr}`)),
-    );
-    child.stdout!.on("data", (c: Buffer) => {
-      out += c;
-      if (out.includes("\n")) resolve(out.trim());
-    });
-  });
-  return instance;
-}
 
 let redis: { stop(): Promise<void> } | undefined;
 /** Stops redis-server once (its helper would wait forever for a second exit). */
@@ -56,17 +26,12 @@ beforeAll(async () => {
   const port = await freePort();
   redis = await startRedis(port);
   const env = { REDIS_URL: `redis://127.0.0.1:${port}` };
-  shared = await Promise.all([start("A", env), start("B", env)]);
-  alone = await Promise.all([start("C", {}), start("D", {})]);
+  shared = await Promise.all([startInstance("A", env, FIXTURE), startInstance("B", env, FIXTURE)]);
+  alone = await Promise.all([startInstance("C", {}, FIXTURE), startInstance("D", {}, FIXTURE)]);
 }, 30_000);
 
 afterAll(async () => {
-  for (const i of [...shared, ...alone]) {
-    if (i.child.exitCode !== null || i.child.signalCode !== null) continue;
-    const exited = once(i.child, "exit");
-    i.child.kill("SIGKILL");
-    await exited;
-  }
+  await Promise.all([...shared, ...alone].map((i) => i.stop()));
   await stopRedis();
 });
 
