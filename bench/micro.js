@@ -2,7 +2,7 @@
 // Numbers are ns per operation unless said otherwise; ratios > 1 mean picomcp is faster (or, for
 // scaling, how much slower N templates are than 10).
 import { benchColdStart } from "./cold-start.js";
-import { benchDispatch, benchReadScaling } from "./dispatch/envelope.js";
+import { benchDispatch, benchReadScaling } from "./dispatch.js";
 import { benchHttp } from "./http.js";
 import { benchJsonSchema } from "./json-schema.js";
 import { benchTemplates } from "./template-match.js";

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, StdioPeer } from "./clients.js";
 import { report } from "./report.js";
 import { installedSizes } from "./sizes.js";
+import { telemetryPhase, telemetryReport } from "./telemetry.js";
 
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -215,6 +216,8 @@ const ALL_PHASES = [
   ["HTTP stateless", (n) => httpPhase(n, false)],
   ["HTTP sessions", (n) => httpPhase(n, true)],
   ["HTTP 2026-07-28", (n) => httpPhase(n, false, true)],
+  // picomcp alone, three telemetry set-ups side by side (a table of its own)
+  ["telemetry", (n) => (n === "picomcp" ? telemetryPhase(T, fail) : undefined)],
 ];
 
 const only = flag("--phases");
@@ -255,7 +258,7 @@ const out = report({
   quick,
   scaling: T.scaling,
 });
-process.stdout.write(out.markdown);
+process.stdout.write(out.markdown + telemetryReport(quick));
 const json = flag("--json");
 if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
 if (!quick) {

@@ -1,6 +1,6 @@
 // The JSON-Schema-Test-Suite (draft2020-12, required; vendored in test/suites/json-schema-test-suite/)
 // through picomcp's validator and through ajv's 2020 build, side by side. Not part of `npm test` (the
-// vitest file test/json-schema-suite.test.ts is): `npm run build && node scripts/json-schema-suite.js`.
+// vitest file test/schema/json-schema-suite.test.ts is): `npm run build && node scripts/json-schema-suite.js`.
 // Neither gets the suite's remote documents; a schema a validator refuses counts as failing its cases.
 import { readdirSync, readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -23,7 +23,7 @@ const validators = {
 };
 
 const total = groups.reduce((n, g) => n + g.tests.length, 0);
-// the groups that need a document from outside the schema (the same list test/json-schema-suite.test.ts skips)
+// the groups that need a document from outside the schema (the same list test/schema/json-schema-suite.test.ts skips)
 const skip = JSON.parse(readFileSync(new URL("../remote.json", dir), "utf8"));
 const remote = groups.filter((g) => skip[`${g.file} | ${g.description}`]);
 const remoteCases = remote.reduce((n, g) => n + g.tests.length, 0);

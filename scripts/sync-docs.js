@@ -1,6 +1,7 @@
 // Copies each example file into the docs blocks that name it (```ts file=examples/...), so that the
-// docs always show the code the tests run. `npm run docs:sync`; test/docs.test.ts checks it.
+// docs always show the code the tests run. `npm run docs:sync`; test/docs/docs.test.ts checks it.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { sync } from "./jsdoc-examples.js";
 
 const root = new URL("..", import.meta.url);
 const pages = [
@@ -20,3 +21,5 @@ for (const page of pages) {
     console.log(`synced ${page}`);
   }
 }
+// and the @example blocks of src/ from their type-checked regions in test/jsdoc-examples.ts
+sync();

@@ -15,7 +15,10 @@ export type ChangeEvent =
 export interface ChangeBus {
   /** Publishes an event to every subscriber, in this process and, for a shared bus, in others. */
   publish(event: ChangeEvent): void;
-  /** Subscribes to events; returns the unsubscribe function. */
+  /**
+   * Subscribes to events from the next one on; returns the unsubscribe function, after which the
+   * listener is never called again. A listener that throws keeps the event from no other.
+   */
   subscribe(listener: (event: ChangeEvent) => void): () => void;
 }
 
@@ -24,7 +27,11 @@ export class LocalBus implements ChangeBus {
   readonly #listeners = new Set<(event: ChangeEvent) => void>();
 
   publish(event: ChangeEvent): void {
-    for (const listener of this.#listeners) {
+    // a listener subscribed during this delivery hears from the next event on (iterating the live
+    // set would call it now, and one that resubscribes itself each time would loop forever); one
+    // unsubscribed meanwhile is skipped: once unsubscribe returns, it is never called again
+    for (const listener of [...this.#listeners]) {
+      if (!this.#listeners.has(listener)) continue;
       try {
         listener(event);
       } catch {

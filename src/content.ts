@@ -15,7 +15,7 @@ export type LinkOptions = ResourceDetails;
 
 /**
  * A `resource_link` content block: a tool points the model at a resource instead of embedding it.
- * @example run: async () => link("reports://2026-q3", "Q3 report", { mimeType: "application/pdf" })
+ * @example run: async () => link("reports://2026-q3", "Q3 report", { mimeType: "application/pdf" }),
  */
 export function link(uri: string, name: string, options: LinkOptions = {}): ResourceLink {
   return { type: "resource_link", uri, name, ...options };

@@ -4,11 +4,12 @@
  * prompts, completion, logging, listen, discover, tasks and skills are extensions like any an
  * application adds with `server.use(...)`; the dispatcher knows no method by name.
  */
-import type { SessionSlot } from "./connection.js";
+import type { ChangeEvent } from "./bus.js";
+import type { Connection, ConnectionOptions, SessionSlot } from "./connection.js";
 import type { Context } from "./context.js";
 import { missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import type { Params, ServerCapabilities } from "./types.js";
+import type { JsonRpcMessage, JsonRpcResponse, Params, RequestId, ServerCapabilities } from "./types.js";
 
 /** Where a method exists: in the `initialize` era's sessions, in stateless (2026-07-28) requests, or both. */
 export type Era = "session" | "stateless" | "both";
@@ -68,6 +69,51 @@ export interface Extension {
   readonly notifications?: { readonly [name: string]: NotificationHandler };
   /** Wrappers around methods (its own or another extension's), by method name. */
   readonly wrap?: { readonly [name: string]: MethodWrapper };
+  /** Watches every message, session and change (telemetry, see `observer.ts`); one extension at a time may bring one. */
+  readonly observer?: Observer;
+}
+
+// An observer (telemetry, `picomcp/otel`) watches every message a client sends (protocol errors
+// included), what the server sends and the answers it gets back, connections opening, the change
+// events this process publishes and transports' refusals. With none added, the core reads one
+// property per message and allocates nothing for it.
+
+/** What carried a message: `"pipe"` (stdio) or the HTTP request; undefined in memory. */
+export type Carrier = "pipe" | Request;
+
+/** A message from the client, as it arrives. */
+export interface MessageStart {
+  readonly method: string;
+  /** Its id; undefined for a notification. */
+  readonly id: RequestId | undefined;
+  /** Its params (an empty object when it had none, or malformed ones). */
+  readonly params: Params;
+  readonly connection: Connection;
+  readonly carrier: Carrier | undefined;
+}
+
+/** One message under observation, from its arrival to its answer. */
+export interface MessageObservation {
+  /** Runs the message's handling (in the observer's context, say) and returns what `run` returns. */
+  run<T>(run: () => T): T;
+  /** Where the request's related messages go (progress, logs, requests to the client), given where they went. */
+  send?(send: (message: JsonRpcMessage) => void): (message: JsonRpcMessage) => void;
+  /** The handling is over: its answer (undefined for a notification, a cancelled request, or a throw) → the answer to send. */
+  end(answer: JsonRpcResponse | undefined): JsonRpcResponse | undefined;
+}
+
+/** What an observer watches; every hook is optional. */
+export interface Observer {
+  /** A request or notification arrived; undefined leaves it unobserved. */
+  message?(start: MessageStart): MessageObservation | undefined;
+  /** The client answered a request of the server (before the waiting call resolves). */
+  response?(message: JsonRpcResponse, connection: Connection): void;
+  /** A transport opens a connection: the options it is made with (its `send` wrapped, say). */
+  connect?(options: ConnectionOptions): ConnectionOptions;
+  /** This process published a change event (a list changed, a resource was updated, a task changed). */
+  change?(event: ChangeEvent): void;
+  /** A transport refused a message at one of its limits (`reason`: low-cardinality, such as `payload_too_large`). */
+  refused?(reason: string, network: "pipe" | "tcp"): void;
 }
 
 /** Whether the request's client declared the extension `id` (`capabilities.extensions[id]`). */
@@ -96,6 +142,8 @@ export class Extensions {
   readonly #notifications = new Map<string, { ext: Extension; handler: NotificationHandler }>();
   /** How many wrappers each wrapped method has: a method with none pays nothing for the mechanism. */
   readonly #wrapped = new Map<string, number>();
+  /** The observer of an added extension, if one brought it: the dispatcher calls it only when set. */
+  observer: Observer | undefined;
 
   /** Adds `ext` and returns what removes it; throws when its id or a method or notification of it is taken. */
   add(ext: Extension): () => void {
@@ -117,6 +165,8 @@ export class Extensions {
     for (const [name, wrap] of Object.entries(ext.wrap ?? {}))
       if (typeof wrap !== "function")
         throw new TypeError(`Wrapper of ${name} in ${ext.id} must be a function`);
+    if (ext.observer !== undefined && this.observer !== undefined)
+      throw new Error(`${ext.id}: an observer is already added (a server has one at a time)`);
     this.#all.push(ext);
     const declared = typeof ext.settings === "function";
     for (const [name, m] of methods) {
@@ -132,6 +182,7 @@ export class Extensions {
       this.#methods.set(name, { era: m.era ?? "both", input: m.input === true, when: m.when, ext, run });
     }
     for (const [name, handler] of notifications) this.#notifications.set(name, { ext, handler });
+    if (ext.observer !== undefined) this.observer = ext.observer;
     for (const name of Object.keys(ext.wrap ?? {}))
       this.#wrapped.set(name, (this.#wrapped.get(name) ?? 0) + 1);
     let removed = false;
@@ -141,6 +192,7 @@ export class Extensions {
       this.#all.splice(this.#all.indexOf(ext), 1);
       for (const [name] of methods) this.#methods.delete(name);
       for (const [name] of notifications) this.#notifications.delete(name);
+      if (ext.observer !== undefined) this.observer = undefined;
       for (const name of Object.keys(ext.wrap ?? {})) {
         const n = this.#wrapped.get(name)! - 1;
         if (n === 0) this.#wrapped.delete(name);

@@ -11,7 +11,7 @@ import { type AppOptions, appParts } from "./ext/apps.js";
 import { builtIns } from "./ext/builtins.js";
 import type { SkillOptions, Skills } from "./ext/skills.js";
 import type { TaskOptions } from "./ext/tasks.js";
-import type { Extension } from "./extension.js";
+import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
 import {
   createPromptEntry,
@@ -20,9 +20,9 @@ import {
   type PromptOptions,
 } from "./prompts/prompts.js";
 import type { Registry } from "./registry.js";
-import { type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
+import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
-import { subscribed } from "./resources/subscriptions.js";
+import { deliverChange } from "./resources/subscriptions.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
@@ -142,7 +142,7 @@ export class McpServer {
       options,
       pageSize,
       cache,
-      publish: (e) => this.#bus.publish(e),
+      publish: (e) => this.#publish(e),
       changed: (kind) => {
         core.changed();
         this.#listChanged(kind);
@@ -155,7 +155,7 @@ export class McpServer {
       skills: this.#skills,
     } = parts);
     for (const ext of parts.extensions) core.use(ext);
-    this.#bus.subscribe((event) => this.#deliver(event));
+    this.#bus.subscribe((event) => deliverChange(event, this.#connections));
   }
 
   /**
@@ -180,7 +180,11 @@ export class McpServer {
 
   /**
    * Registers a tool.
-   * @example server.tool("add", { input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => String(a + b) })
+   * @example
+   * server.tool("add", {
+   *   input: z.object({ a: z.number(), b: z.number() }),
+   *   run: ({ a, b }) => String(a + b),
+   * });
    */
   tool<
     const I extends SchemaLike | undefined = undefined,
@@ -194,7 +198,7 @@ export class McpServer {
   /**
    * Registers a resource: a URI without `{…}` is static, one with `{…}` a template whose variables
    * `read` receives, typed from the string.
-   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) })
+   * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) });
    */
   resource<U extends string>(uri: U, options: ResourceOptions<NoInfer<U>>): Registration {
     return { remove: this.#resources.add(uri, options as unknown as ResourceOptions<string>) };
@@ -202,7 +206,7 @@ export class McpServer {
 
   /**
    * Registers a prompt; a list of `args` keeps its types as written (`required: true` gives `string`).
-   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` })
+   * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` });
    */
   prompt<const A extends StandardSchemaV1 | readonly PromptArgument[] | undefined = undefined>(
     name: string,
@@ -224,26 +228,12 @@ export class McpServer {
       this.#jsonSchemaValidator,
       options,
     );
-    const add = (entry: ToolEntry) => this.#tools.add(entry.name, entry);
-    const removeList = add(bridge.list());
-    let removeRead: () => void;
-    try {
-      removeRead = add(bridge.read());
-    } catch (error) {
-      removeList();
-      throw error;
-    }
-    const sync = () => {
-      if (!bridge.stale) return;
-      removeRead();
-      removeRead = add(bridge.read());
-    };
+    const { sync, remove } = addResourceTools(this.#tools, bridge);
     this.#onResourcesChanged.add(sync);
     return {
       remove: () => {
         this.#onResourcesChanged.delete(sync);
-        removeList();
-        removeRead();
+        remove();
       },
     };
   }
@@ -251,7 +241,7 @@ export class McpServer {
   /**
    * Registers a skill: its `SKILL.md` (frontmatter from `description` and `frontmatter`, then
    * `instructions`) and its `files` as `skill://<name>/…` resources, listed by `skills/list`.
-   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" })
+   * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" });
    */
   skill(name: string, options: SkillOptions): Registration {
     const { files, remove: forget } = this.#skills.add(name, options);
@@ -273,7 +263,7 @@ export class McpServer {
   /**
    * Registers an MCP App: the `ui://` page (`text/html;profile=mcp-app`) and the tool linked to it by
    * `_meta.ui.resourceUri`, in one call.
-   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" })
+   * @example server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" });
    */
   app<const I extends SchemaLike | undefined = undefined, const O extends SchemaLike | undefined = undefined>(
     name: string,
@@ -299,7 +289,7 @@ export class McpServer {
 
   /** Tells every client subscribed to `uri` that it changed. */
   resourceUpdated(uri: string): void {
-    this.#bus.publish({ type: "resource_updated", uri });
+    this.#publish({ type: "resource_updated", uri });
   }
 
   /**
@@ -312,7 +302,8 @@ export class McpServer {
 
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
-    const conn = new Connection(options, this.#forget);
+    const observer = this.#core.extensions.observer;
+    const conn = new Connection(observer?.connect ? observer.connect(options) : options, this.#forget);
     const init = options.initialized;
     if (init) establish(this.#core, conn, init.protocolVersion, init.capabilities, init.clientInfo);
     this.#connections.add(conn);
@@ -354,6 +345,11 @@ export class McpServer {
     return this.#tools.get(name)?.headers ?? NO_HEADERS;
   }
 
+  /** @internal — the observer an extension brought (telemetry), for transports' refusals. */
+  get observer(): Observer | undefined {
+    return this.#core.extensions.observer;
+  }
+
   /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */
   close(): void {
     for (const conn of [...this.#connections]) {
@@ -368,31 +364,15 @@ export class McpServer {
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
       queueMicrotask(() => {
-        for (const k of this.#pendingKinds) this.#bus.publish({ type: "list_changed", kind: k });
+        for (const k of this.#pendingKinds) this.#publish({ type: "list_changed", kind: k });
         this.#pendingKinds.clear();
       });
     }
     this.#pendingKinds.add(kind);
   }
 
-  #deliver(event: ChangeEvent): void {
-    for (const conn of this.#connections) {
-      if (conn.listening) for (const stream of conn.listens.values()) stream.deliver(event);
-    }
-    // task changes go to listen streams only: the initialize era has no such notification
-    if (event.type === "task") return;
-    if (event.type === "resource_updated") {
-      const params = { uri: event.uri };
-      for (const conn of this.#connections)
-        if (conn.state === "ready" && subscribed(conn, event.uri))
-          conn.send({ jsonrpc: "2.0", method: "notifications/resources/updated", params });
-      return;
-    }
-    const method = `notifications/${event.kind}/list_changed`;
-    for (const conn of this.#connections) {
-      if (conn.state === "ready" && conn.serverCapabilities[event.kind]?.listChanged) {
-        conn.send({ jsonrpc: "2.0", method });
-      }
-    }
+  #publish(event: ChangeEvent): void {
+    this.#core.extensions.observer?.change?.(event);
+    this.#bus.publish(event);
   }
 }

@@ -1,6 +1,7 @@
 /** `serveStdio`: newline-delimited JSON-RPC over a byte stream pair (stdin/stdout by default). */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { Connection } from "./connection.js";
+import type { HandleOptions } from "./dispatch/envelope.js";
 import { ErrorCode } from "./errors.js";
 import { encodeMessage, errorResponse, parseErrorResponse } from "./jsonrpc.js";
 import type { McpServer } from "./server.js";
@@ -46,6 +47,8 @@ export interface StdioServer {
 const NEWLINE = 0x0a;
 /** Requests started before reading yields, so that their answers are written and a full stdout seen. */
 const YIELD_EVERY = 64;
+/** What every message of stdio is handled with: an observer (telemetry) learns it came through a pipe. */
+const PIPE: HandleOptions = Object.freeze({ carrier: "pipe" });
 
 /** A copy of `bytes[start, end)` (`Buffer#slice` would be a view). */
 const copy = (bytes: Buffer, start: number, end: number): Buffer => Buffer.from(bytes.subarray(start, end));
@@ -108,6 +111,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
       return;
     }
     if (Array.isArray(message) && message.length > maxBatch) {
+      server.observer?.refused?.("batch_too_large", "pipe");
       const why = maxBatch ? `a batch may hold at most ${maxBatch} messages` : "batches are off";
       answer(
         errorResponse(
@@ -121,7 +125,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     started++;
     let out: ReturnType<McpServer["handleNow"]>;
     try {
-      out = server.handleNow(message, connection);
+      out = server.handleNow(message, connection, PIPE);
     } catch {
       return;
     }
@@ -144,7 +148,8 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     }
   };
 
-  const tooLong = () =>
+  const tooLong = () => {
+    server.observer?.refused?.("line_too_long", "pipe");
     answer(
       errorResponse(
         undefined,
@@ -155,6 +160,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
         connection.features,
       ),
     );
+  };
 
   // Bytes read but not yet framed. Reading holds (stdin paused) while stdout has not drained, so a
   // client that does not read its answers cannot make the server queue them without bound.

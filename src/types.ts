@@ -7,6 +7,9 @@
 /** A request's or notification's params: a JSON object. */
 export type Params = { [key: string]: unknown };
 
+/** The empty result, and empty params (frozen: shared by every request). */
+export const EMPTY: { readonly [key: string]: never } = Object.freeze({});
+
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };

@@ -66,3 +66,34 @@ export async function lineWhere(lines: string[], match: (m: any) => boolean): Pr
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** The rejections left unhandled while `run` runs (and two ticks after). */
+export async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    await run();
+    await tick();
+    await tick();
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+  return unhandled;
+}
+
+/** A tool that asks twice and awaits the answers one by one: a failure of the first leaves the second. */
+export function twoQuestions(s: McpServer, task: boolean) {
+  const schema = { type: "object" as const, properties: {} };
+  s.tool("two", {
+    ...(task ? { task: "optional" as const } : {}),
+    run: async (_a, ctx) => {
+      if (task) await ctx.task();
+      const a = ctx.elicit({ message: "A?", requestedSchema: schema }, { key: "a" });
+      const b = ctx.elicit({ message: "B?", requestedSchema: schema }, { key: "b" });
+      await a;
+      await b;
+      return "both";
+    },
+  });
+}

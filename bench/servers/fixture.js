@@ -18,6 +18,8 @@ export function parseArgs(argv = process.argv.slice(2)) {
     zod: argv.includes("--zod"),
     templates: value("--templates", 10),
     statics: value("--statics", 0),
+    /** picomcp only: telemetry on (`noop`: the API without an SDK; `sdk`: the real SDK, see otel.js). */
+    otel: argv.includes("--otel") ? argv[argv.indexOf("--otel") + 1] : undefined,
   };
 }
 

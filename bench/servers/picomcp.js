@@ -19,6 +19,8 @@ for (let i = 0; i < args.templates; i++)
 server.resource("users://{id}/profile", { read: ({ id }) => profileText(id) });
 for (let i = 0; i < args.statics; i++) server.resource(`static://item/${i}`, { read: () => `static ${i}` });
 
+if (args.otel) await (await import("./otel.js")).instrumentFor(server, args.otel, dist);
+
 if (args.transport === "stdio") {
   const { serveStdio } = await import(`${dist}stdio.js`);
   serveStdio(server);

@@ -8,10 +8,10 @@ server.resource("archive://{year:4}/{+rest}", {
   //      ^? { year: string; rest: string }
 });
 
-// {?filters*}: every query key that no other variable claims, as a record
+// {?filters*}: every query key that no other variable claims, as a record; ?tag=a&tag=b gives tag: ["a", "b"]
 server.resource("shop://items{?sort,filters*}", {
   read: ({ sort, filters }) => ({ sort: sort ?? "name", filters: filters ?? {} }),
-  //      ^? { sort?: string; filters?: Record<string, string> }
+  //      ^? { sort?: string; filters?: Record<string, string | string[]> }
 });
 
 // {?tags} given a list is written tags=a,b: read gets that one string, to split

@@ -36,7 +36,11 @@ export interface ProtectedHandler extends HttpHandler {
  * const handle = createProtectedHandler(server, {
  *   resource: "https://mcp.example.com/mcp",
  *   authorizationServers: ["https://auth.example.com"],
- *   verifyToken: jwtVerifier({ issuer: "https://auth.example.com", audience: "https://mcp.example.com/mcp", jwks: "https://auth.example.com/jwks" }),
+ *   verifyToken: jwtVerifier({
+ *     issuer: "https://auth.example.com",
+ *     audience: "https://mcp.example.com/mcp",
+ *     jwks: "https://auth.example.com/jwks",
+ *   }),
  * });
  */
 export function createProtectedHandler(

@@ -10,10 +10,12 @@ import { shapeImplementation } from "../eras/serialize.js";
 import { hasStatelessMeta } from "../eras/stateless.js";
 import { type Features, featuresOf, isSessionVersion, LATEST_SESSION_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Carrier, Observer } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
   type ClientCapabilities,
+  EMPTY,
   type Implementation,
   isObject,
   isPromiseLike,
@@ -22,7 +24,7 @@ import {
   type Params,
   type RequestId,
 } from "../types.js";
-import { EMPTY, execute, lookup, type Outcome } from "./methods.js";
+import { execute, lookup, type Outcome } from "./methods.js";
 import { statelessRequest } from "./stateless.js";
 
 /** Per-message options a transport may give `handle`. */
@@ -38,6 +40,8 @@ export interface HandleOptions {
    * missing `_meta` is then -32602. Default: the message's own `_meta` decides.
    */
   stateless?: boolean;
+  /** What carried the message, for an observer (telemetry): `"pipe"` or the HTTP request. Default: unknown. */
+  carrier?: Carrier;
 }
 
 function invalid(id: RequestId | undefined, message: string, conn: Connection): JsonRpcResponse {
@@ -123,14 +127,73 @@ function dispatchOne(
   if (message.jsonrpc !== "2.0") return invalid(id, 'Invalid Request: jsonrpc must be "2.0"', conn);
   const method = message.method;
   if (method === undefined && hasId && ("result" in message || "error" in message)) {
-    if (id !== undefined) conn.settle(message as unknown as JsonRpcResponse);
+    if (id !== undefined) {
+      core.extensions.observer?.response?.(message as unknown as JsonRpcResponse, conn);
+      conn.settle(message as unknown as JsonRpcResponse);
+    }
     return undefined;
   }
   if (typeof method !== "string") return invalid(id, "Invalid Request: method must be a string", conn);
   if (hasId && id === undefined) {
     return invalid(undefined, "Invalid Request: id must be a string or a number", conn);
   }
-  const params = message.params ?? EMPTY;
+  const observer = core.extensions.observer;
+  if (observer?.message !== undefined)
+    return observed(observer, core, message.params ?? EMPTY, id, method, conn, options, now);
+  return route(core, message.params ?? EMPTY, id, method, conn, options, now);
+}
+
+/** A message under an observer's eye: run in its context, its related messages and its answer seen. */
+function observed(
+  observer: Observer,
+  core: ServerCore,
+  params: unknown,
+  id: RequestId | undefined,
+  method: string,
+  conn: Connection,
+  options: HandleOptions,
+  now: boolean,
+): Awaitable<JsonRpcResponse | undefined> {
+  const start = {
+    method,
+    id,
+    params: isObject(params) ? params : EMPTY,
+    connection: conn,
+    carrier: options.carrier,
+  };
+  const o = observer.message!(start);
+  if (o === undefined) return route(core, params, id, method, conn, options, now);
+  const send = o.send?.(options.send ?? ((m) => conn.send(m)));
+  const opts = send ? { ...options, send } : options;
+  return o.run(() => {
+    let answer: Awaitable<JsonRpcResponse | undefined>;
+    try {
+      answer = route(core, params, id, method, conn, opts, now);
+    } catch (error) {
+      o.end(undefined);
+      throw error;
+    }
+    if (!isPromiseLike(answer)) return o.end(answer);
+    return answer.then(
+      (a) => o.end(a),
+      (error: unknown) => {
+        o.end(undefined);
+        throw error;
+      },
+    );
+  });
+}
+
+function route(
+  core: ServerCore,
+  params: unknown,
+  id: RequestId | undefined,
+  method: string,
+  conn: Connection,
+  options: HandleOptions,
+  now: boolean,
+): Awaitable<JsonRpcResponse | undefined> {
+  const hasId = id !== undefined;
   if (!isObject(params)) {
     if (!hasId) return undefined;
     return errorResponse(
@@ -143,7 +206,7 @@ function dispatchOne(
     notification(core, method, params, conn);
     return undefined;
   }
-  return request(core, id!, method, params, conn, options, now);
+  return request(core, id, method, params, conn, options, now);
 }
 
 function notification(core: ServerCore, method: string, params: Params, conn: Connection): void {

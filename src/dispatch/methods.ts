@@ -7,9 +7,6 @@ import type { Era, Method } from "../extension.js";
 import { callerKey } from "../limits/key.js";
 import { type Awaitable, isPromiseLike, type JsonRpcErrorObject, type RequestId } from "../types.js";
 
-/** The empty result (and empty params). */
-export const EMPTY = Object.freeze({});
-
 /** What running a method gave: its result or its error. */
 export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
 type Result = { [key: string]: unknown };

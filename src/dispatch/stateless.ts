@@ -10,6 +10,7 @@ import type { Method } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
+  EMPTY,
   isObject,
   isPromiseLike,
   type JsonRpcMessage,
@@ -17,7 +18,7 @@ import {
   type Params,
   type RequestId,
 } from "../types.js";
-import { EMPTY, execute, lookup, type Outcome, toErrorObject } from "./methods.js";
+import { execute, lookup, type Outcome, toErrorObject } from "./methods.js";
 
 type Options = { send?: (message: JsonRpcMessage) => void; signal?: AbortSignal; auth?: AuthInfo };
 

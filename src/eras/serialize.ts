@@ -3,7 +3,14 @@
  * take out whatever the client's negotiated revision lacks. Each returns its input untouched when
  * nothing has to go, so the newest revision pays no copy.
  */
-import type { Annotations, CallToolResult, ContentBlock, Implementation, PromptMessage } from "../types.js";
+import type {
+  Annotations,
+  CallToolResult,
+  ContentBlock,
+  Implementation,
+  PromptMessage,
+  ResourceContents,
+} from "../types.js";
 import type { Features } from "./versions.js";
 
 type Obj = { [key: string]: unknown };
@@ -121,6 +128,14 @@ export function shapeCallToolResult(result: CallToolResult, f: Features): CallTo
   const out: CallToolResult = { ...result, content };
   if (dropStructured) delete out.structuredContent;
   return out;
+}
+
+/** The contents of a `resources/read` as `f` can carry them: `_meta` on a content arrives in 2025-06-18. */
+export function shapeResourceContents(contents: ResourceContents[], f: Features): ResourceContents[] {
+  if (f.primitiveMeta || !contents.some((c) => "_meta" in c)) return contents;
+  return contents.map((c) =>
+    "_meta" in c ? (without(c as unknown as Obj, ["_meta"]) as unknown as ResourceContents) : c,
+  );
 }
 
 /** Prompt messages as `f` can carry them. */

@@ -202,5 +202,8 @@ export function completeResult(
     out.cacheScope = personal ? "private" : hint.cacheScope;
   }
   out._meta = isObject(own) ? { ...own, ...serverMeta } : serverMeta;
+  // a result that names the server itself keeps that (`server/discover`: the whole Implementation)
+  if (isObject(own) && Object.hasOwn(own, META.serverInfo))
+    (out._meta as { [key: string]: unknown })[META.serverInfo] = own[META.serverInfo];
   return out;
 }

@@ -17,7 +17,7 @@ import { ResourceRegistry, resourcesExtension } from "../resources/resources.js"
 import { subscriptionsExtension } from "../resources/subscriptions.js";
 import type { UriTemplateLimits } from "../resources/template.js";
 import { type ToolEntry, toolsExtension } from "../tools/tools.js";
-import type { ServerCapabilities } from "../types.js";
+import type { Implementation, ServerCapabilities } from "../types.js";
 import { discoverExtension, experimentalExtension, listenExtension, loggingExtension } from "./protocol.js";
 import { Skills } from "./skills.js";
 import { type TaskOptions, tasksExtension } from "./tasks.js";
@@ -26,6 +26,8 @@ import { type TaskOptions, tasksExtension } from "./tasks.js";
 export interface CoreView {
   /** What revision `f` is declared now. */
   declared(f: Features): { readonly capabilities: ServerCapabilities };
+  /** The server's name, version and display fields. */
+  readonly info: Implementation;
   /** 2026-07-28: the `_meta` of every result. */
   readonly serverMeta: { readonly [key: string]: unknown };
   /** Hands an unexpected error to `onError`. */
@@ -77,7 +79,7 @@ export function builtIns(o: BuiltInOptions) {
     subscriptionsExtension(resources, limits, core.governor),
     toolsExtension(tools, pageSize, cache),
     listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
-    discoverExtension({ instructions: options.instructions, cache, capabilities }),
+    discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
     tasksExtension(
       tools,
       options.tasks ?? {},

@@ -5,7 +5,8 @@
 import { principalOf } from "../connection.js";
 import type { RequestContext } from "../context.js";
 import { honouredFilter, ListenStream, type SubscriptionLimits } from "../eras/listen.js";
-import { type CacheHint, logLevelOf } from "../eras/stateless.js";
+import { shapeImplementation } from "../eras/serialize.js";
+import { type CacheHint, logLevelOf, META } from "../eras/stateless.js";
 import { type Features, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { clientDeclares, type Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
@@ -13,10 +14,9 @@ import { callerKey } from "../limits/key.js";
 import { listBytes } from "../limits/shares.js";
 import { requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
-import type { ServerCapabilities } from "../types.js";
+import { EMPTY, type Implementation, type ServerCapabilities } from "../types.js";
 import { TASKS } from "./tasks.js";
 
-const EMPTY = Object.freeze({});
 const LOGGING = Object.freeze({ logging: Object.freeze({}) });
 
 /** The `experimental` capabilities the server's options declare, as given. */
@@ -44,6 +44,8 @@ export function loggingExtension(): Extension {
 
 /** What `server/discover` tells. */
 export interface DiscoverOptions {
+  /** The server's name, version and display fields. */
+  readonly info: Implementation;
   readonly instructions: string | undefined;
   /** The caching hint of the answer. */
   readonly cache: CacheHint;
@@ -68,6 +70,8 @@ export function discoverExtension(o: DiscoverOptions): Extension {
               capabilities: caps,
             };
             if (o.instructions !== undefined) result.instructions = o.instructions;
+            // the one answer that tells a stateless client the server's title, description, icons, website
+            result._meta = { [META.serverInfo]: shapeImplementation(o.info, ctx.features) };
             made = { caps, result };
           }
           return made.result;

@@ -11,10 +11,9 @@ import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Governor } from "../limits/governor.js";
 import { callerKey } from "../limits/key.js";
-import type { JsonRpcErrorObject } from "../types.js";
+import type { JsonRpcErrorObject, Params } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
 
-type Params = { [key: string]: unknown };
 type Waiter = {
   accept: (value: unknown) => unknown;
   resolve: (v: unknown) => void;
@@ -41,6 +40,19 @@ export interface Live {
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+
+/**
+ * A task as 2026-07-28 shows it (`tasks/get`, `notifications/tasks`): no owner; the error as that revision
+ * spells it; the result as the call would have answered, `resultType: "complete"` included (the revision's
+ * `CallToolResult` requires it).
+ */
+export function statelessTask(record: TaskRecord): { [key: string]: unknown; taskId: string } {
+  const { owner: _, ...task } = record;
+  // a task's error is stored as thrown, whichever revision started it
+  if (task.error) task.error = statelessError(task.error);
+  if (task.result) task.result = { resultType: "complete", ...task.result };
+  return task;
+}
 
 /** Whether `status` never changes again. */
 export const isTerminal = (status: string): boolean => TERMINAL.has(status);
@@ -85,9 +97,9 @@ export class TaskRunner {
     l.writes = l.writes
       .then(() => this.#store.set(snapshot))
       .then(() => {
-        const { owner, ...task } = snapshot;
+        const { owner } = snapshot;
         // task events reach 2026-07-28 listen streams only
-        if (task.error) task.error = statelessError(task.error);
+        const task = statelessTask(snapshot);
         this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
       })
       .catch(this.#report);

@@ -35,19 +35,22 @@ export interface TaskRecord {
   owner?: string;
 }
 
-/** Keeps task records; every method may be asynchronous. */
+/**
+ * Keeps task records, as copies; every method may be asynchronous. A task is kept `ttlMs` after its
+ * creation, however often it is set.
+ */
 export interface TaskStore {
   /** Stores a new task; it must be readable by `get` once the promise resolves. */
   create(task: TaskRecord): Promise<void>;
   /** The task, or undefined when it is unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
-  /** Replaces a task's record. */
+  /** Replaces a task's whole record, keeping its expiry; a task unknown or expired stays so. */
   set(task: TaskRecord): Promise<void>;
 }
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** At most this many tasks are kept until their ttl ends; one more is refused (`-32000`, `data.limit: "tasks"`). Default: 10000. */
+  /** At most this many tasks are kept until their ttl ends; one more is refused (`-32000`, `data.limit: "tasks"`), and no task is forgotten for it. Default: 10000. */
   maxTasks?: number;
   /** The clock, for tests. Default: `Date.now`. */
   now?: () => number;
@@ -66,12 +69,13 @@ export class MemoryTaskStore implements TaskStore {
 
   async create(task: TaskRecord): Promise<void> {
     const now = this.#now();
-    // insertion order is creation order: the expired tasks are mostly at the front
+    // insertion order is creation order: the oldest tasks, and most expired ones, are at the front
     for (const [id, entry] of this.#tasks) {
       if (entry.expires > now) break;
       this.#tasks.delete(id);
     }
     if (this.#tasks.size >= this.#max)
+      // a task of a shorter ttl expires behind older live ones: it makes room too
       for (const [id, entry] of this.#tasks) if (entry.expires <= now) this.#tasks.delete(id);
     // full of live tasks: this one is refused, and no task of anyone else is forgotten for it
     if (this.#tasks.size >= this.#max) {
@@ -80,7 +84,7 @@ export class MemoryTaskStore implements TaskStore {
       const retryAfterMs = Number.isFinite(first) ? first - now : 5000;
       throw limitError({ limit: "tasks", scope: "server", max: this.#max, retryAfterMs });
     }
-    const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : this.#now() + task.ttlMs;
+    const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : now + task.ttlMs;
     this.#tasks.set(task.taskId, { task: structuredClone(task), expires });
   }
 

@@ -6,14 +6,14 @@
  */
 import type { ChangeEvent } from "../bus.js";
 import type { RequestContext } from "../context.js";
-import { missingCapability, statelessError } from "../eras/stateless.js";
+import { missingCapability } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
-import { isObject } from "../types.js";
-import { isTerminal, type Live, TaskRunner } from "./task-runner.js";
+import { isObject, type Params } from "../types.js";
+import { isTerminal, type Live, statelessTask, TaskRunner } from "./task-runner.js";
 import { MemoryTaskStore, type TaskRecord, type TaskStore } from "./task-store.js";
 
 /** The extension's identifier. */
@@ -31,15 +31,8 @@ export interface TaskOptions {
   pollIntervalMs?: number;
 }
 
-type Params = { [key: string]: unknown };
-
-/** 2026-07-28: the task as `tasks/get` shows it (no owner). */
-function detailed(record: TaskRecord): Params {
-  const { owner: _, ...task } = record;
-  // a task's error is stored as thrown, whichever revision started it
-  if (task.error) task.error = statelessError(task.error);
-  return task;
-}
+/** 2026-07-28: the task as `tasks/get` shows it. */
+const detailed = statelessTask;
 
 /** 2025-11-25: the `Task` object (`ttl`, `pollInterval`; the outcome comes from `tasks/result`). */
 function sessionTask(r: TaskRecord): Params {

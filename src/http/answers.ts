@@ -4,10 +4,12 @@
  */
 import type { Connection } from "../connection.js";
 import {
+  BATCHING_VERSIONS,
   DEFAULT_FEATURES,
   type Features,
   featuresOf,
   isSessionVersion,
+  revision,
   SESSION_VERSIONS,
 } from "../eras/versions.js";
 import { ErrorCode, type McpError } from "../errors.js";
@@ -163,4 +165,27 @@ export function answerResponse(
   if (connection.closed && headers?.["mcp-session-id"])
     return httpError(404, SESSION_NOT_FOUND, "Session not found");
   return new Reply(202, headers ?? NONE, null);
+}
+
+/**
+ * 400 -32022 when a session's request names a revision other than the one the session negotiated
+ * (see docs/eras.md); undefined when it names none or that one.
+ */
+export function notNegotiated(
+  version: string | null,
+  session: { readonly connection: Connection },
+): Reply | undefined {
+  const negotiated = session.connection.protocolVersion;
+  return version !== null && version !== negotiated ? unsupportedVersion(version, [negotiated!]) : undefined;
+}
+
+/** 400 for a batch whose `MCP-Protocol-Version` names a revision that receives none; undefined otherwise. */
+export function noBatch(version: string | null): Reply | undefined {
+  if (version === null || revision(version)?.batching) return undefined;
+  return httpError(
+    400,
+    ErrorCode.InvalidRequest,
+    `Invalid Request: batches are only accepted on ${BATCHING_VERSIONS.join(", ")}`,
+    versionFeatures(version),
+  );
 }

@@ -23,6 +23,11 @@ import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const noop = () => {};
 
+/** The options that tell an observer (telemetry) which HTTP request carried a message; none without one. */
+export function carried(server: McpServer, request: Request): HandleOptions | undefined {
+  return server.observer ? { carrier: request } : undefined;
+}
+
 function statelessOptions(version: string): ConnectionOptions {
   return Object.freeze({ send: noop, initialized: Object.freeze({ protocolVersion: version }) });
 }
@@ -160,7 +165,7 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
       o.done();
       return new Reply(202, headers ?? NONE, null);
     };
-    const out = server.handleNow(message, connection);
+    const out = server.handleNow(message, connection, carried(server, o.request));
     return isPromiseLike(out) ? out.then(accepted) : accepted();
   }
   const features = revision(connection.protocolVersion) ?? DEFAULT_FEATURES;
@@ -232,6 +237,7 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
     o.done();
   };
   const options: HandleOptions = { send };
+  if (server.observer) options.carrier = o.request;
   // a client already gone: nothing runs, as for an aborted signal
   if (!session && whenGone(o.request, cancel)) options.signal = AbortSignal.abort();
   if (o.auth) options.auth = o.auth;

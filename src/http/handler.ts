@@ -1,7 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import type { AuthInfo, Connection } from "../connection.js";
 import {
-  BATCHING_VERSIONS,
   featuresOf,
   HEADERLESS_VERSION,
   isSessionVersion,
@@ -19,6 +18,8 @@ import {
   json,
   limitReply,
   NONE,
+  noBatch,
+  notNegotiated,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
@@ -28,7 +29,7 @@ import {
 } from "./answers.js";
 import { preflight, withCors } from "./cors.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { connectStateless, encode, serveExchange } from "./exchange.js";
+import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
 import { serveGet } from "./get.js";
 import {
   accepts,
@@ -216,14 +217,9 @@ export class StreamableHttp {
       return this.#statelessHttp.serve(request, message, auth, version, size);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
-    if (Array.isArray(message) && version !== null && !revision(version)?.batching) {
-      return httpError(
-        400,
-        ErrorCode.InvalidRequest,
-        `Invalid Request: batches are only accepted on ${BATCHING_VERSIONS.join(", ")}`,
-        features,
-      );
-    }
+    const wrongRevision =
+      (session && notNegotiated(version, session)) || (Array.isArray(message) && noBatch(version));
+    if (wrongRevision) return wrongRevision;
     if (Array.isArray(message) && message.length > this.#maxBatch) {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
@@ -241,15 +237,10 @@ export class StreamableHttp {
         { supported: [...SUPPORTED_VERSIONS] },
       );
     }
-    return await this.#initialize(request, this.#table, message, auth);
+    return await this.#initialize(this.#table, message, auth, request);
   }
 
-  async #initialize(
-    request: Request,
-    table: SessionTable,
-    message: unknown,
-    auth: AuthInfo | undefined,
-  ): Promise<Reply> {
+  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined, request: Request) {
     const caller = this.#limits.caller(request, auth);
     const wait = principalKey(auth) === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
@@ -268,7 +259,7 @@ export class StreamableHttp {
       onClose: () => session && this.#end(session),
     });
     this.#limits.bind(connection, request, auth);
-    const answer = await this.#server.handle(message, connection);
+    const answer = await this.#server.handle(message, connection, carried(this.#server, request));
     if (connection.protocolVersion === undefined || connection.closed || answer === undefined) {
       connection.close();
       return answer === undefined ? new Reply(202, NONE, null) : json(answer);
@@ -364,6 +355,8 @@ export class StreamableHttp {
     if (!session) return sessionNotFound(features);
     const refused = refuseSession(session, auth, features);
     if (refused) return refused;
+    const other = notNegotiated(version, session);
+    if (other) return other;
     table.touch(session);
     return session;
   }

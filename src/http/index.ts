@@ -5,7 +5,7 @@
 import type { McpServer } from "../server.js";
 import { StreamableHttp } from "./handler.js";
 import type { HttpHandler, HttpHandlerOptions } from "./options.js";
-import { ANSWER, type Answering, toResponse } from "./reply.js";
+import { ANSWER, type Answer, type Answering, toResponse } from "./reply.js";
 
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
@@ -20,12 +20,27 @@ export type { ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from ".
  */
 export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const http = new StreamableHttp(server, options);
-  const handler = ((request: Request) => http.handle(request).then(toResponse)) as HttpHandler & Answering;
+  const answer = (request: Request) =>
+    server.observer?.refused ? http.handle(request).then((a) => refused(server, a)) : http.handle(request);
+  const handler = ((request: Request) => answer(request).then(toResponse)) as HttpHandler & Answering;
   // the Node bridge writes the handler's answers as they are, without a Response in between
-  handler[ANSWER] = (request) => http.handle(request);
+  handler[ANSWER] = answer;
   handler.closeSseStream = (target) => http.closeSseStream(target);
   handler.closeStandaloneStream = (id) => http.closeStandaloneStream(id);
   handler.close = () => http.close();
   Object.defineProperty(handler, "sessionCount", { get: () => http.sessionCount });
   return handler;
+}
+
+/** The refusals at a limit, by status: what an observer (telemetry) counts. */
+const LIMITS: { readonly [status: number]: string } = {
+  413: "payload_too_large",
+  429: "too_many_requests",
+  503: "service_unavailable",
+};
+
+function refused(server: McpServer, answer: Answer): Answer {
+  const reason = LIMITS[answer.status];
+  if (reason !== undefined) server.observer?.refused?.(reason, "tcp");
+  return answer;
 }

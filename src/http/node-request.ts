@@ -1,6 +1,6 @@
 /** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
 import type { IncomingMessage } from "node:http";
-import { type BodyResult, HEADER, ON_GONE, READ_BODY } from "./request.js";
+import { type BodyResult, HEADER, ON_GONE, PEER, type Peer, READ_BODY } from "./request.js";
 
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
@@ -85,7 +85,7 @@ function normalize(v: string): string {
  * The address of the client a request of the Node bridge came from: give it as the HTTP handler's
  * `limits.key`, so that anonymous callers each get shares and rates of their own. Undefined for a
  * request the bridge did not make. Behind a proxy it is the proxy's: read its header instead.
- * @example serve(server, { port: 3000, limits: { key: remoteAddress } })
+ * @example await serve(server, { port: 3000, limits: { key: remoteAddress } });
  */
 export function remoteAddress(request: Request): string | undefined {
   return (request as unknown as { [STATE]?: LazyState })[STATE]?.req.socket?.remoteAddress;
@@ -106,6 +106,11 @@ export class NodeRequest {
 
   get method(): string {
     return this[STATE].method;
+  }
+
+  [PEER](): Peer {
+    const req = this[STATE].req;
+    return { address: req.socket?.remoteAddress, port: req.socket?.remotePort, httpVersion: req.httpVersion };
   }
 
   get url(): string {

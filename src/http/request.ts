@@ -34,6 +34,21 @@ export function whenGone(request: Request, listener: () => void): boolean {
   return false;
 }
 
+/** The method by which a bridge's request tells who sent it, and over which HTTP version (see {@link peerOf}). */
+export const PEER: unique symbol = Symbol.for("picomcp.peer");
+
+/** Who sent a request and how, as its bridge knows it (the `node:http` one does; a plain `Request` tells none). */
+export interface Peer {
+  readonly address: string | undefined;
+  readonly port: number | undefined;
+  readonly httpVersion: string | undefined;
+}
+
+/** The peer of `request`, when its bridge knows it (for telemetry: `client.address`, `network.protocol.version`). */
+export function peerOf(request: Request): Peer | undefined {
+  return (request as { [PEER]?: () => Peer })[PEER]?.call(request);
+}
+
 /** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
 export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
 

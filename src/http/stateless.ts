@@ -205,7 +205,8 @@ export class StatelessHttp {
     this.#o.limits.bind(connection, request, auth);
     if (!("id" in message)) {
       // no notification is defined for HTTP in this revision; one that arrives is accepted
-      return this.#o.server.handle(message, connection, { stateless: true }).then(() => {
+      const options = this.#o.server.observer ? { stateless: true, carrier: request } : { stateless: true };
+      return this.#o.server.handle(message, connection, options).then(() => {
         connection.close();
         return new Reply(202, NONE, null);
       });
@@ -330,6 +331,7 @@ export class StatelessHttp {
       }
     };
     const options: HandleOptions = { send, stateless: true };
+    if (this.#o.server.observer) options.carrier = request;
     // a client already gone: nothing runs, as for an aborted signal
     if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
     runNow(this.#o.server, message, connection, options, finish);

@@ -12,7 +12,8 @@ export interface RedisBusOptions {
   channel?: string;
   /**
    * What crosses instances: `"updates"` (`resourceUpdated` only: each instance announces its own
-   * registration changes to its own clients) or `"all"` (list changes too). Default: `"updates"`.
+   * registration changes to its own clients) or `"all"` (list changes too). Task changes never
+   * cross: they stay with the process that runs the task. Default: `"updates"`.
    */
   share?: "updates" | "all";
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
@@ -45,7 +46,7 @@ function parse(message: string): { from: string; event: ChangeEvent } | undefine
  * and resubscribes by itself after an outage. While Redis is down, events still reach this
  * instance's clients, and one log line says so.
  * @example
- * const bus = new RedisBus(createClient({ url: process.env.REDIS_URL }));
+ * const bus = new RedisBus(createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }));
  * const server = new McpServer({ name: "notes", version: "1.0.0", bus });
  */
 export class RedisBus implements ChangeBus {
@@ -156,7 +157,7 @@ export class RedisBus implements ChangeBus {
 
   publish(event: ChangeEvent): void {
     this.#local.publish(event);
-    if (this.#closed || (event.type === "list_changed" && !this.#shareLists)) return;
+    if (this.#closed || !this.#crosses(event)) return;
     // a command sent while disconnected would wait in the client's queue and arrive late, or never;
     // after a failure on either connection, wait for both to be back (the client may not know yet)
     if (this.#health.down || !this.#client.isReady) {
@@ -165,6 +166,14 @@ export class RedisBus implements ChangeBus {
     }
     const message = JSON.stringify({ from: this.id, event });
     this.#client.publish(this.#channel, message).catch((error: unknown) => this.#failed(error));
+  }
+
+  /**
+   * Whether other instances take the event. A task change never crosses: the task runs in this
+   * process, and its result is the caller's alone, so it is not sent where every instance drops it.
+   */
+  #crosses(event: ChangeEvent): boolean {
+    return event.type === "resource_updated" || (event.type === "list_changed" && this.#shareLists);
   }
 
   subscribe(listener: (event: ChangeEvent) => void): () => void {

@@ -52,8 +52,9 @@ return 0
  * prefix shares each caller's buckets. While Redis is down each replica counts on its own, in memory
  * (a caller may then get up to one budget per replica), and one log line says so. Never rejects.
  * @example
- * const rates = new RedisRateStore(createClient({ url: process.env.REDIS_URL }));
- * new McpServer({ name, version, limits: { rates: { methods: { "tools/call": { perMinute: 60 } }, store: rates } } });
+ * const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+ * const rates = { methods: { "tools/call": { perMinute: 60 } }, store: new RedisRateStore(redis) };
+ * const server = new McpServer({ name: "search", version: "1.0.0", limits: { rates } });
  */
 export class RedisRateStore implements RateStore {
   readonly #client: RedisClient;

@@ -5,6 +5,7 @@
 import type { Context, RequestContext } from "../context.js";
 import type { CacheHint } from "../eras/stateless.js";
 import { McpError } from "../errors.js";
+import type { Registry } from "../registry.js";
 import type { JsonSchemaValidator } from "../schema/schema.js";
 import { createToolEntry, type ToolEntry } from "../tools/tools.js";
 import type { CallToolResult } from "../types.js";
@@ -38,6 +39,33 @@ async function asResourceMethod<T>(ctx: Context, run: (ctx: RequestContext) => T
 function failed(error: unknown): CallToolResult {
   if (!(error instanceof McpError)) throw error;
   return { content: [{ type: "text", text: error.message }], isError: true };
+}
+
+/**
+ * Adds the bridge's two tools to `tools`; `sync` renews `read_resource` when the templates its
+ * description names changed, `remove` takes both away.
+ */
+export function addResourceTools(tools: Registry<ToolEntry>, bridge: ResourceTools) {
+  const add = (entry: ToolEntry) => tools.add(entry.name, entry);
+  const removeList = add(bridge.list());
+  let removeRead: () => void;
+  try {
+    removeRead = add(bridge.read());
+  } catch (error) {
+    removeList();
+    throw error;
+  }
+  return {
+    sync: () => {
+      if (!bridge.stale) return;
+      removeRead();
+      removeRead = add(bridge.read());
+    },
+    remove: () => {
+      removeList();
+      removeRead();
+    },
+  };
 }
 
 /** The two tools of the bridge; `read()` is rebuilt when the templates its description names change. */

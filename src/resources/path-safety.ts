@@ -31,14 +31,18 @@ export class PathEscapeError extends Error {
  * drive letter (`C:`, `c:\`), an ambiguous dots-and-spaces segment, or a NUL byte. For an exploded
  * variable each element is checked (so a `..` element is flagged, since a handler may use elements one
  * by one), and so is the path they form together (`["", "etc"]` is `/etc`); for a record (an exploded
- * query variable), each value.
+ * query variable), each value (a repeated key's values as a list).
  */
 export function isUnsafePathValue(
-  value: string | readonly string[] | { readonly [key: string]: string },
+  value: string | readonly string[] | { readonly [key: string]: string | readonly string[] },
 ): boolean {
   if (typeof value === "string") return unsafe(value);
   if (!isList(value)) {
-    for (const k in value) if (unsafe(value[k]!)) return true;
+    for (const k in value) {
+      const v = value[k]!;
+      // a repeated query key's values are values, not segments of one path: each is checked alone
+      if (typeof v === "string" ? unsafe(v) : v.some(unsafe)) return true;
+    }
     return false;
   }
   for (const v of value) if (unsafe(v)) return true;
@@ -70,7 +74,7 @@ function unsafe(v: string): boolean {
  * its `\` become `/` (which Windows accepts).
  * @example
  * safeJoin("/srv/docs", "guides/../intro.md"); // "/srv/docs/intro.md"
- * safeJoin("/srv/docs", "../etc/passwd");      // throws PathEscapeError
+ * safeJoin("/srv/docs", "../etc/passwd"); // throws PathEscapeError
  */
 export function safeJoin(base: string, ...parts: string[]): string {
   let root = "";

@@ -1,7 +1,7 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
 import type { Completer, RequestContext, ResourceContext } from "../context.js";
-import { listingFor, shapePrimitive } from "../eras/serialize.js";
+import { listingFor, shapePrimitive, shapeResourceContents } from "../eras/serialize.js";
 import {
   type CacheHint,
   type CacheOptions,
@@ -269,12 +269,12 @@ export function readResource(
   }
   if (isPromiseLike(value))
     return Promise.resolve(value).then(
-      (v) => ({ contents: toResourceContents(v, uri, mimeType) }),
+      (v) => ({ contents: shapeResourceContents(toResourceContents(v, uri, mimeType), ctx.features) }),
       (error) => {
         throw readFailed(error, uri, ctx);
       },
     );
-  return { contents: toResourceContents(value, uri, mimeType) };
+  return { contents: shapeResourceContents(toResourceContents(value, uri, mimeType), ctx.features) };
 }
 
 /** What a failed `read` throws: a not-found error spelled as the request's revision spells it. */

@@ -3,6 +3,8 @@
  * URIs, in a session slot of this extension; `notifications/resources/updated` goes to the sessions
  * whose slot holds the URI.
  */
+
+import type { ChangeEvent } from "../bus.js";
 import { type Connection, sessionSlot } from "../connection.js";
 import type { RequestContext } from "../context.js";
 import type { SubscriptionLimits } from "../eras/listen.js";
@@ -11,7 +13,7 @@ import type { Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
 import { callerKey } from "../limits/key.js";
 import { requireScopes } from "../registry.js";
-import type { Params } from "../types.js";
+import { EMPTY, type Params } from "../types.js";
 import type { ResourceRegistry } from "./resources.js";
 
 /** The URIs one session subscribed to, and the bytes they count for against its caller's share. */
@@ -29,11 +31,35 @@ const SUBSCRIBED = sessionSlot<Subscribed>(
   (s) => s.governor?.give("subscriptionBytes", s.key, s.bytes),
 );
 
-const EMPTY = Object.freeze({});
-
 /** Whether the session `conn` subscribed to `uri` (without making its set). */
 export function subscribed(conn: Connection, uri: string): boolean {
   return conn.peek(SUBSCRIBED)?.uris.has(uri) === true;
+}
+
+/**
+ * Delivers a change event to `connections`: every open `subscriptions/listen` stream (2026-07-28)
+ * decides for itself; sessions get `notifications/resources/updated` for a URI they subscribed to,
+ * and a list's `list_changed` when they were told it can change.
+ */
+export function deliverChange(event: ChangeEvent, connections: Iterable<Connection>): void {
+  for (const conn of connections) {
+    if (conn.listening) for (const stream of conn.listens.values()) stream.deliver(event);
+  }
+  // task changes go to listen streams only: the initialize era has no such notification
+  if (event.type === "task") return;
+  if (event.type === "resource_updated") {
+    const method = "notifications/resources/updated";
+    for (const conn of connections) {
+      if (conn.state === "ready" && subscribed(conn, event.uri))
+        conn.send({ jsonrpc: "2.0", method, params: { uri: event.uri } });
+    }
+    return;
+  }
+  const method = `notifications/${event.kind}/list_changed`;
+  for (const conn of connections) {
+    if (conn.state === "ready" && conn.serverCapabilities[event.kind]?.listChanged)
+      conn.send({ jsonrpc: "2.0", method });
+  }
 }
 
 /**

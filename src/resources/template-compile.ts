@@ -9,6 +9,7 @@ import { layout } from "./template-layout.js";
 import {
   LIST,
   LIT,
+  OPT,
   type OpInfo,
   type QueryVar,
   type Scanner,
@@ -53,10 +54,13 @@ function tok(kind: number, text: string, op: OpInfo, at: number): Tok {
   return {
     kind,
     text,
+    lead: "",
     named: false,
     wide: kind === LIST,
     forbid: null,
     next: "",
+    alt: null,
+    lit: "",
     soft: false,
     prev: "",
     prefix: -1,
@@ -77,8 +81,8 @@ export function compileScanner(
     template,
     isTemplate,
     maxUriLength,
-    path: { toks: [], pivot: -1 },
-    fragment: { toks: [], pivot: -1 },
+    path: { toks: [], pivot: -1, floor: 0 },
+    fragment: { toks: [], pivot: -1, floor: 0 },
     queryVars: [],
     queryPairs: [],
     pairKeys: [],
@@ -238,9 +242,11 @@ function expression(sc: Scanner, sec: Section, p: Expr): void {
       continue;
     }
     const lead = (i === 0 ? op.first : op.sep) + (op.named ? v.name : "");
-    if (lead !== "") literalTok(sec, lead);
-    else if (last && last.kind !== LIT) adjacent(sc.template, p.at);
-    const slot = tok(SLOT, v.name, op, p.at);
+    if (lead === "" && last && last.kind !== LIT) adjacent(sc.template, p.at);
+    // with a lead, an undefined variable leaves a trace (no lead), so it can be absent; {x} and {+x}
+    // write nothing for undefined as for "", and read ""
+    const slot = tok(lead === "" ? SLOT : OPT, v.name, op, p.at);
+    slot.lead = lead;
     slot.named = op.named;
     if (v.prefix > 0) sc.prefixed.push({ name: v.name, max: v.prefix });
     // earlier variables of {+a,b} end at the first ',', like {a,b}
@@ -257,6 +263,28 @@ function adjacent(template: string, at: number): never {
     "two variables must be separated by a literal",
     "Put a literal between them (for example {a}-{b}), or use an operator with a prefix such as {/b} or {.b}.",
   );
+}
+
+/**
+ * What may end the value of `toks[i]`, before the pivot: the literal after it; or, when variables that may
+ * be absent (OPT) follow, each one's lead up to the next literal or list (any of them may be the first there).
+ */
+function ends(toks: Tok[], i: number, pivot: number): void {
+  const k = toks[i]!;
+  const texts: string[] = [];
+  let j = i + 1;
+  for (; toks[j]?.kind === OPT; j++) {
+    texts.push(toks[j]!.lead);
+    if (j === pivot) break;
+  }
+  const after = toks[j];
+  k.soft = after === undefined || after.kind !== LIT;
+  if (after !== undefined && after.kind !== OPT) {
+    texts.push(after.kind === LIT ? after.text : String.fromCharCode(after.prefix));
+  }
+  k.next = texts[0]!;
+  k.alt = texts.length > 1 ? texts.slice(1) : null;
+  if (k.kind === OPT && after?.kind === LIT) k.lit = after.text;
 }
 
 /** Picks the pivot and the literal that ends (before it) or starts (after it) each value. */
@@ -283,7 +311,7 @@ function finish(template: string, sec: Section): void {
     const k = toks[i]!;
     if (k.kind === LIT) continue;
     const after = toks[i + 1];
-    if (k.named && k.kind === SLOT && after?.kind === LIT && after.text[0] === "=") {
+    if (k.named && k.kind !== LIST && after?.kind === LIT && after.text[0] === "=") {
       fail(
         template,
         k.at,
@@ -291,11 +319,12 @@ function finish(template: string, sec: Section): void {
         "';x=' could be an empty x and the '=', or the start of x's value; put another literal between them.",
       );
     }
-    if (i < sec.pivot) {
-      k.next = after!.kind === LIT ? after!.text : String.fromCharCode(after!.prefix);
-      k.soft = after!.kind !== LIT;
-    } else if (i > sec.pivot) {
-      k.prev = toks[i - 1]!.text;
+    if (i < sec.pivot) ends(toks, i, sec.pivot);
+    else if (i > sec.pivot) {
+      const before = toks[i - 1]!;
+      k.prev = before.kind === LIT ? before.text : "";
+      if (k.kind === OPT) k.next = k.prev + k.lead;
     }
   }
+  if (sec.pivot > 0 && toks[0]!.kind === LIT) sec.floor = toks[0]!.text.length;
 }

@@ -6,11 +6,12 @@
 import { codePointLength, encodeUriText, percentDecode } from "./percent.js";
 
 /**
- * What `match` returns: exploded path variables as arrays, an exploded query variable as a record, absent
- * query keys omitted. Its prototype (and a record's) has no properties, so variables named `constructor`
- * or `__proto__` are safe, and an absent one reads undefined.
+ * What `match` returns: exploded path variables as arrays, an exploded query variable as a record (a key
+ * the URI repeats as the list of its values), absent query keys omitted. Its prototype (and a record's)
+ * has no properties, so variables named `constructor` or `__proto__` are safe, and an absent one reads
+ * undefined.
  */
-export type UriValues = Record<string, string | string[] | Record<string, string>>;
+export type UriValues = Record<string, string | string[] | Record<string, string | string[]>>;
 
 /** How an operator writes its expression: the first prefix, the separator, `name=` pairs, reserved characters. */
 export interface OpInfo {
@@ -26,21 +27,36 @@ export const LIT = 0;
 export const SLOT = 1;
 /** Token kind: an exploded list. */
 export const LIST = 2;
+/**
+ * Token kind: one value behind the text its expression writes before it (`lead`: `/`, `.`, `#`, `;name`, or
+ * the `,` of `{x,y}`), which RFC 6570 leaves out with the value when the variable is undefined: absent
+ * where the URI does not have that text, and then left out of the result.
+ */
+export const OPT = 3;
 
 /** One step of a compiled path or fragment part; one shape for every kind keeps the scanner monomorphic. */
 export interface Tok {
   kind: number;
-  /** LIT: the text. SLOT/LIST: the variable name. */
+  /** LIT: the text. SLOT/LIST/OPT: the variable name. */
   text: string;
-  /** SLOT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
+  /** OPT: the text before its value (`/`, `.`, `#`, `,`, `;name`); "" for the other kinds. */
+  lead: string;
+  /** SLOT/OPT: `;` style, the value follows `=` and may be empty. LIST: items are `name=value`. */
   named: boolean;
   /** A list, or the last `{+…}`/`{#…}` variable of its expression: must be the pivot. */
   wide: boolean;
   forbid: Uint8Array | null;
-  /** Before the pivot: the literal that ends this value (first occurrence); `soft` = a list prefix that may be absent. */
+  /**
+   * Before the pivot: the literal that ends this value (first occurrence); `soft` = a list prefix or an
+   * OPT's lead, which may be absent. After it, for OPT: `prev` + `lead`, searched from the right.
+   */
   next: string;
+  /** Before the pivot, when OPTs follow: the texts after `next` that may end this value too (the earliest wins); else null. */
+  alt: string[] | null;
+  /** OPT before the pivot: the literal that ends its run of OPTs ("" when none does). */
+  lit: string;
   soft: boolean;
-  /** After the pivot: the literal that starts this value (last occurrence). */
+  /** After the pivot: the literal that starts this value (last occurrence); for OPT, the literal before its lead ("" after a variable). */
   prev: string;
   /** LIST: prefix and separator char codes (prefix -1 when none). */
   prefix: number;
@@ -51,10 +67,14 @@ export interface Tok {
   at: number;
 }
 
-/** A path or fragment part: its tokens, and the index of the one that takes what is left (-1: none). */
+/**
+ * A path or fragment part: its tokens, the index of the one that takes what is left (-1: none), and how
+ * far its leading literal reaches (the tokens after the pivot, matched from the right, never reach into it).
+ */
 export interface Section {
   toks: Tok[];
   pivot: number;
+  floor: number;
 }
 
 /** A `{?…}`/`{&…}` variable that is not exploded; `max` is its prefix length (0: none). */
@@ -124,10 +144,12 @@ export function matchUri(s: Scanner, given: string): UriValues | null {
       if (typeof v === "string") out[name] = percentDecode(v, given);
       else if (Array.isArray(v)) for (let i = 0; i < v.length; i++) v[i] = percentDecode(v[i]!, given);
       else {
-        const r = Object.create(NO_PROTO) as Record<string, string>;
+        const r = Object.create(NO_PROTO) as Record<string, string | string[]>;
         for (const k in v) {
           const key = percentDecode(k, given);
-          if (!Object.hasOwn(r, key)) r[key] = percentDecode(v[k]!, given);
+          const x = v[k]!;
+          if (typeof x === "string") add(r, key, percentDecode(x, given));
+          else for (const item of x) add(r, key, percentDecode(item, given));
         }
         out[name] = r;
       }
@@ -169,15 +191,23 @@ function matchQuery(s: Scanner, uri: string, start: number, end: number, out: Ur
   return seen === (1 << pairs.length) - 1;
 }
 
-/** Adds the pair `uri[i, amp)` to the record, unless a literal pair claims its key; the first of a key wins. */
+/** Adds the pair `uri[i, amp)` to the record, unless a literal pair claims its key. */
 function collect(s: Scanner, uri: string, i: number, amp: number, out: UriValues, record: string): void {
   let eq = uri.indexOf("=", i);
   if (eq < 0 || eq > amp) eq = amp;
   const key = uri.slice(i, eq);
   if (s.pairKeys.includes(key)) return;
-  let r = out[record] as Record<string, string> | undefined;
-  if (r === undefined) out[record] = r = Object.create(NO_PROTO) as Record<string, string>;
-  if (!Object.hasOwn(r, key)) r[key] = eq === amp ? "" : uri.slice(eq + 1, amp);
+  let r = out[record] as Record<string, string | string[]> | undefined;
+  if (r === undefined) out[record] = r = Object.create(NO_PROTO) as Record<string, string | string[]>;
+  add(r, key, eq === amp ? "" : uri.slice(eq + 1, amp));
+}
+
+/** A key the URI repeats becomes the list of its values, in order: `{?list*}` writes a list so. */
+function add(r: Record<string, string | string[]>, key: string, value: string): void {
+  const had = r[key];
+  if (had === undefined) r[key] = value;
+  else if (typeof had === "string") r[key] = [had, value];
+  else had.push(value);
 }
 
 /** Matches one part; forward up to the pivot, backward after it, the pivot takes the rest. */
@@ -189,17 +219,23 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
     return end - start === text.length && uri.startsWith(text, start);
   }
   let q = end;
+  const floor = start + sec.floor;
   for (let i = toks.length - 1; i > pivot; i--) {
     const k = toks[i]!;
     if (k.kind === LIT) {
       const s = q - k.text.length;
       if (s < start || !uri.startsWith(k.text, s)) return false;
       q = s;
+    } else if (k.kind === OPT) {
+      // present at the last occurrence of its literal and lead; absent (nothing taken) without one
+      const from = q - k.next.length;
+      const found = from >= floor ? uri.lastIndexOf(k.next, from) : -1;
+      if (found >= floor && takeSlot(k, uri, found + k.next.length, q, out)) q = found + k.prev.length;
     } else {
       const from = q - k.prev.length;
-      if (from < start) return false;
+      if (from < floor) return false;
       const found = uri.lastIndexOf(k.prev, from);
-      if (found < start) return false;
+      if (found < floor) return false;
       const s = found + k.prev.length;
       if (!takeSlot(k, uri, s, q, out)) return false;
       q = s;
@@ -211,19 +247,45 @@ function matchSection(sec: Section, uri: string, start: number, end: number, out
     if (k.kind === LIT) {
       if (p + k.text.length > q || !uri.startsWith(k.text, p)) return false;
       p += k.text.length;
-    } else {
-      let e = uri.indexOf(k.next, p);
-      if (e < 0 || e + k.next.length > q) {
-        if (!k.soft) return false;
-        e = q;
+    } else if (k.kind === OPT) {
+      // present where the URI has its lead and, after it, what ends it; absent (nothing taken) otherwise
+      const s = p + k.lead.length;
+      if (s > q || !uri.startsWith(k.lead, p)) continue;
+      // present only if the literal that must follow still comes after the lead: `{/a}/pages` on `/pages`
+      if (k.lit !== "") {
+        const f = uri.indexOf(k.lit, s);
+        if (f < 0 || f + k.lit.length > q) continue;
       }
-      if (!takeSlot(k, uri, p, e, out)) return false;
+      const e = endOf(k, uri, s, q);
+      if (e >= 0 && takeSlot(k, uri, s, e, out)) p = e;
+    } else {
+      const e = endOf(k, uri, p, q);
+      if (e < 0 || !takeSlot(k, uri, p, e, out)) return false;
       p = e;
     }
   }
   if (p > q) return false;
   const k = toks[pivot]!;
-  return k.kind === LIST ? takeList(k, uri, p, q, out) : takeSlot(k, uri, p, q, out);
+  if (k.kind === LIST) return takeList(k, uri, p, q, out);
+  if (k.kind !== OPT) return takeSlot(k, uri, p, q, out);
+  // the pivot: absent when nothing is left, else it starts with its lead
+  if (p === q) return true;
+  const s = p + k.lead.length;
+  return s <= q && uri.startsWith(k.lead, p) && takeSlot(k, uri, s, q, out);
+}
+
+/** Where a value before the pivot ends: the first of `next` and `alt` in `uri[from, q)`; else q if `soft`, else -1. */
+function endOf(k: Tok, uri: string, from: number, q: number): number {
+  let e = uri.indexOf(k.next, from);
+  if (e + k.next.length > q) e = -1;
+  const alt = k.alt;
+  if (alt !== null) {
+    for (let i = 0; i < alt.length; i++) {
+      const f = uri.indexOf(alt[i]!, from);
+      if (f >= 0 && f + alt[i]!.length <= q && (e < 0 || f < e)) e = f;
+    }
+  }
+  return e < 0 && k.soft ? q : e;
 }
 
 function takeSlot(k: Tok, uri: string, s: number, e: number, out: UriValues): boolean {

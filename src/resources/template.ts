@@ -19,14 +19,19 @@
  *   takes what is left. So `{+dir}/{name}` splits at the last `/`, `notes://{name}.txt` matches
  *   `notes://my.notes.txt`, and `{a}.{b}` reads `x.y.z` as `x` and `y.z`.
  * - Two variables need a literal between them, or a prefix operator (`{a}{/b}`, `{a}{.b}`); a name is
- *   used once. Path variables are required (one the RFC dropped as undefined means no match), and may
- *   be empty (`O{x}X` matches `OX`).
+ *   used once. A variable with a lead that an empty value still writes (`/`, `.`, `#`, `;x`, and the
+ *   `,` before each but the first of `{x,y}`) may be absent: RFC 6570 drops it when undefined, lead
+ *   and all, so where the URI lacks the lead it is left out (`{/var,undef}` on `/value`, `X{.undef}` on
+ *   `X`). Unnamed values fill their variables from the left; one before a literal is present only if
+ *   that literal still follows its lead (`/base{/a}/pages` on `/base/pages`). `{x}` and `{+x}` are
+ *   always there, and read `""` for nothing (`O{x}X` matches `OX`).
  * - `{x}` (and `{.x}`, `{/x}`, `{;x}`) never match a raw `/`, `?` or `#` (`{;x}` not `;` either); a raw
  *   `,` is kept: a list without explode writes one, and `read` gets the joined string. Exploded path
  *   variables give `string[]` (`[]` when absent). A prefix `{x:n}` matches at most n code points.
  * - Query variables are optional, matched in any order; unknown keys are ignored; keys are compared
  *   as written (not decoded); for a repeated key the first wins. One exploded query variable `{?x*}`
- *   collects every pair no other variable or literal pair claims, as a record (keys decoded).
+ *   collects every pair no other variable or literal pair claims, as a record (keys decoded), where a
+ *   repeated key is the list of its values (`{?tag*}` on `?tag=a&tag=b`: `{ tag: ["a", "b"] }`).
  *   Literal pairs in the template (`?type=repo{&q}`) must be present. `+` is a plus, not a space
  *   (RFC 3986; `application/x-www-form-urlencoded` does not apply).
  * - Literals are matched encoded, as `expand` writes them; a URI with characters a URI cannot hold
@@ -34,7 +39,8 @@
  * - Values are percent-decoded exactly once, after the structure has matched.
  *
  * `match(expand(v))` is `v` wherever the URI determines it; docs/resources.md lists where it does not
- * (lists and maps without explode, prefixes, `%XX` in `{+x}`, a value holding the literal that ends it).
+ * (lists and maps without explode, prefixes, `%XX` in `{+x}`, a value holding the literal that ends it,
+ * an undefined variable before a defined one in an unnamed expression, an undefined `{#…}` before a literal).
  *
  * This file: the public types, limits, and splitting a template into literals and expressions.
  * `template-layout.ts` and `template-compile.ts` turn those into a scanner, `template-scan.ts` runs it,

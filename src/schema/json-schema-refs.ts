@@ -2,9 +2,11 @@
  * The map of one JSON Schema document, made before anything is compiled: every schema resource (the root
  * and each `$id`, resolved against the nearest enclosing `$id`), its `$anchor`s and `$dynamicAnchor`s, its
  * dialect (`$schema`: 2020-12 or draft-07), and the keywords each subschema uses — a keyword picomcp does
- * not know is refused here, by name. `$ref`s resolve against this map only: nothing is ever fetched.
+ * not know is refused here, by name. `$ref`s resolve against this map only: nothing is ever fetched. A
+ * document that refers to the 2020-12 meta-schema (or a vocabulary's) gets the bundled copies mapped beside it.
  */
 import { fail, isObject, type Obj, show } from "./json-schema-checks.js";
+import { META_SCHEMAS_2020_12 } from "./json-schema-meta.js";
 
 /** The dialects picomcp validates: 2020-12 (the default, MCP's), and draft-07 (what older clients send). */
 export type Dialect = "2020-12" | "draft-07";
@@ -143,6 +145,19 @@ const DEFAULT_BASE = "picomcp:///schema.json";
 const ANCHOR = /^[A-Za-z_][-A-Za-z0-9._]*$/;
 const uriOf = (url: URL) => url.href.replace(/#.*$/, "");
 
+/** The `$id`s of the bundled meta-schemas. */
+const META_URIS: ReadonlySet<string> = new Set(META_SCHEMAS_2020_12.map((d) => (d as Obj).$id as string));
+
+/** Whether `ref`, resolved against `base`, names a bundled meta-schema (an invalid one is reported later). */
+function namesMetaSchema(ref: unknown, base: string): boolean {
+  if (typeof ref !== "string") return false;
+  try {
+    return META_URIS.has(uriOf(new URL(ref, base)));
+  } catch {
+    return false;
+  }
+}
+
 /** Maps a document; throws a `TypeError` naming the first keyword or identifier it cannot use. */
 export function mapSchema(root: unknown): SchemaMap {
   const map: SchemaMap = { resources: [], byUri: new Map(), places: new Map(), dynamic: false };
@@ -159,7 +174,9 @@ export function mapSchema(root: unknown): SchemaMap {
     map.byUri.set(uri, resource);
     return resource;
   };
-  const walk = (s: unknown, parent: Place, where: string, isRoot: boolean): void => {
+  let wantsMeta = false;
+  // `meta`: a bundled meta-schema, the one place "$vocabulary" is read (and ignored: the vocabularies are fixed)
+  const walk = (s: unknown, parent: Place, where: string, isRoot: boolean, meta = false): void => {
     if (typeof s === "boolean") return;
     if (!isObject(s)) throw fail(`the schema at ${where} must be an object or a boolean`);
     let place = parent;
@@ -184,25 +201,29 @@ export function mapSchema(root: unknown): SchemaMap {
       place = { ...parent, dialect: dialectOf(s.$schema, where) };
     } else place = { ...parent, where };
     if (!map.places.has(s)) map.places.set(s, place);
-    checkKeywords(s, place.dialect, where);
+    checkKeywords(s, place.dialect, where, meta);
     for (const key of ["$anchor", "$dynamicAnchor"] as const) {
       if (s[key] !== undefined) addAnchor(place, s[key], s, where, key);
       if (key === "$dynamicAnchor" && typeof s[key] === "string") place.resource.dynamic.add(s[key]);
     }
     if (s.$dynamicRef !== undefined) map.dynamic = true;
+    if (!meta && !wantsMeta) {
+      const base = place.resource.uri;
+      wantsMeta = namesMetaSchema(s.$ref, base) || namesMetaSchema(s.$dynamicRef, base);
+    }
     for (const key of Object.keys(s)) {
       const value = s[key];
       const at = `${where}/${escapePointer(key)}`;
-      if (ONE.includes(key) || ONE_MORE.includes(key)) walk(value, place, at, false);
+      if (ONE.includes(key) || ONE_MORE.includes(key)) walk(value, place, at, false, meta);
       else if (LIST.includes(key) || (key === "items" && Array.isArray(value))) {
         if (!Array.isArray(value)) throw fail(`"${key}" at ${where} must be an array of schemas`);
-        for (const [i, v] of value.entries()) walk(v, place, `${at}/${i}`, false);
-      } else if (key === "items") walk(value, place, at, false);
+        for (const [i, v] of value.entries()) walk(v, place, `${at}/${i}`, false, meta);
+      } else if (key === "items") walk(value, place, at, false, meta);
       else if (MAP.includes(key)) {
         if (!isObject(value)) throw fail(`"${key}" at ${where} must be an object`);
         for (const name of Object.keys(value)) {
           if (key === "dependencies" && Array.isArray(value[name])) continue; // draft-07's dependentRequired
-          walk(value[name], place, `${at}/${escapePointer(name)}`, false);
+          walk(value[name], place, `${at}/${escapePointer(name)}`, false, meta);
         }
       }
     }
@@ -214,6 +235,14 @@ export function mapSchema(root: unknown): SchemaMap {
   const base = newResource(id ? uriOf(id) : DEFAULT_BASE, root, "#");
   if (id) map.byUri.set(DEFAULT_BASE, base); // relative references inside a document without a base
   walk(root, { resource: base, dialect: "2020-12", where: "#" }, "#", true);
+  if (wantsMeta) {
+    for (const doc of META_SCHEMAS_2020_12) {
+      const uri = (doc as Obj).$id as string;
+      if (map.byUri.has(uri)) continue; // the document declares its own resource under that URI
+      const where = `${uri}#`;
+      walk(doc, { resource: newResource(uri, doc, where), dialect: "2020-12", where }, where, true, true);
+    }
+  }
   return map;
 }
 
@@ -226,8 +255,9 @@ function addAnchor(place: Place, name: unknown, s: Obj, where: string, key: stri
   anchors.set(name, s);
 }
 
-function checkKeywords(s: Obj, dialect: Dialect, where: string): void {
+function checkKeywords(s: Obj, dialect: Dialect, where: string, meta: boolean): void {
   for (const key of Object.keys(s)) {
+    if (meta && key === "$vocabulary") continue;
     if (KNOWN.has(key) || key.startsWith("x-")) {
       if (dialect === "draft-07" && NEWER.has(key)) {
         throw fail(`"${key}" at ${where} is not a draft-07 keyword; declare "$schema" 2020-12 to use it`);

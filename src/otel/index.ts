@@ -1,0 +1,74 @@
+/**
+ * `picomcp/otel`: OpenTelemetry traces and metrics for a server, per the MCP semantic conventions,
+ * on `@opentelemetry/api` (an optional peer dependency of this subpath alone). One call turns it on;
+ * a server never instrumented pays nothing for it.
+ */
+import {
+  type MeterProvider,
+  metrics,
+  type TextMapPropagator,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import type { McpServer, Registration } from "../server.js";
+import { Instruments } from "./metrics.js";
+import { MetaPropagation } from "./propagation.js";
+import { TaskSpans } from "./tasks.js";
+import { Telemetry } from "./telemetry.js";
+
+export { A as ATTRIBUTES } from "./attributes.js";
+export { DURATION_BUCKETS, M as METRICS } from "./metrics.js";
+
+/** Options of {@link instrument}. */
+export interface InstrumentOptions {
+  /** Where spans go. Default: the global tracer provider (`trace.setGlobalTracerProvider`, or the Node SDK's). */
+  tracerProvider?: TracerProvider;
+  /** Where metrics go. Default: the global meter provider. */
+  meterProvider?: MeterProvider;
+  /** Reads and writes `traceparent`, `tracestate` and `baggage` in `params._meta`. Default: the global propagator. */
+  propagator?: TextMapPropagator;
+  /** Records a tool's arguments as `gen_ai.tool.call.arguments` (JSON) — they may hold anything a user typed. Default: false. */
+  recordToolArguments?: boolean;
+  /** Records a tool's result as `gen_ai.tool.call.result` (JSON) — it may hold anything the tool read. Default: false. */
+  recordToolResults?: boolean;
+  /** Records `mcp.resource.uri` on spans (resources/read, subscribe, unsubscribe, updated). Default: true. */
+  recordResourceUri?: boolean;
+  /** Records `mcp.resource.uri` on `mcp.server.operation.duration` too (one series per URI). Default: false. */
+  resourceUriInMetrics?: boolean;
+  /** Records `mcp.session.id` (over HTTP, the `Mcp-Session-Id` a client presents). Default: true. */
+  recordSessionId?: boolean;
+  /** A CLIENT span for each progress and log notification the server sends. Default: true. */
+  notificationSpans?: boolean;
+}
+
+/** The instrumentation scope's name (the tracer's and the meter's). */
+export const SCOPE = "picomcp";
+
+/**
+ * Turns on OpenTelemetry for `server`: a SERVER span per request and notification (both eras, any
+ * transport), a CLIENT span per request the server sends, trace context through `params._meta`, and
+ * the metrics. `remove()` turns it off again.
+ * @example
+ * instrument(server); // spans and metrics go to the providers the Node SDK registered
+ * instrument(server, { tracerProvider, meterProvider }); // or to these
+ */
+export function instrument(server: McpServer, options: InstrumentOptions = {}): Registration {
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
+  const instruments = new Instruments(meter);
+  const telemetry = new Telemetry(
+    tracer,
+    instruments,
+    new MetaPropagation(options.propagator),
+    new TaskSpans(tracer, instruments),
+    {
+      toolArguments: options.recordToolArguments === true,
+      toolResults: options.recordToolResults === true,
+      resourceUri: options.recordResourceUri !== false,
+      resourceUriInMetrics: options.resourceUriInMetrics === true,
+      sessionId: options.recordSessionId !== false,
+      notifications: options.notificationSpans !== false,
+    },
+  );
+  return server.use({ id: "picomcp/otel", observer: telemetry });
+}

@@ -1,0 +1,379 @@
+/**
+ * The observer `instrument` adds: a SERVER span per message a client sends, a CLIENT span per request
+ * (and notification) the server sends, the answers that end them, sessions, change events and
+ * refusals, each recorded in the metrics.
+ */
+import {
+  type Attributes,
+  type Context,
+  context,
+  isSpanContextValid,
+  type Link,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import type { ChangeEvent } from "../bus.js";
+import { type Connection, type ConnectionOptions, sessionSlot } from "../connection.js";
+import type { MessageObservation, MessageStart, Observer } from "../extension.js";
+import {
+  isObject,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  type Params,
+  type RequestId,
+} from "../types.js";
+import {
+  A,
+  carrierAttributes,
+  createdTask,
+  json,
+  metaOf,
+  outcomeOf,
+  shortString,
+  spanName,
+  targetOf,
+  versionOf,
+} from "./attributes.js";
+import { type Instruments, pick } from "./metrics.js";
+import type { MetaPropagation } from "./propagation.js";
+import type { TaskSpans } from "./tasks.js";
+
+/** What the observer records beyond the defaults (see `InstrumentOptions`). */
+export interface Recording {
+  readonly toolArguments: boolean;
+  readonly toolResults: boolean;
+  readonly resourceUri: boolean;
+  readonly resourceUriInMetrics: boolean;
+  readonly sessionId: boolean;
+  readonly notifications: boolean;
+}
+
+/** Attributes of `mcp.server.operation.duration`. */
+const OPERATION_KEYS = [
+  A.method,
+  A.errorType,
+  A.statusCode,
+  A.operation,
+  A.protocolVersion,
+  A.transport,
+  A.protocolName,
+  A.networkVersion,
+];
+/** Attributes a request's outbound spans share with it. */
+const BASE_KEYS = [A.protocolVersion, A.sessionId, A.transport, A.protocolName];
+/** Attributes of the session metrics. */
+const SESSION_KEYS = [A.protocolVersion, A.transport, A.protocolName, A.networkVersion];
+/** Notifications a client sends that the metrics name; any other is `_OTHER`. */
+const CLIENT_NOTIFICATIONS = new Set([
+  "notifications/initialized",
+  "notifications/cancelled",
+  "notifications/progress",
+  "notifications/roots/list_changed",
+]);
+/** Notifications the server sends that get a span of their own (list changes get one per change). */
+const OWN_SPAN = new Set(["notifications/progress", "notifications/message"]);
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+const RESOURCE_METHODS = new Set(["resources/read", "resources/subscribe", "resources/unsubscribe"]);
+
+/** A request the server sent, waiting for its answer. */
+interface Pending {
+  readonly span: Span;
+  readonly owner: Set<RequestId>;
+}
+
+/** The observer of one instrumented server. */
+export class Telemetry implements Observer {
+  readonly tracer: Tracer;
+  readonly instruments: Instruments;
+  readonly propagation: MetaPropagation;
+  readonly tasks: TaskSpans;
+  readonly recording: Recording;
+  readonly #pending = new Map<RequestId, Pending>();
+  /** Messages already seen on their way out (a request's are, once more, on its connection's way). */
+  readonly #seen = new WeakSet<object>();
+  /** A connection's requests still waiting, failed when it closes. */
+  readonly outboundSlot = sessionSlot(
+    "picomcp/otel requests",
+    () => new Set<RequestId>(),
+    (ids) => this.#fail(ids, "connection_closed"),
+  );
+  /** A session, from its `initialize` on: its duration and count when it closes. */
+  readonly sessionSlot = sessionSlot(
+    "picomcp/otel session",
+    () => ({ start: performance.now(), attributes: {} as Attributes }),
+    (s) => {
+      this.instruments.session.record((performance.now() - s.start) / 1000, s.attributes);
+      this.instruments.sessions.add(-1, s.attributes);
+    },
+  );
+
+  constructor(
+    tracer: Tracer,
+    instruments: Instruments,
+    propagation: MetaPropagation,
+    tasks: TaskSpans,
+    recording: Recording,
+  ) {
+    this.tracer = tracer;
+    this.instruments = instruments;
+    this.propagation = propagation;
+    this.tasks = tasks;
+    this.recording = recording;
+  }
+
+  message(start: MessageStart): MessageObservation {
+    return new Observed(this, start);
+  }
+
+  response(message: JsonRpcResponse, _connection: Connection): void {
+    const id = message.id;
+    const pending = id == null ? undefined : this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id!);
+    pending.owner.delete(id!);
+    if ("error" in message && isObject(message.error)) {
+      const code = String(message.error.code);
+      pending.span.setAttributes({ [A.errorType]: code, [A.statusCode]: code });
+      const text = shortString(message.error.message);
+      pending.span.setStatus(
+        text ? { code: SpanStatusCode.ERROR, message: text } : { code: SpanStatusCode.ERROR },
+      );
+    }
+    pending.span.end();
+  }
+
+  connect(options: ConnectionOptions): ConnectionOptions {
+    const owner = new Set<RequestId>();
+    const send = options.send;
+    return {
+      ...options,
+      // what reaches the connection outside a request's own stream: a 2025-11-25 task's requests
+      send: (m) => send(this.#seen.has(m) ? m : this.outbound(m, undefined, owner, {})),
+      onClose: () => {
+        this.#fail(owner, "connection_closed");
+        options.onClose?.();
+      },
+    };
+  }
+
+  change(event: ChangeEvent): void {
+    if (event.type === "task") {
+      this.tasks.changed(event.task);
+      return;
+    }
+    const method =
+      event.type === "list_changed"
+        ? `notifications/${event.kind}/list_changed`
+        : "notifications/resources/updated";
+    const attributes: Attributes = { [A.method]: method };
+    if (event.type === "resource_updated" && this.recording.resourceUri)
+      attributes[A.resourceUri] = event.uri;
+    this.tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, context.active()).end();
+  }
+
+  refused(reason: string, network: "pipe" | "tcp"): void {
+    this.instruments.refused.add(1, { [A.errorType]: reason, [A.transport]: network });
+  }
+
+  /**
+   * A message on its way to the client, under `parent` (a request's span; else the task it names, or
+   * the active context): a request gets a CLIENT span until its answer, progress and log messages one
+   * of their own; both carry their span's context in `_meta`. Returns what to send.
+   */
+  outbound(
+    m: JsonRpcMessage,
+    parent: Context | undefined,
+    owner: Set<RequestId>,
+    base: Attributes,
+  ): JsonRpcMessage {
+    if (!isObject(m) || typeof m.method !== "string") return m;
+    const message = m as { id?: unknown; method: string; params?: unknown };
+    const params = isObject(message.params) ? message.params : undefined;
+    if (message.method === "notifications/cancelled") {
+      const target = params?.requestId;
+      if (typeof target === "string" || typeof target === "number")
+        this.#fail(new Set([target]), "cancelled");
+      return m;
+    }
+    const isRequest = typeof message.id === "string" || typeof message.id === "number";
+    if (!isRequest && !(this.recording.notifications && OWN_SPAN.has(message.method))) return m;
+    const attributes: Attributes = { ...base, [A.method]: message.method };
+    if (isRequest) attributes[A.requestId] = String(message.id);
+    const under = parent ?? this.#parentOf(params);
+    const span = this.tracer.startSpan(message.method, { kind: SpanKind.CLIENT, attributes }, under);
+    // the span's context, with the baggage the request brought
+    const out = { ...message, params: this.propagation.inject(params, trace.setSpan(under, span)) };
+    this.#seen.add(out);
+    if (isRequest) {
+      const id = message.id as RequestId;
+      this.#pending.set(id, { span, owner });
+      owner.add(id);
+    } else span.end();
+    return out as JsonRpcMessage;
+  }
+
+  #parentOf(params: Params | undefined): Context {
+    const active = context.active();
+    const task = params && metaOf(params)?.[RELATED_TASK];
+    const id = isObject(task) ? shortString(task.taskId) : undefined;
+    return (id !== undefined && this.tasks.context(id, active)) || active;
+  }
+
+  #fail(ids: Set<RequestId>, errorType: string): void {
+    for (const id of ids) {
+      const pending = this.#pending.get(id);
+      if (!pending) continue;
+      this.#pending.delete(id);
+      pending.owner.delete(id);
+      pending.span.setAttribute(A.errorType, errorType);
+      pending.span.setStatus({ code: SpanStatusCode.ERROR });
+      pending.span.end();
+    }
+  }
+}
+
+/** One message from the client, from its arrival to its answer. */
+class Observed implements MessageObservation {
+  readonly #t: Telemetry;
+  readonly #start: MessageStart;
+  readonly #span: Span;
+  readonly #parent: Context;
+  readonly #context: Context;
+  readonly #attributes: Attributes;
+  readonly #began = performance.now();
+  readonly #target: { key: string; name: string } | undefined;
+
+  constructor(t: Telemetry, start: MessageStart) {
+    this.#t = t;
+    this.#start = start;
+    const { method, id, params, connection, carrier } = start;
+    const r = t.recording;
+    const attributes: Attributes = { [A.method]: method };
+    if (id !== undefined) attributes[A.requestId] = String(id);
+    const version = versionOf(connection, params);
+    if (version !== undefined) attributes[A.protocolVersion] = version;
+    if (r.sessionId && connection.peek(t.sessionSlot) !== undefined) attributes[A.sessionId] = connection.id;
+    carrierAttributes(carrier, attributes);
+    const target = targetOf(method, params);
+    this.#target = target;
+    if (target) attributes[target.key] = target.name;
+    if (method === "tools/call") {
+      attributes[A.operation] = "execute_tool";
+      if (r.toolArguments && params.arguments !== undefined) {
+        const args = json(params.arguments);
+        if (args !== undefined) attributes[A.toolArguments] = args;
+      }
+    }
+    const uri = RESOURCE_METHODS.has(method) ? shortString(params.uri) : undefined;
+    if (uri !== undefined && r.resourceUri) attributes[A.resourceUri] = uri;
+    this.#attributes = attributes;
+    const links: Link[] = [];
+    // the transport's span (an instrumented HTTP server's) is linked: the client's MCP span is the parent
+    const ambient = trace.getSpanContext(context.active());
+    if (ambient && isSpanContextValid(ambient)) links.push({ context: ambient });
+    const taskId = method.startsWith("tasks/") ? shortString(params.taskId) : undefined;
+    const task = taskId === undefined ? undefined : t.tasks.link(taskId);
+    if (task) links.push({ context: task });
+    this.#parent = t.propagation.extract(params);
+    const options = { kind: SpanKind.SERVER, attributes, links };
+    this.#span = t.tracer.startSpan(spanName(method, target), options, this.#parent);
+    this.#context = trace.setSpan(this.#parent, this.#span);
+    if (method === "subscriptions/listen") t.instruments.listens.add(1, pick(attributes, SESSION_KEYS));
+  }
+
+  run<T>(run: () => T): T {
+    return context.with(this.#context, run);
+  }
+
+  send(send: (message: JsonRpcMessage) => void): (message: JsonRpcMessage) => void {
+    const owner = this.#start.connection.slot(this.#t.outboundSlot);
+    const base = pick(this.#attributes, BASE_KEYS);
+    return (m) => send(this.#t.outbound(m, this.#context, owner, base));
+  }
+
+  end(answer: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
+    const t = this.#t;
+    const span = this.#span;
+    const { method, connection } = this.#start;
+    const outcome = outcomeOf(answer);
+    const attributes = this.#attributes;
+    const after: Attributes = {};
+    if (method === "initialize" && outcome.result !== undefined && connection.state === "ready") {
+      after[A.protocolVersion] = connection.protocolVersion;
+      if (t.recording.sessionId) after[A.sessionId] = connection.id;
+      this.#opened(connection, { ...attributes, ...after });
+    }
+    if (outcome.errorType !== undefined) {
+      after[A.errorType] = outcome.errorType;
+      if (outcome.code !== undefined) after[A.statusCode] = outcome.code;
+      span.setStatus(
+        outcome.message === undefined
+          ? { code: SpanStatusCode.ERROR }
+          : { code: SpanStatusCode.ERROR, message: outcome.message },
+      );
+    } else if (method === "tools/call" && outcome.result && t.recording.toolResults) {
+      const { _meta, ...shown } = outcome.result;
+      const text = json(shown);
+      if (text !== undefined) after[A.toolResult] = text;
+    }
+    span.setAttributes(after);
+    let out = answer;
+    const result = outcome.result;
+    if (result?.resultType === "input_required" && isObject(result.inputRequests))
+      out = {
+        ...answer!,
+        result: { ...result, inputRequests: this.#asked(result.inputRequests) },
+      } as JsonRpcResponse;
+    const taskId = createdTask(result);
+    if (taskId !== undefined) t.tasks.created(taskId, span, this.#parent, this.#target?.name);
+    span.end();
+    this.#record({ ...attributes, ...after }, outcome.code);
+    return out;
+  }
+
+  /** 2026-07-28: each input request of the result, as a CLIENT span whose context its `_meta` carries. */
+  #asked(requests: Params): Params {
+    const out: Params = {};
+    for (const [key, request] of Object.entries(requests)) {
+      if (!isObject(request) || typeof request.method !== "string") {
+        out[key] = request;
+        continue;
+      }
+      const attributes = { ...pick(this.#attributes, BASE_KEYS), [A.method]: request.method };
+      const span = this.#t.tracer.startSpan(
+        request.method,
+        { kind: SpanKind.CLIENT, attributes },
+        this.#context,
+      );
+      out[key] = {
+        ...request,
+        params: this.#t.propagation.inject(request.params, trace.setSpan(this.#context, span)),
+      };
+      span.end();
+    }
+    return out;
+  }
+
+  #opened(connection: Connection, attributes: Attributes): void {
+    const session = connection.slot(this.#t.sessionSlot);
+    session.attributes = pick(attributes, SESSION_KEYS);
+    this.#t.instruments.sessions.add(1, session.attributes);
+  }
+
+  #record(all: Attributes, code: string | undefined): void {
+    const t = this.#t;
+    const { method, id } = this.#start;
+    const point = pick(all, OPERATION_KEYS);
+    // a name the client made up is not a metric's attribute: an unknown method, a tool that failed to resolve
+    if (code === "-32601" || (id === undefined && !CLIENT_NOTIFICATIONS.has(method)))
+      point[A.method] = "_OTHER";
+    if (this.#target && code === undefined) point[this.#target.key] = this.#target.name;
+    if (t.recording.resourceUriInMetrics && all[A.resourceUri] !== undefined)
+      point[A.resourceUri] = all[A.resourceUri];
+    t.instruments.operation.record((performance.now() - this.#began) / 1000, point);
+    if (method === "subscriptions/listen") t.instruments.listens.add(-1, pick(all, SESSION_KEYS));
+  }
+}
