@@ -5,6 +5,7 @@ import { benchColdStart } from "./cold-start.js";
 import { benchDispatch, benchReadScaling } from "./dispatch.js";
 import { benchHttp } from "./http.js";
 import { benchJsonSchema } from "./json-schema.js";
+import { benchEverydayPatterns, benchWorstPattern } from "./patterns.js";
 import { benchTemplates } from "./template-match.js";
 import { benchTypecheck } from "./typecheck.js";
 import { benchTypecheckTools } from "./typecheck-tools.js";
@@ -44,6 +45,15 @@ console.log(
   "\n## JSON Schema validation of a tool's arguments: picomcp vs ajv (ns per call; ratio > 1: picomcp faster)",
 );
 console.table(benchJsonSchema());
+
+console.log(
+  "\n## Schema patterns in linear time: the worst case, ^(\\w+\\s?)*$ on n-1 word characters and a '!' (µs)",
+);
+console.table(benchWorstPattern());
+console.log(
+  "\n## Everyday schema patterns: the linear-time matcher vs RegExp (ns per test; ratio > 1: it is faster)",
+);
+console.table(benchEverydayPatterns());
 
 console.log("\n## Cold start of the example server (spawn → initialize answer, ms)");
 console.table(await benchColdStart());

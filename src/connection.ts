@@ -14,10 +14,9 @@ import type {
   ServerCapabilities,
 } from "./types.js";
 
-/**
- * Verified credentials of the caller, as a transport with authorization gives them. picomcp freezes
- * it before a handler sees it. Its principal ({@link principalOf}) is what a session is bound to.
- */
+export { type Principal, principalFrom, principalOf } from "./types.js";
+
+/** Verified credentials of the caller, frozen before a handler sees them; see `principalFrom` for whose. */
 export interface AuthInfo {
   /** The access token (never logged by picomcp). */
   token?: string;
@@ -25,16 +24,13 @@ export interface AuthInfo {
   subject?: string;
   /** The client the token was issued to; the principal when there is no `subject`. */
   clientId?: string;
+  /** The token's issuer (a JWT's `iss`): part of the principal, so two issuers' `alice`s stay two. Default: none. */
+  issuer?: string;
   /** Granted scopes. */
   scopes?: string[];
   /** The token's claims or any extra data the verifier attaches. */
   extra?: { [key: string]: unknown };
   [key: string]: unknown;
-}
-
-/** The principal of verified credentials: `subject`, else `clientId`; undefined when unauthenticated or anonymous. */
-export function principalOf(auth: AuthInfo | undefined): string | undefined {
-  return auth?.subject ?? auth?.clientId;
 }
 
 /**
@@ -148,6 +144,7 @@ const NOTHING_DECLARED: Declared = Object.freeze({
 export class Connection {
   /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
   readonly auth: AuthInfo | undefined;
+  /** @internal — opened initialized: one stateless request, no session */ readonly sessionless: boolean;
   /** @internal */ state: State = "new";
   /** @internal */ features: Features = DEFAULT_FEATURES;
   /** @internal — the client as the handshake described it; shared by every request of the connection. */
@@ -172,6 +169,7 @@ export class Connection {
     this.#onClosed = onClosed;
     this.#id = options.id;
     this.auth = options.auth;
+    this.sessionless = options.initialized !== undefined;
   }
 
   /** The connection's identifier (the HTTP session id, say); a random UUID unless the transport gave one. */

@@ -1,9 +1,10 @@
 export type { ChangeBus, ChangeEvent } from "./bus.js";
 export { LocalBus } from "./bus.js";
-export type { AuthInfo, ConnectionOptions, SessionSlot } from "./connection.js";
+export type { AuthInfo, ConnectionOptions, Principal, SessionSlot } from "./connection.js";
 export {
   ClientRequestError,
   Connection,
+  principalFrom,
   principalOf,
   RequestTimeoutError,
   sessionSlot,

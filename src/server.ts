@@ -4,6 +4,7 @@ import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions } from "./dispatch/envelope.js";
+import { operationScopes } from "./dispatch/scopes.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./eras/stateless.js";
@@ -343,6 +344,14 @@ export class McpServer {
   /** @internal — the arguments of a tool that HTTP mirrors into `Mcp-Param-*` headers (read at registration). */
   toolHeaders(name: string): readonly HeaderParam[] {
     return this.#tools.get(name)?.headers ?? NO_HEADERS;
+  }
+
+  /** @internal — the scopes the primitives a parsed request names need, for one step-up challenge (`picomcp/auth`). */
+  scopesFor(message: unknown): readonly string[] {
+    return operationScopes(
+      { tools: this.#tools, prompts: this.#prompts, resources: this.#resources },
+      message,
+    );
   }
 
   /** @internal — the observer an extension brought (telemetry), for transports' refusals. */

@@ -1,6 +1,7 @@
 /**
  * Wire types of MCP and JSON-RPC, shaped as the newest revision has them. The era serializers
- * (`src/eras/`) strip what an older revision lacks, so handlers only ever build these shapes.
+ * (`src/eras/`) strip what an older revision lacks, so handlers only ever build these shapes. And the
+ * caller's principal, what state is bound to.
  */
 
 /** Any JSON value. */
@@ -305,4 +306,53 @@ export interface Root {
   uri: string;
   name?: string;
   _meta?: Meta;
+}
+
+/**
+ * Who a caller is: a user (a token's `sub`, with its issuer) or a client acting for itself (its
+ * `client_id`, with its issuer). A user and a client of the same name are two principals.
+ */
+export interface Principal {
+  /** `user` when the credentials name a subject, else `client`. */
+  readonly kind: "user" | "client";
+  /** The issuer that vouches for `id` (`AuthInfo.issuer`); undefined when the verifier did not say. */
+  readonly issuer: string | undefined;
+  /** The subject, or the client id. */
+  readonly id: string;
+  /**
+   * The canonical key that sessions, request states, tasks and listen streams are bound to:
+   * `<kind>:<issuer>:<id>`, with `%` and `:` percent-encoded in the issuer and the id, so that no two
+   * principals share a key (`user:https%3A//as.example:alice`).
+   */
+  readonly key: string;
+}
+
+/** What of the credentials (`AuthInfo`) names a principal. */
+export interface Credentials {
+  readonly subject?: unknown;
+  readonly clientId?: unknown;
+  readonly issuer?: unknown;
+  readonly [key: string]: unknown;
+}
+
+/** `%` and `:` percent-encoded: the parts of a key can then hold anything and still be told apart. */
+function keyPart(s: string): string {
+  return s.includes("%") || s.includes(":") ? s.replaceAll("%", "%25").replaceAll(":", "%3A") : s;
+}
+
+const named = (s: unknown): s is string => typeof s === "string" && s !== "";
+
+/** The principal of verified credentials: the subject, else the client; undefined when they name neither (anonymous). */
+export function principalFrom(auth: Credentials | undefined): Principal | undefined {
+  if (auth === undefined) return undefined;
+  const kind = named(auth.subject) ? "user" : named(auth.clientId) ? "client" : undefined;
+  if (kind === undefined) return undefined;
+  const id = (kind === "user" ? auth.subject : auth.clientId) as string;
+  const issuer = named(auth.issuer) ? auth.issuer : undefined;
+  return { kind, issuer, id, key: `${kind}:${keyPart(issuer ?? "")}:${keyPart(id)}` };
+}
+
+/** The canonical key of the caller's principal ({@link Principal.key}); undefined when unauthenticated or anonymous. */
+export function principalOf(auth: Credentials | undefined): string | undefined {
+  return principalFrom(auth)?.key;
 }

@@ -1,14 +1,15 @@
 import { spawn } from "node:child_process";
-import type { Connection } from "../src/connection.js";
+import type { AuthInfo, Connection } from "../src/connection.js";
 import { encodeMessage } from "../src/jsonrpc.js";
 import type { McpServer } from "../src/server.js";
 import type { JsonRpcMessage } from "../src/types.js";
 
 /** A raw JSON-RPC peer: sends objects or text, returns the exact wire answer, records what the server sent. */
-export function rawPeer(server: McpServer) {
+export function rawPeer(server: McpServer, auth?: AuthInfo) {
   const sent: any[] = [];
   const connection: Connection = server.connect({
     send: (m: JsonRpcMessage) => void sent.push(JSON.parse(encodeMessage(m))),
+    ...(auth ? { auth } : {}),
   });
   const send = async (message: unknown) => {
     const answer = await server.handle(

@@ -1,7 +1,9 @@
 import { McpServer } from "picomcp";
 
-// every replica behind one endpoint must seal and open request states with the same keys
-const stateKey = "replace-me-with-32-random-bytes-from-your-secret-store";
+// every replica behind one endpoint must seal and open request states with the same keys: a secret
+// made once (`openssl rand -base64 32`) and given to every replica, never written in the code
+const stateKey = process.env.MCP_STATE_KEY;
+if (!stateKey) throw new Error("MCP_STATE_KEY is not set (make one: openssl rand -base64 32)");
 
 export const server = new McpServer({
   name: "bookings",

@@ -3,6 +3,9 @@ import { serve } from "picomcp/node";
 import { RedisBus, RedisEventStore } from "picomcp/redis";
 import { createClient } from "redis";
 
+// the request-state key: a secret made once (`openssl rand -base64 32`), the same in every replica
+const stateKey = process.env.MCP_STATE_KEY;
+if (!stateKey) throw new Error("MCP_STATE_KEY is not set (make one: openssl rand -base64 32)");
 const redis = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
 // publishes on `redis`, subscribes on a duplicate of it; connects both
 const bus = new RedisBus(redis);
@@ -12,7 +15,7 @@ export const server = new McpServer({
   version: "1.0.0",
   bus,
   // every replica seals and opens 2026-07-28 request states with the same keys
-  requestState: { keys: [process.env.MCP_STATE_KEY ?? "replace-me-with-32-random-bytes-from-a-secret"] },
+  requestState: { keys: [stateKey] },
 });
 
 const notes = new Map<string, string>([["welcome", "Hello"]]);

@@ -21,7 +21,7 @@ export { canonicalResource, createResourceServer, InvalidTokenError } from "./re
 /** Options of {@link createProtectedHandler}: the resource server's, and every option of `createHttpHandler` but `authenticate`. */
 export interface ProtectedHandlerOptions
   extends Omit<HttpHandlerOptions, "authenticate">,
-    ResourceServerOptions {}
+    Omit<ResourceServerOptions, "server"> {}
 
 /** What {@link createProtectedHandler} returns: an `HttpHandler` that also serves the metadata, and its resource server. */
 export interface ProtectedHandler extends HttpHandler {
@@ -57,15 +57,19 @@ export function createProtectedHandler(
     onError,
     ...http
   } = options;
-  const { server: rs, wrap } = resourceServer({
-    resource,
-    authorizationServers,
-    verifyToken,
-    ...(requiredScopes ? { requiredScopes } : {}),
-    ...(scopesSupported ? { scopesSupported } : {}),
-    ...(metadata ? { metadata } : {}),
-    ...(onError ? { onError } : {}),
-  });
+  const { server: rs, wrap } = resourceServer(
+    {
+      resource,
+      authorizationServers,
+      verifyToken,
+      server,
+      ...(requiredScopes ? { requiredScopes } : {}),
+      ...(scopesSupported ? { scopesSupported } : {}),
+      ...(metadata ? { metadata } : {}),
+      ...(onError ? { onError } : {}),
+    },
+    http.maxBodyBytes,
+  );
   const own = http.errorStatus;
   const errorStatus: ErrorStatus = own
     ? (error, request) => rs.errorStatus(error, request) ?? own(error, request)

@@ -63,13 +63,19 @@ export interface JwtVerifierOptions {
   jwksCooldownMs?: number;
   /** Milliseconds to wait for the key set. Default: 5000. */
   jwksTimeoutMs?: number;
+  /**
+   * Whether a token must name its user in `sub` (RFC 9068 §2.2). `false` is for issuers of
+   * client-credentials tokens that omit it: such a token's principal is then its client (`client_id`,
+   * else `azp`), and a token naming neither is refused. Default: true.
+   */
+  requireSubject?: boolean;
 }
 
 const DEFAULT_ALGORITHMS: readonly JwtAlgorithm[] = ["RS256", "ES256", "EdDSA", "Ed25519"];
 
 /**
  * A `verifyToken` for JWT access tokens: checks the signature against the issuer's JWKS, `alg`
- * against the allow-list, `typ`, `iss`, `aud`, `exp` and `nbf`; maps the claims to `AuthInfo`.
+ * against the allow-list, `typ`, `iss`, `aud`, `sub`, `exp`, `nbf` and `iat`; maps the claims to `AuthInfo`.
  * @example
  * const verifyToken = jwtVerifier({
  *   issuer: "https://auth.example.com",
@@ -94,6 +100,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
   const skew = options.clockSkewSeconds ?? 60;
   if (!(skew >= 0) || !Number.isFinite(skew)) throw new RangeError("clockSkewSeconds must be 0 or more");
   const keys = keySet(options, issuers);
+  const requireSubject = options.requireSubject ?? true;
   return async (token) => {
     let payload: JWTPayload;
     try {
@@ -109,7 +116,17 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
     }
     if (!audiences(payload.aud).some((a) => sameResource(a, audience)))
       throw new InvalidTokenError("the access token was not issued for this server (aud)");
-    return authInfo(token, payload);
+    // jose looks at iat only when a maximum age is asked for: a token from the future is refused here
+    if (typeof payload.iat === "number" && payload.iat > Date.now() / 1000 + skew)
+      throw new InvalidTokenError("the access token was issued in the future");
+    const info = authInfo(token, payload);
+    if (payload.sub !== undefined && typeof payload.sub !== "string")
+      throw new InvalidTokenError("the access token has an invalid sub claim");
+    if (info.subject === undefined && requireSubject)
+      throw new InvalidTokenError("the access token does not name its subject (sub)");
+    if (info.subject === undefined && info.clientId === undefined)
+      throw new InvalidTokenError("the access token names neither a subject (sub) nor a client (client_id)");
+    return info;
   };
 }
 
@@ -171,7 +188,6 @@ function refusal(error: unknown): unknown {
   if (error instanceof errors.JWTClaimValidationFailed) {
     const what: { [claim: string]: string } = {
       nbf: "the access token is not valid yet",
-      iat: "the access token was issued in the future",
       iss: "the access token was not issued by a trusted issuer (iss)",
       aud: "the access token was not issued for this server (aud)",
       typ: "the token is not an access token (typ must be at+jwt)",
@@ -193,12 +209,13 @@ function refusal(error: unknown): unknown {
   return error;
 }
 
-/** The claims as `AuthInfo`: `client_id` (or `azp`), scopes from `scope` (or `scp`), `sub`, and every claim in `extra`. */
+/** The claims as `AuthInfo`: `client_id` (or `azp`), scopes from `scope` (or `scp`), `sub`, `iss`, and every claim in `extra`. */
 export function authInfo(token: string, claims: JWTPayload): AuthInfo {
   const info: AuthInfo = { token, scopes: scopesOf(claims), extra: { ...claims } };
   const client = typeof claims.client_id === "string" ? claims.client_id : claims.azp;
-  if (typeof client === "string") info.clientId = client;
-  if (typeof claims.sub === "string") info.subject = claims.sub;
+  if (typeof client === "string" && client !== "") info.clientId = client;
+  if (typeof claims.sub === "string" && claims.sub !== "") info.subject = claims.sub;
+  if (typeof claims.iss === "string" && claims.iss !== "") info.issuer = claims.iss;
   if (typeof claims.exp === "number") info.expiresAt = claims.exp;
   return info;
 }

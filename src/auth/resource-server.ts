@@ -7,7 +7,9 @@ import type { AuthInfo } from "../connection.js";
 import { httpError, SERVER_ERROR } from "../http/answers.js";
 import type { ErrorStatus } from "../http/options.js";
 import { type Answer, headerOf, toResponse, withHeaders } from "../http/reply.js";
+import { readBody } from "../http/request.js";
 import { isScopeToken } from "../registry.js";
+import type { McpServer } from "../server.js";
 
 /** Thrown by a `verifyToken` hook for a token it refuses; its message becomes the challenge's `error_description`. */
 export class InvalidTokenError extends Error {
@@ -39,6 +41,12 @@ export interface ResourceServerOptions {
   metadata?: { readonly [field: string]: unknown };
   /** Told when a token could not be checked for a reason other than the token (a key set that does not load, say); the client gets 503. Default: none. */
   onError?: (error: unknown) => void;
+  /**
+   * The server behind the handler: with it, the 403 for a token without `requiredScopes` also names the
+   * scopes of the tool, prompt or resource the request asks for — one challenge for all it needs
+   * (`createProtectedHandler` passes its own). Default: none (the challenge names `requiredScopes`).
+   */
+  server?: McpServer;
 }
 
 /** The RFC 9728 protected resource metadata document. */
@@ -119,8 +127,14 @@ export type WrapAnswers = <A extends Answer>(
   handler: (request: Request) => Promise<A>,
 ) => (request: Request) => Promise<A | Response>;
 
-/** @internal — the resource server, and its `wrap` for handlers that answer without making a `Response`. */
-export function resourceServer(options: ResourceServerOptions): {
+/**
+ * @internal — the resource server, and its `wrap` for handlers that answer without making a `Response`;
+ * `maxBodyBytes` bounds the body read to find what a refused request asked for.
+ */
+export function resourceServer(
+  options: ResourceServerOptions,
+  maxBodyBytes = 4 * 1024 * 1024,
+): {
   server: ResourceServer;
   wrap: WrapAnswers;
 } {
@@ -177,6 +191,21 @@ export function resourceServer(options: ResourceServerOptions): {
   // what each request's token was verified as, for the step-up challenge of a refused answer
   const verified = new WeakMap<Request, AuthInfo>();
 
+  /**
+   * The scopes of what a request refused for the server's own scopes asks for: its body is read here
+   * (the refusal is its answer, so nothing else reads it), and what cannot be read asks for none.
+   */
+  const askedFor = async (request: Request): Promise<readonly string[]> => {
+    const server = options.server;
+    if (server === undefined || request.method !== "POST") return [];
+    try {
+      const body = await readBody(request, maxBodyBytes);
+      return body.ok ? server.scopesFor(JSON.parse(body.text)) : [];
+    } catch {
+      return [];
+    }
+  };
+
   const authenticate = async (request: Request): Promise<AuthInfo | Response> => {
     // parsed only when there is a query at all: a request's URL has no fragment, so "?" starts it
     const url = request.url;
@@ -228,13 +257,17 @@ export function resourceServer(options: ResourceServerOptions): {
       return challenge(401, "invalid_token", "Unauthorized: the access token is not valid", entryScopes);
     // a list of strings, or none: a string's substrings must never pass for scopes
     const granted = Array.isArray(info.scopes) ? info.scopes.filter((s) => typeof s === "string") : [];
-    const missing = required.filter((s) => !granted.includes(s));
-    if (missing.length) {
+    if (required.some((s) => !granted.includes(s))) {
+      // SEP-2350: one challenge for everything the request needs, not the server's scopes first and
+      // the operation's on the retry
+      const needed = await askedFor(request);
+      const missing = [...new Set([...required, ...needed])].filter((s) => !granted.includes(s));
+      const who = missing.some((s) => !required.includes(s)) ? "this request" : "this server";
       return challenge(
         403,
         "insufficient_scope",
-        `Forbidden: this server needs the scope${missing.length > 1 ? "s" : ""} ${missing.join(" ")}`,
-        stepUp(granted, []),
+        `Forbidden: ${who} needs the scope${missing.length > 1 ? "s" : ""} ${missing.join(" ")}`,
+        stepUp(granted, needed),
       );
     }
     verified.set(request, info);

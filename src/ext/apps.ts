@@ -16,7 +16,7 @@ export const APP_MIME_TYPE = "text/html;profile=mcp-app";
 
 /** The app's page: the `ui://` resource. */
 export interface AppUi {
-  /** Its URI; must start with `ui://`. */
+  /** Its URI: fixed (no `{…}` template expressions), starting with `ui://`. */
   uri: string;
   /** The HTML document (scripts and styles inline), or a function that builds it. */
   html: string | (() => string | Promise<string>);
@@ -50,7 +50,7 @@ export function rendersApps(ctx: Context): boolean {
   return Array.isArray(ext?.mimeTypes) && ext.mimeTypes.includes(APP_MIME_TYPE);
 }
 
-/** The resource and the tool options `server.app(name, options)` registers; throws on a URI that is not `ui://`. */
+/** The resource and the tool options `server.app(name, options)` registers; throws on a URI that is not a fixed `ui://` one. */
 export function appParts<I extends SchemaLike | undefined, O extends SchemaLike | undefined>(
   name: string,
   options: AppOptions<I, O>,
@@ -58,6 +58,11 @@ export function appParts<I extends SchemaLike | undefined, O extends SchemaLike 
   const { ui, visibility, ...tool } = options;
   if (typeof ui?.uri !== "string" || !ui.uri.startsWith("ui://"))
     throw new TypeError(`App "${name}": ui.uri must start with ui://`);
+  // a template would serve the one page under every URI it matches, each a resource of its own
+  if (/[{}]/.test(ui.uri))
+    throw new TypeError(
+      `App "${name}": ui.uri must be a fixed URI, not a template: ${JSON.stringify(ui.uri)} has {…}`,
+    );
   if (typeof ui.html !== "string" && typeof ui.html !== "function")
     throw new TypeError(`App "${name}": ui.html must be a string or a function`);
   const uiMeta: { [key: string]: unknown } = {};

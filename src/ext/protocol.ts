@@ -115,11 +115,13 @@ export function listenExtension(
             limits,
             clientDeclares(ctx, TASKS),
           );
-          // a resource's updates go only to a caller that may read it
-          for (const uri of filter.resourceSubscriptions ?? []) {
-            const hit = resources.resolve(uri);
-            if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
-          }
+          // a resource's updates go only to a caller that may read it; one refusal names what they all need
+          const scoped = (filter.resourceSubscriptions ?? []).filter(
+            (u) => resources.resolve(u)?.entry.scopes,
+          );
+          const scopes = [...new Set(scoped.flatMap((u) => resources.resolve(u)!.entry.scopes!))];
+          const what = scoped.length === 1 ? `resource ${scoped[0]}` : `a listen of ${scoped.join(", ")}`;
+          if (scoped.length) requireScopes(what, { scopes }, ctx);
           const conn = ctx.connection;
           // what the request holds while it is open: its URIs and task ids as sent, in bytes
           const n = p.notifications as { resourceSubscriptions?: unknown; taskIds?: unknown };

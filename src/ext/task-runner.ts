@@ -118,7 +118,7 @@ export class TaskRunner {
       pollIntervalMs: this.pollIntervalMs,
     };
     if (statusMessage !== undefined) record.statusMessage = statusMessage;
-    const owner = principalOf(ctx.auth);
+    const owner = ownerOf(ctx);
     if (owner !== undefined) record.owner = owner;
     // the caller's own shares, running and kept: a full share refuses this caller, never evicts another's task
     const key = callerKey(ctx.auth, ctx.connection);
@@ -238,7 +238,7 @@ export class TaskRunner {
     if (typeof id !== "string")
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: taskId must be a string");
     const record = await this.#store.get(id);
-    if (record === undefined || record.owner !== principalOf(ctx.auth))
+    if (record === undefined || record.owner !== ownerOf(ctx))
       throw new McpError(ErrorCode.InvalidParams, `Unknown task: ${id}`, { taskId: id });
     return record;
   }
@@ -307,4 +307,14 @@ export class TaskRunner {
     await l.done;
     return this.find({ taskId: record.taskId }, ctx);
   }
+}
+
+/**
+ * Whose a task is: the caller's principal; an anonymous caller's 2025 session, when it has one. At
+ * 2026-07-28, and on stateless HTTP, an anonymous task belongs to no one: its id alone is the key.
+ */
+function ownerOf(ctx: RequestContext): string | undefined {
+  const principal = principalOf(ctx.auth);
+  if (principal !== undefined || ctx.features.stateless || ctx.connection.sessionless) return principal;
+  return `session:${ctx.sessionId}`;
 }

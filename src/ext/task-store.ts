@@ -31,7 +31,7 @@ export interface TaskRecord {
   result?: { [key: string]: unknown };
   /** `failed`: the JSON-RPC error. */
   error?: JsonRpcErrorObject;
-  /** The principal (`ctx.auth.subject`, else `clientId`) the task belongs to; others never see it. */
+  /** Whose it is: the principal's key (`principalOf`), or `session:<id>` for an anonymous 2025 session; others never see it. Absent: anyone with the id. */
   owner?: string;
 }
 

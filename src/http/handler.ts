@@ -39,6 +39,7 @@ import {
   LOOPBACK_HOSTS,
   originAllowed,
 } from "./guard.js";
+import { contradictingHeaders } from "./headers.js";
 import { HttpGovernor } from "./limits.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
@@ -224,6 +225,8 @@ export class StreamableHttp {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
       return httpError(400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, features);
     }
+    const contradicted = contradictingHeaders(request, message, this.#server, features);
+    if (contradicted) return contradicted;
     if (!this.#table) return this.#sessionless(request, message, init, version, auth, size);
     if (session?.connection.closed) return sessionNotFound(features);
     if (session) return this.#exchange(request, session.connection, session, message, auth, noop, size);

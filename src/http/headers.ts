@@ -3,8 +3,13 @@
  * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), their `=?base64?…?=` form, and the check that they agree.
  */
 
+import type { Features } from "../eras/versions.js";
+import { ErrorCode } from "../errors.js";
+import { encodeMessage, errorResponse } from "../jsonrpc.js";
 import type { HeaderParam } from "../tools/headers.js";
-import { isObject } from "../types.js";
+import { isObject, type RequestId } from "../types.js";
+import { Reply } from "./reply.js";
+import { header } from "./request.js";
 
 const PRINTABLE = /^[\x20-\x7e\t]*$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -44,16 +49,34 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
   return v;
 }
 
-/** Whether a decoded header value stands for `body` (integers numerically, `42.0` = `42`). */
+/** Whether a decoded header value stands for `body` (integers by exact value, `42.0` = `4.2e1` = `42`). */
 function same(header: string, body: unknown, type: HeaderParam["type"]): boolean {
   if (typeof body === "string") return header === body;
   if (typeof body === "boolean") return header === String(body);
   if (typeof body === "number") {
     // Number() alone takes "0x2A" for 42, which a proxy routing on the header would not
-    if (type !== "integer" || !DECIMAL.test(header)) return false;
-    return Number(header) === body;
+    if (type !== "integer" || !Number.isInteger(body) || !DECIMAL.test(header)) return false;
+    return exactInteger(header) === BigInt(body);
   }
   return false;
+}
+
+/**
+ * The integer a JSON number's text denotes exactly, or undefined when it is not one. Compared as
+ * binary64, `41.99999999999999999` would be 42: a proxy routing on the header and the server reading
+ * the body would disagree about the same request.
+ */
+function exactInteger(text: string): bigint | undefined {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text)!;
+  let digits = (m[2]! + (m[3] ?? "")).replace(/^0+(?=\d)/, "");
+  let exp = Number(m[4] ?? 0) - (m[3]?.length ?? 0);
+  const zeros = digits.length - digits.replace(/0+$/, "").length;
+  if (digits === "0".repeat(digits.length)) return 0n;
+  digits = digits.slice(0, digits.length - zeros);
+  exp += zeros;
+  // a fraction left over, or more digits than any double's integer has (about 309)
+  if (exp < 0 || digits.length + exp > 400) return undefined;
+  return BigInt(m[1] + digits) * 10n ** BigInt(exp);
 }
 
 /** What disagrees between the headers and the body, or undefined when they agree. */
@@ -90,11 +113,21 @@ export function checkHeaders(
     const name = decodeHeaderValue(raw);
     if (name !== bodyName) return `the Mcp-Name header does not match params.${field}`;
   }
-  const args = params.arguments;
+  return paramsMismatch(get, params.arguments, toolParams, true);
+}
+
+/** What disagrees between a tool's `Mcp-Param-*` headers and its arguments; `required`: a header left out disagrees too. */
+function paramsMismatch(
+  get: (name: string) => string | null,
+  args: unknown,
+  toolParams: readonly HeaderParam[],
+  required: boolean,
+): Mismatch {
   for (const p of toolParams) {
     const value = valueAt(args, p.path);
     if (value === undefined || value === null) continue;
     const raw = get(p.header);
+    if (raw === null && !required) continue;
     if (raw === null)
       return `the Mcp-Param-${p.name} header is required when arguments.${p.path.join(".")} is given`;
     const decoded = decodeHeaderValue(raw);
@@ -104,4 +137,72 @@ export function checkHeaders(
       return `the Mcp-Param-${p.name} header does not match arguments.${p.path.join(".")}`;
   }
   return undefined;
+}
+
+/**
+ * The check for a request of the initialize era (2025): it need not mirror its body in `Mcp-Method`,
+ * `Mcp-Name` and `Mcp-Param-*`, but the ones it sends must agree with it, since a gateway in front may
+ * have routed on them. In a batch, every message must agree with them.
+ */
+export function checkSentHeaders(
+  get: (name: string) => string | null,
+  message: unknown,
+  toolParams: (tool: string) => readonly HeaderParam[],
+): Mismatch {
+  const sentMethod = get("mcp-method")?.trim() ?? null;
+  const sentName = get("mcp-name");
+  for (const one of Array.isArray(message) ? message : [message]) {
+    // what is no message gets its own answer from dispatch
+    if (!isObject(one)) continue;
+    const method = typeof one.method === "string" ? one.method : undefined;
+    if (sentMethod !== null && sentMethod !== method) {
+      const body =
+        method === undefined ? "the body, which is no request" : `the method ${JSON.stringify(method)}`;
+      return `the Mcp-Method header ${JSON.stringify(sentMethod)} does not match ${body}`;
+    }
+    if (method === undefined) continue;
+    const params = isObject(one.params) ? one.params : {};
+    const field = nameField(method);
+    if (sentName !== null) {
+      if (field === undefined) return `the Mcp-Name header is sent, but ${method} names nothing`;
+      const bodyName = params[field];
+      if (typeof bodyName !== "string" || decodeHeaderValue(sentName) !== bodyName)
+        return `the Mcp-Name header does not match params.${field}`;
+    }
+    if (method === "tools/call" && typeof params.name === "string") {
+      const why = paramsMismatch(get, params.arguments, toolParams(params.name), false);
+      if (why !== undefined) return why;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The 400 `-32020` for a request of the initialize era whose mirrored headers contradict its body (see
+ * {@link checkSentHeaders}), or undefined when they agree.
+ */
+export function contradictingHeaders(
+  request: Request,
+  message: unknown,
+  server: { toolHeaders(tool: string): readonly HeaderParam[] },
+  features: Features,
+): Reply | undefined {
+  const why = checkSentHeaders(
+    (name) => header(request, name),
+    message,
+    (tool) => server.toolHeaders(tool),
+  );
+  return why === undefined ? undefined : headerMismatch(why, message, features);
+}
+
+/** The 400 `-32020` for a request whose headers contradict its body, as its revision spells an error. */
+function headerMismatch(why: string, message: unknown, features: Features): Reply {
+  // the answer of a request names it; a response or a batch is answered by no one's id
+  const id =
+    isObject(message) &&
+    typeof message.method === "string" &&
+    (typeof message.id === "string" || typeof message.id === "number");
+  const error = { code: ErrorCode.HeaderMismatch, message: `Header mismatch: ${why}` };
+  const body = errorResponse(id ? (message.id as RequestId) : undefined, error, features);
+  return new Reply(400, { "content-type": "application/json" }, encodeMessage(body));
 }

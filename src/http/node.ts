@@ -13,6 +13,7 @@ import { httpError, SERVER_ERROR } from "./answers.js";
 import { LOOPBACK_HOSTS, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
+import { positive } from "./options.js";
 import { ANSWER, type Answer, type Answering, Reply, textOf } from "./reply.js";
 
 export { remoteAddress } from "./node-request.js";
@@ -25,6 +26,12 @@ export interface ServeOptions extends HttpHandlerOptions {
   hostname?: string;
   /** The MCP endpoint; other paths get 404. Default: "/mcp". */
   path?: string;
+  /** Milliseconds a client may take to send a request's headers, from connecting or from the end of its last request; past it Node answers 408 and closes the connection. Default: 30000. */
+  headersTimeoutMs?: number;
+  /** Milliseconds a request's body may take to arrive once its headers have; past it, 408 and the connection closes. Default: 30000. */
+  bodyTimeoutMs?: number;
+  /** Most connections open at once; one more is closed as soon as it is accepted. Default: 10000. */
+  maxConnections?: number;
 }
 
 /** A running server. */
@@ -46,14 +53,35 @@ export interface NodeServer {
  * console.error(`MCP server at ${url}`);
  */
 export async function serve(server: McpServer, options: ServeOptions): Promise<NodeServer> {
-  const { port, hostname = "127.0.0.1", path = "/mcp", ...httpOptions } = options;
+  const {
+    port,
+    hostname = "127.0.0.1",
+    path = "/mcp",
+    headersTimeoutMs = 30_000,
+    bodyTimeoutMs = 30_000,
+    maxConnections = 10_000,
+    ...httpOptions
+  } = options;
+  positive(headersTimeoutMs, "headersTimeoutMs");
+  positive(bodyTimeoutMs, "bodyTimeoutMs");
+  positive(maxConnections, "maxConnections");
   const wildcard = hostname === "0.0.0.0" || hostname === "::";
   // bound to a name of its own: requests naming it are not a rebinding attack
   if (httpOptions.allowedHosts === undefined && !wildcard && !LOOPBACK_HOSTS.includes(bracket(hostname))) {
     httpOptions.allowedHosts = [...LOOPBACK_HOSTS, bracket(hostname)];
   }
   const handler = createHttpHandler(server, httpOptions);
-  const http = createServer(toNodeListener(handler, { path }));
+  const http = createServer(
+    {
+      // Node's own clock for the headers (a silent or slow client gets 408); the bridge's for the body,
+      // and Node's requestTimeout behind both
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: headersTimeoutMs + bodyTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+    },
+    toNodeListener(handler, { path, bodyTimeoutMs }),
+  );
+  http.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, hostname, () => {
@@ -84,6 +112,8 @@ function bracket(host: string): string {
 export interface NodeListenerOptions {
   /** Only this path is served; others get 404. Default: every path. */
   path?: string;
+  /** Milliseconds a request's body may take to arrive once its headers have; past it, 408 and the connection closes. Default: 30000. */
+  bodyTimeoutMs?: number;
 }
 
 /**
@@ -96,14 +126,40 @@ export function toNodeListener(
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const path = options.path;
+  const bodyMs = positive(options.bodyTimeoutMs ?? 30_000, "bodyTimeoutMs");
   // a request target that is exactly the endpoint, when the endpoint is already in a URL's normal form,
   // needs no URL parsed to know where it goes (the URL is made if the handler asks for it)
   const exact = path !== undefined && new URL(path, "http://h").pathname === path ? path : undefined;
   // picomcp's own handler answers without making a Response, and its answer is written as it is
   const answer: (request: Request) => Answer | Promise<Answer> = (handler as Answering)[ANSWER] ?? handler;
   return (req, res) => {
-    bridge(answer, req, res, path, exact).catch(() => res.destroy());
+    bridge(answer, req, res, path, exact, bodyMs).catch(() => res.destroy());
   };
+}
+
+/** Whether a request says it has a body (HTTP/1.1: a `Content-Length` above 0, or a `Transfer-Encoding`). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = firstHeader(req, "content-length");
+  return (length !== undefined && length !== "0") || firstHeader(req, "transfer-encoding") !== undefined;
+}
+
+/**
+ * A body that trickles in holds its connection, and the handler waiting for it: it gets `ms` to arrive.
+ * Past that the client is answered 408 (unless an answer went out already) and its connection closed;
+ * the handler's read fails and its answer is dropped.
+ */
+function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const timer = setTimeout(() => {
+    if (req.complete) return;
+    const gone = () => req.socket.destroy();
+    if (res.headersSent) return gone();
+    const reply = httpError(408, SERVER_ERROR, `Request Timeout: the body did not arrive within ${ms} ms`);
+    void writeReply(res, reply, true);
+    res.once("finish", gone);
+  }, ms);
+  const clear = () => clearTimeout(timer);
+  req.once("end", clear);
+  res.once("close", clear);
 }
 
 async function bridge(
@@ -112,7 +168,9 @@ async function bridge(
   res: ServerResponse,
   path: string | undefined,
   exact: string | undefined,
+  bodyMs: number,
 ): Promise<void> {
+  if (hasBody(req)) bodyDeadline(req, res, bodyMs);
   const host = firstHeader(req, "host");
   // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
   if (host !== undefined && !validHost(host)) {
@@ -165,6 +223,8 @@ async function bridge(
   const unread = !abandoned && !state.read && !req.complete;
   const closeAfter =
     abandoned || (unread && !(Number(firstHeader(req, "content-length") ?? 0) <= DRAIN_BYTES));
+  // answered already: the body took too long
+  if (res.headersSent) return;
   await writeResponse(res, response, closeAfter);
   if (unread) (state.body ?? requestBody(req)).discard();
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { compileJsonSchema, type JsonSchemaObject } from "./json-schema.js";
-import { catastrophicPart } from "./json-schema-regex.js";
 
 const messages = (schema: JsonSchemaObject | boolean, value: unknown) =>
   compileJsonSchema(schema)(value).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
@@ -217,10 +216,13 @@ describe("refused at registration, by name", () => {
     ],
     [{ additionalItems: false }, /"additionalItems" at # has no effect without an array "items"/],
     [
-      { pattern: "^(\\w+\\s?)*$" },
-      /pattern "\^\(\\\\w\+\\\\s\?\)\*\$" at #\/pattern can take exponential time on some input: "\(\\\\w\+\\\\s\?\)\*"/,
+      { pattern: "^(a)\\1$" },
+      /pattern "\^\(a\)\\\\1\$" at #\/pattern uses a backreference \(\\1\), which picomcp's linear-time matcher cannot run/,
     ],
-    [{ patternProperties: { "(a|aa)+$": {} } }, /can take exponential time/],
+    [
+      { patternProperties: { "(?<q>['\"]).*\\k<q>": {} } },
+      /uses a backreference \(\\k<…>\).*jsonSchemaValidator/,
+    ],
     [
       { $defs: { a: { $id: "x.json" }, b: { $id: "x.json" } } },
       /"\$id" .*x.json" at #\/\$defs\/b is used twice/,
@@ -237,30 +239,5 @@ describe("refused at registration, by name", () => {
       properties: { region: { type: "string", "x-mcp-header": "Region", examples: ["eu"], writeOnly: true } },
     };
     expect(messages(schema, { region: "eu" })).toEqual([]);
-  });
-});
-
-describe("the pattern screen", () => {
-  it.each([
-    "^(?:[A-Za-z0-9_'+\\-]+\\.)*[A-Za-z0-9_'+\\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\\-]*\\.)+[A-Za-z]{2,}$",
-    '^"([^"\\\\]|\\\\.)*"$',
-    "^((25[0-5]|2[0-4]\\d|[01]?\\d\\d?)\\.){3}(25[0-5]|2[0-4]\\d|[01]?\\d\\d?)$",
-    "^[a-z]+(?:_[a-z]+)*$",
-    "^\\p{Lu}[\\p{L}\\s]*$",
-    "^\\s*(.*?)\\s*$",
-    "^(\\w+\\s)*\\w*$",
-  ])("lets %s through", (pattern) => {
-    expect(catastrophicPart(pattern)).toBeUndefined();
-  });
-
-  it.each([
-    ["^(\\w+\\s?)*$", "(\\w+\\s?)*"],
-    ["(a+)+b", "(a+)+"],
-    ["^(a|aa)*$", "(a|aa)*"],
-    ["(.*a){12}", "(.*a){12}"],
-    ["(?=(x+x+)+y)", "(x+x+)+"],
-    ["^(\\d+|\\w)*$", "(\\d+|\\w)*"],
-  ])("refuses %s at %s", (pattern, part) => {
-    expect(catastrophicPart(pattern)).toBe(part);
   });
 });

@@ -21,6 +21,7 @@ import {
   show,
   test,
 } from "./json-schema-checks.js";
+import type { Pattern } from "./json-schema-regex.js";
 import { uniqueCheck } from "./json-schema-values.js";
 
 /** What a keyword compiler needs from the schema compiler: compiled subschemas (cached, `$ref`-aware). */
@@ -163,7 +164,7 @@ function scan(
   names: readonly string[],
   known: readonly Check[],
   inside: readonly string[],
-  patterns: readonly RegExp[],
+  patterns: readonly Pattern[],
   patternChecks: readonly Check[],
   extra: Check | false | undefined,
 ): Check {

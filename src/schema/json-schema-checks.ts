@@ -3,7 +3,7 @@
  * share, and the bounds (`minimum` … `maxProperties`) and `pattern`. A check answers whether the value is
  * valid; it writes issues only while reporting.
  */
-import { catastrophicPart } from "./json-schema-regex.js";
+import { compilePattern, type Pattern, UnsupportedPattern } from "./json-schema-regex.js";
 
 /** One validation failure: where (`"address.city"`, `"tags[2]"`, `""` for the root) and what. */
 export interface SchemaIssue {
@@ -190,8 +190,11 @@ export function keyed(s: Obj, key: string, where: string): Obj {
   return v;
 }
 
-/** Compiles a `pattern` (or a `patternProperties` key), refusing one that can backtrack catastrophically. */
-export function regex(source: unknown, where: string): RegExp {
+/**
+ * Compiles a `pattern` (or a `patternProperties` key) for the linear-time matcher, refusing, by name,
+ * what it cannot run (backreferences, lookaround).
+ */
+export function regex(source: unknown, where: string): Pattern {
   if (typeof source !== "string") throw bad(where, "pattern", "a string");
   let re: RegExp | undefined;
   for (const flags of ["u", ""]) {
@@ -201,15 +204,16 @@ export function regex(source: unknown, where: string): RegExp {
     } catch {}
   }
   if (!re) throw fail(`pattern ${show(source)} at ${where} is not a valid regular expression`);
-  const part = catastrophicPart(source);
-  if (part !== undefined) {
+  try {
+    return compilePattern(re);
+  } catch (error) {
+    if (!(error instanceof UnsupportedPattern)) throw error;
     throw fail(
-      `pattern ${show(source)} at ${where} can take exponential time on some input: ${show(part)} repeats a part ` +
-        "that can match the same text in more than one way. Make each repetition end with a character the " +
-        'repeated part cannot match (e.g. "^(\\\\w+\\\\s)*\\\\w*$" instead of "^(\\\\w+\\\\s?)*$")',
+      `pattern ${show(source)} at ${where} ${error.message}, which picomcp's linear-time matcher cannot run ` +
+        "(it never backtracks, so no input can make a pattern slow): rewrite the pattern, or validate this " +
+        "schema with a jsonSchemaValidator of your own",
     );
   }
-  return re;
 }
 
 /** The number of code points of `s` (what `minLength` / `maxLength` count). */

@@ -1,271 +1,278 @@
 /**
- * The screen that keeps a schema `pattern` from blocking the server: a regular expression whose
- * backtracking can grow exponentially with the input (`^(\w+\s?)*$`) is refused at registration.
+ * JSON Schema `pattern`s (and `patternProperties` keys), run in linear time: the ECMA-262 syntax is read
+ * here into the tree that `linear-regex.ts` compiles to an automaton, so that no caller's input can make
+ * a pattern backtrack (`^(\w+\s?)*$` on 30 characters blocked the event loop for seconds as a RegExp).
  *
- * The rule: a part repeated more than once (`*`, `+`, `{n,}`, `{n,m}` with m ≥ 2) must not contain a part
- * that can match the same text in more than one way — a variable-length repetition (`a+`, `\s?`) or an
- * alternation whose branches can begin with the same character — unless each repetition holds a required
- * character that none of those parts can match (`(?:[a-z]+\.)*` is fine: every round ends at a dot).
- * The screen is conservative: it works on character sets (exact for ASCII; any other character counts as
- * overlapping), so it may refuse a pattern that is in fact safe. It does not look for polynomial
- * backtracking (`^\s*(.*?)\s*$`), which the transports' body limits bound.
+ * The pattern must first be a valid RegExp (with the `u` flag, else without, as `RegExp` reads it): this
+ * parser follows that reading, and leaves the meaning of every character class and escape to `RegExp`
+ * itself (a class is tested one character at a time, which cannot backtrack). Lookahead and lookbehind
+ * run as passes of their own; what no automaton can run is refused by name: backreferences (`\1`,
+ * `\k<name>`), and modifier groups (`(?i:…)`).
  */
+import { type CharSet, LinearRegex, type Node, TooManyStates } from "./linear-regex.js";
 
-/** A set of characters: bits for ASCII, and whether it may hold any non-ASCII character. */
-interface Chars {
-  readonly bits: number[]; // four 32-bit words
-  wide: boolean;
+/** A compiled `pattern`. */
+export interface Pattern {
+  /** The pattern as `RegExp.prototype.source` spells it. */
+  readonly source: string;
+  /** Whether `text` holds a match, anywhere (as `RegExp.prototype.test`). */
+  test(text: string): boolean;
 }
-type Node =
-  | { readonly kind: "char"; readonly chars: Chars }
-  | { readonly kind: "seq"; readonly items: Node[] }
-  | { readonly kind: "alt"; readonly options: Node[] }
-  | {
-      readonly kind: "repeat";
-      readonly body: Node;
-      readonly min: number;
-      readonly max: number;
-      readonly src: string;
-    };
 
-const none = (): Chars => ({ bits: [0, 0, 0, 0], wide: false });
-const EMPTY: Node = { kind: "seq", items: [] };
+/** A valid pattern that the linear-time matcher cannot run; the message names what, and why. */
+export class UnsupportedPattern extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsupportedPattern";
+  }
+}
 
-function add(set: Chars, from: number, to: number): Chars {
-  for (let c = from; c <= Math.min(to, 127); c++) set.bits[c >> 5]! |= 1 << (c & 31);
-  if (to > 127) set.wide = true;
+/** Compiles a pattern `RegExp` accepted (`re`: with the `u` flag, or without), or throws {@link UnsupportedPattern}. */
+export function compilePattern(re: RegExp): Pattern {
+  const unicode = re.unicode;
+  const tree = new Parser(re.source, unicode).parse();
+  let matcher: LinearRegex;
+  try {
+    matcher = new LinearRegex(tree, unicode);
+  } catch (error) {
+    if (!(error instanceof TooManyStates)) throw error;
+    throw new UnsupportedPattern(
+      `repeats too much: it ${error.message}, and the linear-time matcher takes at most 10000 (lower the {n,m} counts)`,
+    );
+  }
+  return { source: re.source, test: (text) => matcher.test(text) };
+}
+
+/** @internal — the matcher itself, for tests that count its steps. */
+export function linearMatcher(re: RegExp): LinearRegex {
+  return new LinearRegex(new Parser(re.source, re.unicode).parse(), re.unicode);
+}
+
+// the sets of classes and escapes, by flags and source: a pattern's `\d` costs its first use only
+const sets = new Map<string, CharSet>();
+
+/** The set of characters a class or an escape matches, as `RegExp` reads it with those flags. */
+function setOf(source: string, unicode: boolean): CharSet {
+  const key = `${unicode ? "u" : "-"}${source}`;
+  let set = sets.get(key);
+  if (!set) {
+    const one = new RegExp(`^(?:${source})$`, unicode ? "u" : "");
+    const ascii = new Uint32Array(4);
+    for (let c = 0; c < 128; c++) if (one.test(String.fromCharCode(c))) ascii[c >> 5]! |= 1 << (c & 31);
+    set = { ascii, wide: (c) => one.test(String.fromCodePoint(c)) };
+    if (sets.size < 4096) sets.set(key, set);
+  }
   return set;
 }
-function union(a: Chars, b: Chars): Chars {
-  return { bits: a.bits.map((w, i) => w | b.bits[i]!), wide: a.wide || b.wide };
-}
-const overlap = (a: Chars, b: Chars) => (a.wide && b.wide) || a.bits.some((w, i) => (w & b.bits[i]!) !== 0);
-function negate(set: Chars): Chars {
-  return { bits: set.bits.map((w) => ~w), wide: true };
-}
-const ANY = (): Chars => add(none(), 0, 0x10ffff);
-const DIGIT = () => add(none(), 48, 57);
-const WORD = () => add(add(add(add(none(), 48, 57), 65, 90), 97, 122), 95, 95);
-const SPACE = () => ({ ...add(add(none(), 9, 13), 32, 32), wide: true });
 
-/** A parser for the ECMA-262 pattern syntax, enough to see its structure; it never rejects a pattern. */
+const EMPTY: Node = { kind: "seq", items: [] };
+const CONTROL: { readonly [c: string]: number } = { f: 12, n: 10, r: 13, t: 9, v: 11 };
+const HEX2 = /^[\da-fA-F]{2}$/;
+const HEX4 = /^[\da-fA-F]{4}$/;
+const BRACES = /\{(\d+)(,(\d*))?\}/y;
+
+/** Reads a pattern that `RegExp` accepted with these flags into a {@link Node} tree. */
 class Parser {
-  i = 0;
-  readonly s: string;
-  constructor(pattern: string) {
-    this.s = pattern;
+  readonly #s: string;
+  readonly #unicode: boolean;
+  #i = 0;
+  readonly #groups: number;
+  readonly #named: boolean;
+
+  constructor(source: string, unicode: boolean) {
+    this.#s = source;
+    this.#unicode = unicode;
+    const { groups, named } = countGroups(source);
+    this.#groups = groups;
+    this.#named = named;
   }
 
-  alt(): Node {
-    const options = [this.seq()];
-    while (this.s[this.i] === "|") {
-      this.i++;
-      options.push(this.seq());
+  parse(): Node {
+    const tree = this.#alt();
+    // RegExp accepted the pattern, so the parse ends at its end
+    return tree;
+  }
+
+  #alt(): Node {
+    const options = [this.#seq()];
+    while (this.#s[this.#i] === "|") {
+      this.#i++;
+      options.push(this.#seq());
     }
     return options.length === 1 ? options[0]! : { kind: "alt", options };
   }
 
-  seq(): Node {
+  #seq(): Node {
     const items: Node[] = [];
-    while (this.i < this.s.length && this.s[this.i] !== "|" && this.s[this.i] !== ")") {
-      const start = this.i;
-      let node = this.atom();
-      for (let q = this.quantifier(); q; q = this.quantifier()) {
-        node = { kind: "repeat", body: node, min: q[0], max: q[1], src: this.s.slice(start, this.i) };
-      }
-      items.push(node);
+    while (this.#i < this.#s.length && this.#s[this.#i] !== "|" && this.#s[this.#i] !== ")") {
+      const atom = this.#atom();
+      const q = this.#quantifier();
+      items.push(q ? { kind: "repeat", body: atom, min: q[0], max: q[1] } : atom);
     }
     return items.length === 1 ? items[0]! : { kind: "seq", items };
   }
 
-  quantifier(): readonly [number, number] | undefined {
-    const c = this.s[this.i];
+  /** `*`, `+`, `?`, `{n}`, `{n,}` or `{n,m}` (lazy or not: the same matches), or undefined. */
+  #quantifier(): readonly [number, number] | undefined {
+    const s = this.#s;
+    const c = s[this.#i];
     let q: readonly [number, number] | undefined;
     if (c === "*") q = [0, Number.POSITIVE_INFINITY];
     else if (c === "+") q = [1, Number.POSITIVE_INFINITY];
     else if (c === "?") q = [0, 1];
     else if (c === "{") {
-      const m = /^\{(\d+)(,(\d*))?\}/.exec(this.s.slice(this.i));
+      // without the u flag, a "{" that is no quantifier is a plain character
+      BRACES.lastIndex = this.#i;
+      const m = BRACES.exec(s);
       if (!m) return undefined;
       const min = Number(m[1]);
       q = [min, m[2] === undefined ? min : m[3] ? Number(m[3]) : Number.POSITIVE_INFINITY];
-      this.i += m[0].length - 1;
+      this.#i += m[0].length - 1;
     } else return undefined;
-    this.i++;
-    if (this.s[this.i] === "?") this.i++; // lazy: the same matches, in another order
+    this.#i++;
+    if (s[this.#i] === "?") this.#i++;
     return q;
   }
 
-  atom(): Node {
-    const c = this.s[this.i++]!;
-    if (c === "(") {
-      let look = false;
-      if (this.s[this.i] === "?") {
-        const m = /^\?(?::|=|!|<=|<!|<[^>]*>)/.exec(this.s.slice(this.i));
-        look = m !== null && /^\?(?:=|!|<=|<!)$/.test(m[0]);
-        this.i += m ? m[0].length : 1;
+  #atom(): Node {
+    const s = this.#s;
+    const c = s[this.#i]!;
+    if (c === "(") return this.#group();
+    if (c === "[") {
+      const start = this.#i;
+      let j = start + 1;
+      if (s[j] === "^") j++;
+      // a class ends at its first unescaped "]" ("[]" is the empty class, "[^]" any character)
+      while (j < s.length && s[j] !== "]") j += s[j] === "\\" ? 2 : 1;
+      this.#i = j + 1;
+      return { kind: "set", set: setOf(s.slice(start, j + 1), this.#unicode) };
+    }
+    this.#i++;
+    if (c === ".") return { kind: "any" };
+    if (c === "^" || c === "$") return { kind: "assert", what: c };
+    if (c === "\\") return this.#escape();
+    return { kind: "char", code: this.#literal(c) };
+  }
+
+  /** The character just read: a code point with the u flag (a surrogate pair is one), else a code unit. */
+  #literal(c: string): number {
+    const code = c.charCodeAt(0);
+    if (!this.#unicode || code < 0xd800 || code > 0xdbff) return code;
+    const pair = this.#s.codePointAt(this.#i - 1)!;
+    if (pair > 0xffff) this.#i++;
+    return pair;
+  }
+
+  #group(): Node {
+    const s = this.#s;
+    this.#i++; // "("
+    if (s[this.#i] === "?") {
+      const kind = s.slice(this.#i + 1, this.#i + 3);
+      const ahead = kind[0] === "=" || kind[0] === "!";
+      if (ahead || kind === "<=" || kind === "<!") {
+        this.#i += ahead ? 2 : 3;
+        const body = this.#alt();
+        this.#i++; // ")"
+        return { kind: "look", ahead, negate: kind.includes("!"), body };
       }
-      const inner = this.alt();
-      this.i++; // ")"
-      if (look) this.lookarounds.push(inner);
-      return look ? EMPTY : inner;
+      if (kind[0] === "<") this.#i = s.indexOf(">", this.#i) + 1;
+      else if (kind[0] === ":") this.#i += 2;
+      else
+        throw new UnsupportedPattern(
+          `uses a modifier group (?${/^[a-z-]*/.exec(s.slice(this.#i + 1))![0]}:…)`,
+        );
     }
-    if (c === "[") return { kind: "char", chars: this.set() };
-    if (c === ".") return { kind: "char", chars: ANY() };
-    if (c === "^" || c === "$") return EMPTY;
-    if (c === "\\") return this.escape(false) ?? EMPTY;
-    const code = this.s.codePointAt(this.i - 1)!;
-    if (code > 0xffff) this.i++;
-    return { kind: "char", chars: add(none(), code, code) };
+    const inner = this.#alt();
+    this.#i++; // ")"
+    return inner;
   }
 
-  /** Bodies of lookarounds: zero-width, but screened too. */
-  readonly lookarounds: Node[] = [];
-
-  /** An escape after `\`: a node, or undefined for a zero-width one (`\b`, `\B`). */
-  escape(inClass: boolean): Node | undefined {
-    const c = this.s[this.i] ?? "\\";
-    if ((c === "b" || c === "B") && !inClass) {
-      this.i++;
-      return undefined;
+  /** An escape, after its `\`. */
+  #escape(): Node {
+    const s = this.#s;
+    const u = this.#unicode;
+    const c = s[this.#i] ?? "";
+    const start = this.#i - 1;
+    this.#i++;
+    if (c === "b" || c === "B") return { kind: "assert", what: c === "b" ? "\\b" : "\\B" };
+    if ("dDwWsS".includes(c) || (u && (c === "p" || c === "P"))) {
+      if (c === "p" || c === "P") this.#i = s.indexOf("}", this.#i) + 1;
+      return { kind: "set", set: setOf(s.slice(start, this.#i), u) };
     }
-    if (/[1-9]/.test(c) || (c === "k" && this.s[this.i + 1] === "<")) {
-      this.i = c === "k" ? this.s.indexOf(">", this.i) + 1 || this.s.length : this.i + 1;
-      while (c !== "k" && /\d/.test(this.s[this.i] ?? "")) this.i++;
-      // a back-reference matches text of any length: count it as a variable part
-      const body: Node = { kind: "char", chars: ANY() };
-      return { kind: "repeat", body, min: 0, max: Number.POSITIVE_INFINITY, src: "\\1" };
+    if (c >= "1" && c <= "9") {
+      let end = this.#i;
+      while (/\d/.test(s[end] ?? "")) end++;
+      const n = Number(s.slice(this.#i - 1, end));
+      if (u || n <= this.#groups) throw new UnsupportedPattern(`uses a backreference (\\${n})`);
+      // without the u flag, a number past the groups is an octal escape, or "8" and "9" themselves
+      if (c === "8" || c === "9") return { kind: "char", code: c.charCodeAt(0) };
+      return { kind: "char", code: this.#octal(c) };
     }
-    const one = this.escaped();
-    return { kind: "char", chars: typeof one === "number" ? add(none(), one, one) : one };
+    if (c === "0") return { kind: "char", code: u ? 0 : this.#octal(c) };
+    if (c === "k" && (u || this.#named)) throw new UnsupportedPattern("uses a backreference (\\k<…>)");
+    if (c === "c") {
+      const letter = s[this.#i] ?? "";
+      if (/[A-Za-z]/.test(letter)) {
+        this.#i++;
+        return { kind: "char", code: letter.charCodeAt(0) % 32 };
+      }
+      // without the u flag, "\c" not before a letter is a backslash, and the "c" comes next
+      this.#i--;
+      return { kind: "char", code: 92 };
+    }
+    if (c === "x" && HEX2.test(s.slice(this.#i, this.#i + 2))) {
+      this.#i += 2;
+      return { kind: "char", code: Number.parseInt(s.slice(this.#i - 2, this.#i), 16) };
+    }
+    if (c === "u") {
+      const braced = u && s[this.#i] === "{" ? /^\{([\da-fA-F]+)\}/.exec(s.slice(this.#i)) : null;
+      if (braced) {
+        this.#i += braced[0].length;
+        return { kind: "char", code: Number.parseInt(braced[1]!, 16) };
+      }
+      if (HEX4.test(s.slice(this.#i, this.#i + 4))) {
+        let code = Number.parseInt(s.slice(this.#i, this.#i + 4), 16);
+        this.#i += 4;
+        // with the u flag, an escaped surrogate pair is one code point
+        const low = s.slice(this.#i, this.#i + 6);
+        if (u && code >= 0xd800 && code <= 0xdbff && /^\\u[dD][c-fC-F][\da-fA-F]{2}$/.test(low)) {
+          code = (code - 0xd800) * 0x400 + (Number.parseInt(low.slice(2), 16) - 0xdc00) + 0x10000;
+          this.#i += 6;
+        }
+        return { kind: "char", code };
+      }
+    }
+    if (Object.hasOwn(CONTROL, c)) return { kind: "char", code: CONTROL[c]! };
+    // an identity escape: the character itself
+    return c === "" ? EMPTY : { kind: "char", code: this.#literal(c) };
   }
 
-  /** The character, or the class, of an escape after `\`. */
-  escaped(): number | Chars {
-    const c = this.s[this.i++] ?? "\\";
-    const classes: { readonly [c: string]: () => Chars } = { d: DIGIT, w: WORD, s: SPACE };
-    const lower = c.toLowerCase();
-    if (classes[lower]) return c === lower ? classes[lower]() : negate(classes[lower]());
-    if (c === "p" || c === "P") {
-      if (this.s[this.i] === "{") this.i = this.s.indexOf("}", this.i) + 1 || this.s.length;
-      return ANY();
-    }
-    const hex = /^(?:x([\da-fA-F]{2})|u([\da-fA-F]{4})|u\{([\da-fA-F]+)\})/.exec(this.s.slice(this.i - 1));
-    if (hex) {
-      this.i += hex[0].length - 1;
-      return Number.parseInt(hex[1] ?? hex[2] ?? hex[3]!, 16);
-    }
-    return { n: 10, r: 13, t: 9, v: 11, f: 12, b: 8, "0": 0 }[c] ?? c.codePointAt(0)!;
-  }
-
-  /** A class `[…]`, after the `[`. */
-  set(): Chars {
-    const negated = this.s[this.i] === "^";
-    if (negated) this.i++;
-    let set = none();
-    while (this.i < this.s.length && this.s[this.i] !== "]") {
-      const from = this.classAtom();
-      if (this.s[this.i] === "-" && this.s[this.i + 1] !== "]" && typeof from === "number") {
-        this.i++;
-        const to = this.classAtom();
-        set = typeof to === "number" ? add(set, from, to) : union(add(set, from, from), to);
-      } else set = typeof from === "number" ? add(set, from, from) : union(set, from);
-    }
-    this.i++; // "]"
-    return negated ? negate(set) : set;
-  }
-
-  classAtom(): number | Chars {
-    if (this.s[this.i] === "\\") {
-      this.i++;
-      return this.escaped();
-    }
-    const code = this.s.codePointAt(this.i)!;
-    this.i += code > 0xffff ? 2 : 1;
-    return code;
+  /** A legacy octal escape (no u flag), its first digit `first` read: at most 0o377, three digits. */
+  #octal(first: string): number {
+    const s = this.#s;
+    let value = Number(first);
+    const most = first <= "3" ? 2 : 1;
+    for (let k = 0; k < most && /[0-7]/.test(s[this.#i] ?? ""); k++) value = value * 8 + Number(s[this.#i++]);
+    return value;
   }
 }
 
-/** Every character the node can match. */
-function charsOf(node: Node): Chars {
-  if (node.kind === "char") return node.chars;
-  if (node.kind === "repeat") return charsOf(node.body);
-  return (node.kind === "seq" ? node.items : node.options).reduce((a, n) => union(a, charsOf(n)), none());
-}
-
-function nullable(node: Node): boolean {
-  if (node.kind === "char") return false;
-  if (node.kind === "repeat") return node.min === 0 || nullable(node.body);
-  return node.kind === "seq" ? node.items.every(nullable) : node.options.some(nullable);
-}
-
-/** The characters the node's match can begin with. */
-function firstOf(node: Node): Chars {
-  if (node.kind === "char") return node.chars;
-  if (node.kind === "repeat") return firstOf(node.body);
-  if (node.kind === "alt") return node.options.reduce((a, n) => union(a, firstOf(n)), none());
-  let set = none();
-  for (const item of node.items) {
-    set = union(set, firstOf(item));
-    if (!nullable(item)) break;
-  }
-  return set;
-}
-
-/** The parts of `node` that can match one text in more than one way, as the characters each can match. */
-function ambiguous(node: Node, out: Chars[]): Chars[] {
-  if (node.kind === "repeat") {
-    if (node.max > node.min) out.push(charsOf(node.body));
-    else ambiguous(node.body, out);
-  } else if (node.kind === "seq") {
-    for (const item of node.items) ambiguous(item, out);
-  } else if (node.kind === "alt") {
-    const firsts = node.options.map(firstOf);
-    if (firsts.some((f, i) => firsts.some((g, j) => j > i && overlap(f, g)))) out.push(charsOf(node));
-    else for (const option of node.options) ambiguous(option, out);
-  }
-  return out;
-}
-
-/** The characters that every match of `node` must contain, one set per required single-character part. */
-function required(node: Node): Chars[] {
-  if (node.kind === "char") return [node.chars];
-  if (node.kind === "repeat") return node.min > 0 && node.max === node.min ? required(node.body) : [];
-  return node.kind === "seq" ? node.items.flatMap(required) : [];
-}
-
-/** The first repeated part of `node` that can backtrack catastrophically, as its source text. */
-function unsafe(node: Node): string | undefined {
-  if (node.kind === "char") return undefined;
-  if (node.kind === "repeat") {
-    if (node.max >= 2) {
-      const parts = ambiguous(node.body, []);
-      const separated = required(node.body).some((sep) => parts.every((p) => !overlap(p, sep)));
-      if (parts.length > 0 && !separated) return node.src;
+/** The capturing groups of a pattern, and whether any is named (which makes `\k` a backreference). */
+function countGroups(s: string): { groups: number; named: boolean } {
+  let groups = 0;
+  let named = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "\\") i++;
+    else if (c === "[") {
+      for (i++; i < s.length && s[i] !== "]"; i++) if (s[i] === "\\") i++;
+    } else if (c === "(") {
+      if (s[i + 1] !== "?") groups++;
+      else if (s[i + 2] === "<" && s[i + 3] !== "=" && s[i + 3] !== "!") {
+        groups++;
+        named = true;
+      }
     }
-    return unsafe(node.body);
   }
-  for (const n of node.kind === "seq" ? node.items : node.options) {
-    const found = unsafe(n);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-/**
- * The part of a regular expression that can backtrack catastrophically (see the rule above), or
- * undefined when the pattern passes the screen.
- */
-export function catastrophicPart(pattern: string): string | undefined {
-  const parser = new Parser(pattern);
-  let tree = parser.alt();
-  while (parser.i < pattern.length) {
-    parser.i++; // a stray ")": the RegExp constructor decides whether the pattern is valid
-    tree = { kind: "seq", items: [tree, parser.alt()] };
-  }
-  for (const node of [tree, ...parser.lookarounds]) {
-    const found = unsafe(node);
-    if (found) return found;
-  }
-  return undefined;
+  return { groups, named };
 }

@@ -2,6 +2,7 @@
 import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { InvalidTokenError, type JwtVerifierOptions, jwtVerifier } from "../../src/auth/index.js";
+import { principalFrom } from "../../src/index.js";
 import { b64url, jwksServer, makeKey, now, sign, type TestKey, useHttpServers } from "../auth-helpers.js";
 
 const ISSUER = "https://auth.example.test";
@@ -51,6 +52,7 @@ describe("jwtVerifier", () => {
         clientId: "app-1",
         scopes: ["files:read"],
         subject: "alice",
+        issuer: ISSUER,
         expiresAt: expect.any(Number),
         extra: {
           ...base,
@@ -71,7 +73,7 @@ describe("jwtVerifier", () => {
   });
 
   it("reads scopes from scp (array) and the client from azp", async () => {
-    const { verify } = await verifier();
+    const { verify } = await verifier({ requireSubject: false });
     const info = await verify(
       await sign(rsa, { iss: ISSUER, aud: [AUDIENCE, "https://other"], azp: "app-2", scp: ["a", "b"] }),
     );
@@ -104,6 +106,47 @@ describe("jwtVerifier", () => {
       "wrong issuer": "the access token was not issued by a trusted issuer (iss)",
       "no expiry": "the access token has an invalid exp claim",
     });
+  });
+
+  it("requires sub (RFC 9068), unless told that the issuer omits it: then the principal is the client", async () => {
+    const { sub: _, ...noSub } = base;
+    const strict = (await verifier()).verify;
+    expect(await outcome(strict(await sign(rsa, noSub)))).toBe(
+      "the access token does not name its subject (sub)",
+    );
+    expect(await outcome(strict(await sign(rsa, { ...base, sub: "" })))).toBe(
+      "the access token does not name its subject (sub)",
+    );
+    expect(await outcome(strict(await sign(rsa, { ...base, sub: 42 })))).toBe(
+      "the access token has an invalid sub claim",
+    );
+    const lenient = (await verifier({ requireSubject: false })).verify;
+    const info = await lenient(await sign(rsa, noSub));
+    expect(principalFrom(info)).toEqual({
+      kind: "client",
+      issuer: ISSUER,
+      id: "app-1",
+      key: "client:https%3A//auth.example.test:app-1",
+    });
+    const { client_id: _c, ...nobody } = noSub;
+    expect(await outcome(lenient(await sign(rsa, nobody)))).toBe(
+      "the access token names neither a subject (sub) nor a client (client_id)",
+    );
+  });
+
+  it("refuses a token issued in the future, beyond the clock skew", async () => {
+    const { verify } = await verifier();
+    expect(await outcome(verify(await sign(rsa, { ...base, iat: now() + 3600 })))).toBe(
+      "the access token was issued in the future",
+    );
+    expect(await outcome(verify(await sign(rsa, { ...base, iat: now() + 30 })))).toBe("accepted");
+    expect(await outcome(verify(await sign(rsa, { ...base, iat: "yesterday" })))).toBe(
+      "the access token has an invalid iat claim",
+    );
+    const tight = (await verifier({ clockSkewSeconds: 0 })).verify;
+    expect(await outcome(tight(await sign(rsa, { ...base, iat: now() + 30 })))).toBe(
+      "the access token was issued in the future",
+    );
   });
 
   it("requires typ at+jwt (application/at+jwt is the same), unless turned off", async () => {

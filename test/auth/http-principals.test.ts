@@ -110,9 +110,9 @@ const getStream = (handler: HttpHandler, sid: string, headers: { [k: string]: st
   request(handler, "GET", { accept: "text/event-stream", "mcp-session-id": sid, ...headers });
 
 describe("principalOf", () => {
-  it("is the subject, else the client id, else undefined", () => {
-    expect(principalOf({ subject: "u1", clientId: "c1" })).toBe("u1");
-    expect(principalOf({ clientId: "c1" })).toBe("c1");
+  it("is the key of the subject, else of the client id, else undefined", () => {
+    expect(principalOf({ subject: "u1", clientId: "c1" })).toBe("user::u1");
+    expect(principalOf({ clientId: "c1" })).toBe("client::c1");
     expect(principalOf({ token: "t" })).toBeUndefined();
     expect(principalOf(undefined)).toBeUndefined();
   });

@@ -37,6 +37,30 @@ describe("docs", () => {
   }
 });
 
+describe("request-state keys in the docs and the examples", () => {
+  const files = (dir: string): string[] =>
+    readdirSync(`${root}${dir}`, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(`${dir}/${e.name}`) : /\.(md|ts|js)$/.test(e.name) ? [`${dir}/${e.name}`] : [],
+    );
+  const sources = ["README.md", ...files("docs"), ...files("examples")];
+
+  it("are never written in the code, nor fall back to a string that is: anyone could forge a state with it", () => {
+    const published: string[] = [];
+    for (const file of sources) {
+      const text = readFileSync(`${root}${file}`, "utf8");
+      for (const [, list] of text.matchAll(/requestState:\s*\{[^}]*?keys:\s*\[([^\]]*)\]/g)) {
+        for (const item of list!.split(",").map((k) => k.trim())) {
+          // a key is read from the environment (or a secret store), directly or through a variable
+          const declared = new RegExp(`(?:const|let|var)\\s+${item}\\s*=\\s*([^;\\n]*)`).exec(text)?.[1];
+          const source = /^[A-Za-z_$][\w$]*$/.test(item) ? (declared ?? "") : item;
+          if (/["'`]/.test(source)) published.push(`${file}: ${item} = ${source}`);
+        }
+      }
+    }
+    expect(published).toEqual([]);
+  });
+});
+
 describe("docs/testing.md example", () => {
   it("runs its assertions", async () => {
     await expect(import("../../examples/docs/testing-unit.js")).resolves.toBeDefined();

@@ -118,11 +118,17 @@ describe("server.app", () => {
     }
   });
 
-  it("rejects a page that is not ui:// and leaves nothing registered when the tool name is taken", () => {
+  it("rejects a page that is not a fixed ui:// URI, and leaves nothing registered when the tool name is taken", () => {
     const s = new McpServer({ name: "t", version: "1.0.0" });
     expect(() => s.app("a", { ui: { uri: "https://x/a.html", html: "" }, run: () => "" })).toThrow(
       'App "a": ui.uri must start with ui://',
     );
+    // a template would answer every ui:// URI it matches with the one page
+    for (const uri of ["ui://{page}", "ui://x/{+path}.html", "ui://x/a.html{?v}"]) {
+      expect(() => s.app("a", { ui: { uri, html: "" }, run: () => "" })).toThrow(
+        `App "a": ui.uri must be a fixed URI, not a template: ${JSON.stringify(uri)} has {…}`,
+      );
+    }
     s.tool("taken", { run: () => "" });
     expect(() => s.app("taken", { ui: { uri: "ui://x/a.html", html: "" }, run: () => "" })).toThrow();
     // the page was removed again: registering it once more works

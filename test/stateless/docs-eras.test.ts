@@ -1,7 +1,12 @@
 import { connect } from "picomcp/testing";
-import { describe, expect, it } from "vitest";
-import { server as booking } from "../../examples/docs/eras-booking.js";
+import { describe, expect, it, vi } from "vitest";
 import { modernPeer } from "../modern-helpers.js";
+
+// the example reads its key from the environment, as a deployment gives it
+vi.hoisted(() => {
+  process.env.MCP_STATE_KEY ??= Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
+});
+const { server: booking } = await import("../../examples/docs/eras-booking.js");
 
 const ELICIT = { elicitation: {} };
 

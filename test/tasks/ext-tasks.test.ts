@@ -493,7 +493,9 @@ describe("a task read in another revision than the one that started it", () => {
         throw new McpError(missing.code, missing.message, missing.data);
       },
     });
-    const legacy = rawPeer(s);
+    // one principal in both revisions: an anonymous 2025 session's task is its session's alone
+    const alice = { subject: "alice" };
+    const legacy = rawPeer(s, alice);
     await legacy.initialize("2025-11-25");
     const started = await legacy.send({
       jsonrpc: "2.0",
@@ -505,7 +507,7 @@ describe("a task read in another revision than the one that started it", () => {
     expect(
       (await legacy.send({ jsonrpc: "2.0", id: 2, method: "tasks/result", params: { taskId } })).error,
     ).toEqual(missing);
-    const modern = modernPeer(s);
+    const modern = modernPeer(s, alice);
     const read = (await modern.request("tasks/get", { taskId }, WITH)).answer.result;
     expect(read.status).toBe("failed");
     expect(read.error).toEqual({ ...missing, code: -32602 });
