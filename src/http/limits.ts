@@ -9,6 +9,9 @@ import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
 import type { HttpHandlerOptions } from "./options.js";
 
+/** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
+const SMALL_BODY = 1024;
+
 /** What an SSE stream reports of its queue: a change in bytes; false when it may not grow by that much. */
 export type QueueAccount = (delta: number, stalled: boolean) => boolean;
 
@@ -67,13 +70,18 @@ export class HttpGovernor {
     return this.governor.claim(resource, this.caller(request, auth), units);
   }
 
-  /** Counts a request body's `size` for its caller until the answer is out: what to call then (it calls `done` too), or the refusal. */
+  /**
+   * Counts a request body's `size` for its caller until the answer is out: what to call then (it calls
+   * `done` too), or the refusal. A body under 1 KiB is not counted: what it holds is part of what a
+   * request in flight costs (the server's `requests`), and most requests are that small.
+   */
   body(
     request: Request,
     auth: AuthInfo | undefined,
     size: number,
     done: () => void,
   ): (() => void) | McpError {
+    if (size < SMALL_BODY) return done;
     const release = this.claim("requestBytes", request, auth, size);
     if (typeof release !== "function") return release;
     return () => {

@@ -216,15 +216,12 @@ export class StatelessHttp {
       connection.close();
       return refusal;
     }
-    // the body's bytes count for its caller until the answer is out
-    const caller = this.#o.limits.caller(request, auth);
-    const release = this.#o.limits.governor.claim("requestBytes", caller, size);
+    const release = this.#o.limits.body(request, auth, size, noop);
     if (typeof release !== "function") {
       connection.close();
       return limitReply(release);
     }
-    if (method !== "subscriptions/listen")
-      return this.#exchange(request, message, connection, caller, release);
+    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection, auth, release);
     if (this.#listening.size >= this.#o.maxListens) {
       release();
       connection.close();
@@ -232,7 +229,7 @@ export class StatelessHttp {
         "retry-after": "5",
       });
     }
-    return this.#exchange(request, message, connection, caller, release, true);
+    return this.#exchange(request, message, connection, auth, release, true);
   }
 
   #refusal(
@@ -282,7 +279,7 @@ export class StatelessHttp {
     request: Request,
     message: object,
     connection: Connection,
-    caller: string,
+    auth: AuthInfo | undefined,
     release: () => void,
     listen = false,
   ): Awaitable<Answer> {
@@ -303,7 +300,7 @@ export class StatelessHttp {
       if (data === undefined || cancelled) return;
       if (!sink) {
         // closing the stream is the client's cancellation
-        sink = this.#o.sink(cancel, caller);
+        sink = this.#o.sink(cancel, this.#o.limits.caller(request, auth));
         reply(new Reply(200, SSE_HEADERS, sink.readable));
       }
       sink.event(data);
