@@ -24,7 +24,9 @@ const META = {
 };
 
 function instance(bus) {
-  const server = new McpServer({ name: "fanout", version: "1", ...(bus ? { bus } : {}) });
+  // every stream is the one anonymous caller's: its shares of listens and requests must hold them all
+  const limits = { listens: { perPrincipal: STREAMS }, requests: { perPrincipal: 2 * STREAMS } };
+  const server = new McpServer({ name: "fanout", version: "1", limits, ...(bus ? { bus } : {}) });
   server.resource("note://{id}", { description: "a note", read: ({ id }) => id });
   return { server, handler: createHttpHandler(server, { maxListenStreams: STREAMS }) };
 }

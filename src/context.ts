@@ -16,6 +16,8 @@ import {
 } from "./eras/input.js";
 import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
+import type { Governor } from "./limits/governor.js";
+import { callerKey } from "./limits/key.js";
 import {
   type ElicitFormParams,
   type ElicitResult,
@@ -166,6 +168,8 @@ export class RequestContext implements Context {
   taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
   asker: Asker | undefined;
   relatedTask: { taskId: string } | undefined;
+  /** Set by the dispatcher: a 2025 request to the client counts against the caller's share. */
+  governor: Governor | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
   #controller: AbortController | undefined;
@@ -368,7 +372,10 @@ export class RequestContext implements Context {
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
     const send = this.done ? undefined : this.#send;
     const p = withRelatedTask(params, this.relatedTask);
-    return this.connection.request(method, p, send ? { ...outbound, send } : outbound);
+    const release = this.governor?.claim("inputRounds", callerKey(this.auth, this.connection));
+    if (release !== undefined && typeof release !== "function") return refuse<Params>(release);
+    const asked = this.connection.request(method, p, send ? { ...outbound, send } : outbound);
+    return release ? asked.finally(release) : asked;
   }
 }
 

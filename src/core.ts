@@ -7,6 +7,7 @@ import type { Declared } from "./connection.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
 import type { Features } from "./eras/versions.js";
 import { type Extension, Extensions } from "./extension.js";
+import type { Governor } from "./limits/governor.js";
 import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
 
 /** Where a handler's unexpected error happened, for the `onError` hook. */
@@ -24,6 +25,7 @@ export interface CoreOptions {
   requestState: RequestStateSeal;
   /** 2026-07-28: the `_meta` of every result (the server's name and version). */
   serverMeta: { readonly [key: string]: unknown };
+  governor: Governor;
 }
 
 export type { Declared };
@@ -37,6 +39,8 @@ export class ServerCore {
   readonly serverMeta: { readonly [key: string]: unknown };
   /** 2026-07-28: seals and opens `requestState`. */
   readonly requestState: RequestStateSeal;
+  /** What each caller holds, against its share and the server's totals; the rate limits. */
+  readonly governor: Governor;
   /** Every extension, built-in or the application's: their capabilities, methods and wrappers. */
   readonly extensions = new Extensions();
   readonly #onError: CoreOptions["onError"];
@@ -48,6 +52,7 @@ export class ServerCore {
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.serverMeta = options.serverMeta;
     this.requestState = options.requestState;
+    this.governor = options.governor;
     this.#onError = options.onError;
   }
 

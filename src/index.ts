@@ -80,6 +80,17 @@ export {
   type NotificationHandler,
 } from "./extension.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
+export { type CountStore, MemoryCountStore } from "./limits/counts.js";
+export type { LimitsOptions } from "./limits/governor.js";
+export {
+  type Bucket,
+  MemoryRateStore,
+  type MemoryRateStoreOptions,
+  type Rate,
+  type RateLimits,
+  type RateStore,
+} from "./limits/rate.js";
+export { LIMIT_CODE, type LimitData, type Share } from "./limits/shares.js";
 export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
 export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";

@@ -13,6 +13,7 @@ import { builtIns } from "./ext/builtins.js";
 import type { SkillOptions, Skills } from "./ext/skills.js";
 import type { TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
+import { Governor, type LimitsOptions } from "./limits/governor.js";
 import {
   createPromptEntry,
   type PromptArgument,
@@ -76,6 +77,8 @@ export interface McpServerOptions extends Implementation {
   subscriptionLimits?: SubscriptionLimits;
   /** Tasks (tools with a `task` option): `store` (in memory), `ttlMs` (3600000), `pollIntervalMs` (1000). */
   tasks?: TaskOptions;
+  /** What one caller may hold (requests in flight, tasks, listens, subscriptions, …) and all together; rate limits. Defaults: docs/security.md. */
+  limits?: LimitsOptions;
 }
 
 /** The handle a registration returns. */
@@ -132,6 +135,7 @@ export class McpServer {
         options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
       requestState: new RequestStateSeal(options.requestState),
       serverMeta: serverInfoMeta(info as Implementation),
+      governor: new Governor(options.limits),
     });
     this.#core = core;
     const parts = builtIns({

@@ -10,10 +10,10 @@ import { expect } from "vitest";
 import { z } from "zod";
 import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
 import { createHttpHandler } from "../src/http/index.js";
-import { serve } from "../src/http/node.js";
+import { remoteAddress, serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
-import { RedisBus } from "../src/redis/index.js";
+import { RedisBus, RedisRateStore } from "../src/redis/index.js";
 import { TemplateRouter } from "../src/resources/router.js";
 import { compileSchema } from "../src/schema/schema.js";
 import { serveStdio } from "../src/stdio.js";
@@ -80,6 +80,19 @@ export const examples = [
     const server = new McpServer({ name: "notes", version: "1.0.0", bus });
     // @end
     return server;
+  },
+  async () => {
+    // @example redis/rate-store.ts#1
+    const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+    const rates = { methods: { "tools/call": { perMinute: 60 } }, store: new RedisRateStore(redis) };
+    const server = new McpServer({ name: "search", version: "1.0.0", limits: { rates } });
+    // @end
+    return server;
+  },
+  async () => {
+    // @example http/node-request.ts#1
+    await serve(server, { port: 3000, limits: { key: remoteAddress } });
+    // @end
   },
   async () => {
     // @example resources/params.ts#1

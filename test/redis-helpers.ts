@@ -109,9 +109,13 @@ export interface Instance {
   stop(): Promise<void>;
 }
 
-/** Starts a picomcp instance named `name`; with `redisUrl` on a RedisBus and a RedisEventStore. */
-export async function startInstance(name: string, env: { [k: string]: string } = {}): Promise<Instance> {
-  const child = spawn(process.execPath, [INSTANCE], {
+/** Starts a picomcp instance named `name` (`script`: another fixture); with `redisUrl` on a RedisBus and a RedisEventStore. */
+export async function startInstance(
+  name: string,
+  env: { [k: string]: string } = {},
+  script = INSTANCE,
+): Promise<Instance> {
+  const child = spawn(process.execPath, [script], {
     // the instance uses Redis only when the test says so, whatever REDIS_URL the shell has
     env: { ...process.env, REDIS_URL: "", INSTANCE: name, CHANNEL: RUN, ...env },
     stdio: ["ignore", "pipe", "pipe"],

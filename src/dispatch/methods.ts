@@ -4,6 +4,7 @@ import type { Declared, ServerCore } from "../core.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Era, Method } from "../extension.js";
+import { callerKey } from "../limits/key.js";
 import { type Awaitable, isPromiseLike, type JsonRpcErrorObject, type RequestId } from "../types.js";
 
 /** What running a method gave: its result or its error. */
@@ -11,8 +12,9 @@ export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
 type Result = { [key: string]: unknown };
 
 /**
- * Runs a method with `ctx` registered as in flight; undefined when the request was cancelled (never
- * answered). A method that answers synchronously is done synchronously: no promise, no microtask.
+ * Runs a method with `ctx` registered as in flight, once the governor admits it (its caller's share
+ * of requests in flight, its rates); undefined when it was cancelled (never answered). A method that
+ * answers synchronously is done synchronously: no promise, no microtask.
  */
 export function execute(
   core: ServerCore,
@@ -20,6 +22,26 @@ export function execute(
   ctx: RequestContext,
   served: ReadonlySet<string>,
   outer: AbortSignal | undefined,
+): Awaitable<Outcome | undefined> {
+  const key = callerKey(ctx.auth, ctx.connection);
+  ctx.governor = core.governor;
+  const refused = core.governor.admit(key, ctx.method, ctx.params);
+  if (refused === undefined) return start(core, method, ctx, served, outer, key);
+  if (!isPromiseLike(refused)) return { error: toErrorObject(core, refused, ctx.method, ctx.requestId) };
+  return refused.then((r) =>
+    r === undefined
+      ? start(core, method, ctx, served, outer, key)
+      : { error: toErrorObject(core, r, ctx.method, ctx.requestId) },
+  );
+}
+
+function start(
+  core: ServerCore,
+  method: Method,
+  ctx: RequestContext,
+  served: ReadonlySet<string>,
+  outer: AbortSignal | undefined,
+  key: string,
 ): Awaitable<Outcome | undefined> {
   const id = ctx.requestId;
   const conn = ctx.connection;
@@ -40,9 +62,16 @@ export function execute(
   // never written into the connection's table (whose churn is old-generation garbage)
   if (conn.closed) ctx.abort(new Error("The connection is closed"));
   else conn.inflight.set(id, ctx);
+  // counted from here too: a synchronous request is over before any other could be admitted
+  const governor = core.governor;
+  governor.add("requests", key, 1);
+  const over = (outcome: Outcome) => {
+    governor.give("requests", key);
+    return settle(ctx, outer, onOuterAbort, outcome);
+  };
   return Promise.resolve(result).then(
-    (r) => settle(ctx, outer, onOuterAbort, { result: r as Result }),
-    (error) => settle(ctx, outer, onOuterAbort, failed(core, error, name, id)),
+    (r) => over({ result: r as Result }),
+    (error) => over(failed(core, error, name, id)),
   );
 }
 

@@ -9,6 +9,7 @@ import type { SubscriptionLimits } from "../eras/listen.js";
 import type { CacheHint } from "../eras/stateless.js";
 import type { Features } from "../eras/versions.js";
 import type { Extension } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
 import { completionExtension } from "../prompts/completion.js";
 import { type PromptEntry, promptsExtension } from "../prompts/prompts.js";
 import { Registry } from "../registry.js";
@@ -31,6 +32,8 @@ export interface CoreView {
   readonly serverMeta: { readonly [key: string]: unknown };
   /** Hands an unexpected error to `onError`. */
   reportError(error: unknown, info: { method: string; requestId: RequestId }): void;
+  /** What each caller holds of what the built-ins keep for it (tasks, listens, subscriptions). */
+  readonly governor: Governor;
 }
 
 /** What the built-ins are made of: the server's options. */
@@ -73,13 +76,19 @@ export function builtIns(o: BuiltInOptions) {
     completionExtension(prompts, resources),
     promptsExtension(prompts, pageSize, cache),
     resourcesExtension(resources, pageSize),
-    subscriptionsExtension(resources, limits),
+    subscriptionsExtension(resources, limits, core.governor),
     toolsExtension(tools, pageSize, cache, (e, ctx) =>
       core.reportError(e, { method: "tools/call", requestId: ctx.requestId }),
     ),
-    listenExtension(resources, limits, capabilities, core.serverMeta),
+    listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
     discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
-    tasksExtension(tools, options.tasks ?? {}, o.publish, (e) => core.reportError(e, TASK_ERROR)),
+    tasksExtension(
+      tools,
+      options.tasks ?? {},
+      o.publish,
+      (e) => core.reportError(e, TASK_ERROR),
+      core.governor,
+    ),
     skills.extension(),
   ];
   if (options.experimental) extensions.unshift(experimentalExtension(options.experimental));

@@ -9,6 +9,9 @@ import { shapeImplementation } from "../eras/serialize.js";
 import { type CacheHint, logLevelOf, META } from "../eras/stateless.js";
 import { type Features, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { clientDeclares, type Extension } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
+import { callerKey } from "../limits/key.js";
+import { listBytes } from "../limits/shares.js";
 import { requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
 import { EMPTY, type Implementation, type ServerCapabilities } from "../types.js";
@@ -97,6 +100,7 @@ export function listenExtension(
   limits: SubscriptionLimits,
   capabilities: (f: Features) => ServerCapabilities,
   serverMeta: { readonly [key: string]: unknown },
+  governor: Governor,
 ): Extension {
   return {
     id: "picomcp/listen",
@@ -119,6 +123,16 @@ export function listenExtension(
           const what = scoped.length === 1 ? `resource ${scoped[0]}` : `a listen of ${scoped.join(", ")}`;
           if (scoped.length) requireScopes(what, { scopes }, ctx);
           const conn = ctx.connection;
+          // what the request holds while it is open: its URIs and task ids as sent, in bytes
+          const n = p.notifications as { resourceSubscriptions?: unknown; taskIds?: unknown };
+          const bytes = listBytes(n.resourceSubscriptions) + listBytes(n.taskIds);
+          const key = callerKey(ctx.auth, conn);
+          governor.take("listens", key);
+          const kept = governor.claim("subscriptionBytes", key, bytes);
+          if (typeof kept !== "function") {
+            governor.give("listens", key);
+            throw kept;
+          }
           const stream = new ListenStream(
             ctx.requestId,
             filter,
@@ -141,6 +155,8 @@ export function listenExtension(
             });
           } finally {
             if (conn.listens.get(ctx.requestId) === stream) conn.listens.delete(ctx.requestId);
+            governor.give("listens", key);
+            kept();
           }
           return undefined;
         },

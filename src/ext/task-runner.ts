@@ -9,6 +9,8 @@ import type { RequestContext, TaskHandle } from "../context.js";
 import { AUTO_KEY, type InputRequest } from "../eras/input.js";
 import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Governor } from "../limits/governor.js";
+import { callerKey } from "../limits/key.js";
 import type { JsonRpcErrorObject, Params } from "../types.js";
 import type { TaskRecord, TaskStore } from "./task-store.js";
 
@@ -33,6 +35,8 @@ export interface Live {
   writes: Promise<void>;
   /** Ends the task when its ttl has passed: a handler still waiting then is cancelled. */
   expiry: ReturnType<typeof setTimeout> | undefined;
+  /** Gives back the caller's running task (the stored one comes back when its ttl ends). */
+  readonly release: () => void;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
@@ -59,6 +63,7 @@ export class TaskRunner {
   readonly #live = new Map<string, Live>();
   readonly #publish: (event: ChangeEvent) => void;
   readonly #report: (error: unknown) => void;
+  readonly #governor: Governor;
   /** The polling pace clients are told. */
   readonly pollIntervalMs: number;
   /** How long a task is kept, unless a 2025-11-25 client asked for less. */
@@ -70,8 +75,10 @@ export class TaskRunner {
     pollIntervalMs: number,
     publish: (event: ChangeEvent) => void,
     report: (error: unknown) => void,
+    governor: Governor,
   ) {
     this.#store = store;
+    this.#governor = governor;
     this.ttlMs = ttlMs;
     this.pollIntervalMs = pollIntervalMs;
     this.#publish = publish;
@@ -113,7 +120,24 @@ export class TaskRunner {
     if (statusMessage !== undefined) record.statusMessage = statusMessage;
     const owner = ownerOf(ctx);
     if (owner !== undefined) record.owner = owner;
-    await this.#store.create(structuredClone(record));
+    // the caller's own shares, running and kept: a full share refuses this caller, never evicts another's task
+    const key = callerKey(ctx.auth, ctx.connection);
+    const release = this.#governor.claim("runningTasks", key);
+    if (typeof release !== "function") throw release;
+    const until = Date.now() + ttlMs;
+    try {
+      this.#governor.lease("tasks", key, until);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    try {
+      await this.#store.create(structuredClone(record));
+    } catch (error) {
+      release();
+      this.#governor.unlease("tasks", key, until);
+      throw error;
+    }
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     const l: Live = {
@@ -134,6 +158,7 @@ export class TaskRunner {
       settle,
       writes: Promise.resolve(),
       expiry: undefined,
+      release,
     };
     this.#live.set(record.taskId, l);
     // the store forgets the task then: a handler still waiting for an answer must not wait forever
@@ -175,6 +200,7 @@ export class TaskRunner {
     // forgotten once saved, not before: meanwhile a reader waits for the save, and a cancel finds it over
     void this.#save(l).then(() => {
       this.#live.delete(l.record.taskId);
+      l.release();
       l.settle();
     });
   }
@@ -265,6 +291,7 @@ export class TaskRunner {
   /** Forgets a running task: aborts the handler's signal and rejects its open requests. */
   #stop(l: Live, why: string): void {
     this.#live.delete(l.record.taskId);
+    l.release();
     clearTimeout(l.expiry);
     l.settle();
     const reason = new McpError(ErrorCode.InternalError, why);

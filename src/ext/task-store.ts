@@ -3,6 +3,7 @@
  * `tasks/get`), and the in-memory default, which forgets a task once its `ttlMs` has passed.
  */
 import type { InputRequest } from "../eras/input.js";
+import { limitError } from "../limits/shares.js";
 import type { JsonRpcErrorObject } from "../types.js";
 
 /** A task's status: `working` first, `input_required` while it waits for the client, then one terminal status. */
@@ -49,7 +50,7 @@ export interface TaskStore {
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** At most this many tasks are kept; expired ones, then the oldest, go first. Default: 10000. */
+  /** At most this many tasks are kept until their ttl ends; one more is refused (`-32000`, `data.limit: "tasks"`), and no task is forgotten for it. Default: 10000. */
   maxTasks?: number;
   /** The clock, for tests. Default: `Date.now`. */
   now?: () => number;
@@ -73,13 +74,15 @@ export class MemoryTaskStore implements TaskStore {
       if (entry.expires > now) break;
       this.#tasks.delete(id);
     }
-    if (this.#tasks.size >= this.#max) {
-      // a task of a shorter ttl expires behind older live ones: it makes room before any of them goes
+    if (this.#tasks.size >= this.#max)
+      // a task of a shorter ttl expires behind older live ones: it makes room too
       for (const [id, entry] of this.#tasks) if (entry.expires <= now) this.#tasks.delete(id);
-      for (const id of this.#tasks.keys()) {
-        if (this.#tasks.size < this.#max) break;
-        this.#tasks.delete(id);
-      }
+    // full of live tasks: this one is refused, and no task of anyone else is forgotten for it
+    if (this.#tasks.size >= this.#max) {
+      let first = Number.POSITIVE_INFINITY;
+      for (const entry of this.#tasks.values()) first = Math.min(first, entry.expires);
+      const retryAfterMs = Number.isFinite(first) ? first - now : 5000;
+      throw limitError({ limit: "tasks", scope: "server", max: this.#max, retryAfterMs });
     }
     const expires = task.ttlMs === null ? Number.POSITIVE_INFINITY : now + task.ttlMs;
     this.#tasks.set(task.taskId, { task: structuredClone(task), expires });

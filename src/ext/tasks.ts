@@ -9,6 +9,7 @@ import type { RequestContext } from "../context.js";
 import { missingCapability } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
 import { isObject, type Params } from "../types.js";
@@ -53,6 +54,7 @@ export function tasksExtension(
   options: TaskOptions,
   publish: (event: ChangeEvent) => void,
   report: (error: unknown) => void,
+  governor: Governor,
 ): Extension {
   const ttlMs = options.ttlMs ?? 3_600_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -66,6 +68,7 @@ export function tasksExtension(
     pollIntervalMs,
     publish,
     report,
+    governor,
   );
   // the registry's list is a new array after each change: the answer is computed once per change
   let seen: readonly ToolEntry[] | undefined;

@@ -4,7 +4,7 @@
  */
 import { type AuthInfo, principalOf } from "../connection.js";
 import type { Features } from "../eras/versions.js";
-import { sessionNotFound, tooManyRequests, tooManySessions, unauthorized } from "./answers.js";
+import { limitReply, sessionNotFound, unauthorized } from "./answers.js";
 import type { Reply } from "./reply.js";
 import type { Session, SessionTable } from "./session.js";
 
@@ -28,11 +28,10 @@ export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
   return session.authenticated && principalOf(auth) === session.principal;
 }
 
-/** Makes room in `table` for one more session of `principal`, or the 429 or 503 that says why there is none. */
-export function noRoom(table: SessionTable, principal: string | undefined): Reply | undefined {
-  const why = table.makeRoom(principal);
-  if (why === "principal") return tooManyRequests("this principal has too many busy sessions", 5000);
-  return why === "full" ? tooManySessions() : undefined;
+/** Makes room in `table` for one more session of `caller`, or the 429 (its share) or 503 (the total) that says why there is none. */
+export function noRoom(table: SessionTable, caller: string): Reply | undefined {
+  const refused = table.makeRoom(caller);
+  return refused ? limitReply(refused) : undefined;
 }
 
 /** Freezes verified credentials in place, nested objects too, so no request can change another's. */

@@ -12,8 +12,9 @@ import {
   revision,
   SESSION_VERSIONS,
 } from "../eras/versions.js";
-import { ErrorCode } from "../errors.js";
+import { ErrorCode, type McpError } from "../errors.js";
 import { encodeMessage, errorResponse } from "../jsonrpc.js";
+import { limitStatus } from "../limits/shares.js";
 import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
@@ -51,11 +52,10 @@ export function sessionNotFound(features?: Features): Reply {
   return httpError(404, SESSION_NOT_FOUND, "Session not found", features);
 }
 
-/** 503 when the session table is full of busy sessions. */
-export function tooManySessions(): Reply {
-  return httpError(503, SERVER_ERROR, "Service Unavailable: too many sessions", undefined, {
-    "retry-after": "5",
-  });
+/** A refusal of the governor: 429 at the caller's share, 503 at the total, with `Retry-After` and the error's `data`. */
+export function limitReply(error: McpError, features?: Features): Reply {
+  const status = limitStatus(error)!;
+  return httpError(status.status, error.code, error.message, features, status.headers, error.data);
 }
 
 /** 401 for a request without credentials on a session that was opened with them. */
@@ -127,7 +127,10 @@ export function mapError(
   answer: JsonRpcResponse | JsonRpcResponse[] | undefined,
   request: Request,
 ): ReturnType<ErrorStatus> {
-  if (!map || answer === undefined || Array.isArray(answer) || !("error" in answer)) return undefined;
+  if (answer === undefined || Array.isArray(answer) || !("error" in answer)) return undefined;
+  // a refusal of the governor is 429 or 503 with Retry-After, unless the hook says otherwise
+  const limited = limitStatus(answer.error);
+  if (!map) return limited;
   let mapped: ReturnType<ErrorStatus>;
   try {
     mapped = map(answer.error, request);
@@ -135,12 +138,12 @@ export function mapError(
     if (mapped?.headers) new Headers(mapped.headers);
   } catch {
     // a hook that throws, or gives headers no Response can carry, must not cost the request its answer
-    return undefined;
+    return limited;
   }
   // a hook's bad status would make the Response constructor throw: keep the default instead
   return mapped && Number.isInteger(mapped.status) && mapped.status >= 200 && mapped.status <= 599
     ? mapped
-    : undefined;
+    : limited;
 }
 
 /** The answer to a POST's requests (with what `errorStatus` made of an error), or 202/404 when there is none. */

@@ -1,14 +1,22 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
-import { type AuthInfo, type Connection, principalOf } from "../connection.js";
-import { featuresOf, HEADERLESS_VERSION, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
+import type { AuthInfo, Connection } from "../connection.js";
+import {
+  featuresOf,
+  HEADERLESS_VERSION,
+  isSessionVersion,
+  revision,
+  SUPPORTED_VERSIONS,
+} from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { parseErrorResponse } from "../jsonrpc.js";
+import { principalKey } from "../limits/key.js";
 import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type RequestId } from "../types.js";
 import { freezeAuth, mayUse, noRoom, randomId, refuseSession } from "./access.js";
 import {
   httpError,
   json,
+  limitReply,
   NONE,
   noBatch,
   notNegotiated,
@@ -22,6 +30,7 @@ import {
 import { preflight, withCors } from "./cors.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
+import { serveGet } from "./get.js";
 import {
   accepts,
   acceptsJsonAndSse,
@@ -31,11 +40,12 @@ import {
   originAllowed,
 } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
+import { HttpGovernor } from "./limits.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header, readBody } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
-import { LiveStreams, SSE_HEADERS } from "./sse.js";
+import { LiveStreams } from "./sse.js";
 import { isStatelessBody, isStatelessHeader, StatelessHttp } from "./stateless.js";
 
 const noop = () => {};
@@ -56,8 +66,7 @@ export class StreamableHttp {
   readonly #idleMs: number;
   readonly #streams: LiveStreams;
   readonly #statelessHttp: StatelessHttp;
-  /** Opens an SSE body kept alive by the handler's timer. */
-  readonly #sink = (onGone: () => void) => this.#streams.open(onGone);
+  readonly #limits: HttpGovernor;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -82,19 +91,19 @@ export class StreamableHttp {
     this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
     const limits = {
       idleMs: this.#idleMs,
-      max: positive(o.maxSessions ?? 10_000, "maxSessions"),
-      perPrincipal: positive(o.maxSessionsPerPrincipal ?? 100, "maxSessionsPerPrincipal"),
       anonymousPerMinute: positive(o.anonymousSessionsPerMinute ?? 1200, "anonymousSessionsPerMinute"),
     };
+    this.#limits = new HttpGovernor(o);
     this.#statelessHttp = new StatelessHttp({
       server,
       maxBodyBytes: this.#maxBody,
       maxListens: positive(o.maxListenStreams ?? 10_000, "maxListenStreams"),
       errorStatus: o.errorStatus,
-      sink: this.#sink,
+      sink: (onGone: () => void, caller: string) => this.#streams.open(onGone, this.#limits.queue(caller)),
+      limits: this.#limits,
     });
     if (o.sessions !== false) {
-      this.#table = new SessionTable(limits, (s) => this.#end(s));
+      this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
       this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
     }
   }
@@ -199,15 +208,18 @@ export class StreamableHttp {
       );
     }
     let message: unknown;
+    let size: number;
     try {
       if (!body.ok) throw new SyntaxError("not UTF-8");
       message = JSON.parse(body.text);
+      size = body.text.length;
     } catch {
       return json(parseErrorResponse(features));
     }
     const init = isObject(message) && message.method === "initialize";
+    // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
-      return await this.#statelessHttp.serve(request, message, auth, version);
+      return this.#statelessHttp.serve(request, message, auth, version, size);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     const wrongRevision =
@@ -219,9 +231,9 @@ export class StreamableHttp {
     }
     const contradicted = contradictingHeaders(request, message, this.#server, features);
     if (contradicted) return contradicted;
-    if (!this.#table) return await this.#sessionless(request, message, init, version, auth);
+    if (!this.#table) return this.#sessionless(request, message, init, version, auth, size);
     if (session?.connection.closed) return sessionNotFound(features);
-    if (session) return await this.#exchange(request, session.connection, session, message, auth, noop);
+    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, size);
     if (!init) {
       return httpError(
         400,
@@ -236,10 +248,10 @@ export class StreamableHttp {
   }
 
   async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined, request: Request) {
-    const principal = principalOf(auth);
-    const wait = principal === undefined ? table.admitAnonymous() : 0;
+    const caller = this.#limits.caller(request, auth);
+    const wait = principalKey(auth) === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
-    const full = noRoom(table, principal);
+    const full = noRoom(table, caller);
     if (full) return full;
     const id = randomId(16);
     const standalone = new EventStream(randomId(12), this.#store, id);
@@ -253,17 +265,18 @@ export class StreamableHttp {
       },
       onClose: () => session && this.#end(session),
     });
+    this.#limits.bind(connection, request, auth);
     const answer = await this.#server.handle(message, connection, carried(this.#server, request));
     if (connection.protocolVersion === undefined || connection.closed || answer === undefined) {
       connection.close();
       return answer === undefined ? new Reply(202, NONE, null) : json(answer);
     }
-    const late = noRoom(table, principal); // others initialized meanwhile
+    const late = noRoom(table, caller); // others initialized meanwhile
     if (late) {
       connection.close();
       return late;
     }
-    session = new Session(id, connection, standalone);
+    session = new Session(id, connection, standalone, caller);
     table.add(session);
     this.#streams.start();
     return json(answer, { "mcp-session-id": id });
@@ -275,13 +288,15 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
+    size: number,
   ): Awaitable<Answer> {
     const connection = connectStateless(
       this.#server,
       init ? undefined : (version ?? HEADERLESS_VERSION),
       auth,
     );
-    return this.#exchange(request, connection, undefined, message, auth, () => connection.close());
+    this.#limits.bind(connection, request, auth);
+    return this.#exchange(request, connection, undefined, message, auth, () => connection.close(), size);
   }
 
   #exchange(
@@ -291,7 +306,13 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
+    size: number,
   ): Awaitable<Answer> {
+    const over = this.#limits.body(request, auth, size, done);
+    if (typeof over !== "function") {
+      done();
+      return limitReply(over, revision(connection.protocolVersion));
+    }
     return serveExchange({
       server: this.#server,
       connection,
@@ -301,10 +322,10 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      done,
+      done: over,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
-      sink: this.#sink,
+      sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
     });
   }
 
@@ -314,37 +335,13 @@ export class StreamableHttp {
     }
     const found = this.#session(request, table, auth);
     if (!(found instanceof Session)) return found;
-    const session = found;
-    const features = featuresOf(session.connection.protocolVersion!);
-    const headers = { ...SSE_HEADERS, "mcp-session-id": session.id };
-    const last = header(request, "last-event-id");
-    if (last !== null && this.#store) {
-      const dot = last.lastIndexOf(".");
-      const stream = session.streams.get(last.slice(0, dot));
-      const seq = Number(last.slice(dot + 1));
-      if (!stream || dot < 0 || !Number.isInteger(seq) || seq < 0 || seq > stream.seq) {
-        return httpError(400, SERVER_ERROR, "Bad Request: unknown Last-Event-ID", features);
-      }
-      const sink = this.#streams.open(() => {
-        if (stream.sink === sink) stream.sink = undefined;
-        session.lastActive = Date.now();
-      });
-      void stream.resume(seq, sink).then(() => {
-        if (stream.done && stream !== session.standalone && !stream.sink) session.forget(stream);
-      });
-      return new Reply(200, headers, sink.readable);
-    }
-    if (session.standalone.sink?.open) {
-      return httpError(409, SERVER_ERROR, "Conflict: this session already has a GET stream open", features);
-    }
-    const sink = this.#streams.open(() => {
-      if (session.standalone.sink === sink) session.standalone.sink = undefined;
-      session.lastActive = Date.now();
+    const queue = this.#limits.queue(found.caller);
+    return serveGet(request, found, {
+      store: this.#store,
+      retryMs: this.#retryMs,
+      governor: this.#limits.governor,
+      open: (onGone, onEnd) => this.#streams.open(onGone, queue, onEnd),
     });
-    // messages sent while no GET stream was open come first
-    const prime = features.ssePriming;
-    void session.standalone.resume(session.standalone.sent, sink, prime, this.#retryMs);
-    return new Reply(200, headers, sink.readable);
   }
 
   #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {

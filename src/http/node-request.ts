@@ -82,6 +82,16 @@ function normalize(v: string): string {
 }
 
 /**
+ * The address of the client a request of the Node bridge came from: give it as the HTTP handler's
+ * `limits.key`, so that anonymous callers each get shares and rates of their own. Undefined for a
+ * request the bridge did not make. Behind a proxy it is the proxy's: read its header instead.
+ * @example await serve(server, { port: 3000, limits: { key: remoteAddress } });
+ */
+export function remoteAddress(request: Request): string | undefined {
+  return (request as unknown as { [STATE]?: LazyState })[STATE]?.req.socket?.remoteAddress;
+}
+
+/**
  * A `Request` (it is `instanceof Request`) built lazily from a `node:http` request: method, URL,
  * headers, signal and body are made when first read, the body can be read without a web stream
  * (READ_BODY), and anything else makes the full `Request` and asks it. Building every web object

@@ -16,6 +16,8 @@ import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } fr
 import { positive } from "./options.js";
 import { ANSWER, type Answer, type Answering, Reply, textOf } from "./reply.js";
 
+export { remoteAddress } from "./node-request.js";
+
 /** Options of {@link serve}: where to listen, and every option of `createHttpHandler`. */
 export interface ServeOptions extends HttpHandlerOptions {
   /** The port; 0 picks a free one (read it from `url`). */

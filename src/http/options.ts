@@ -1,5 +1,7 @@
 /** The options of the Streamable HTTP handler, and what it returns. */
 import type { AuthInfo } from "../connection.js";
+import type { CountStore } from "../limits/counts.js";
+import type { Share } from "../limits/shares.js";
 import type { JsonRpcErrorObject, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 
@@ -53,6 +55,31 @@ export interface HttpHandlerOptions {
    * Default: none.
    */
   errorStatus?: ErrorStatus;
+  /**
+   * What one caller may hold over HTTP, and all callers together; a caller at its share gets 429
+   * (`Retry-After`), the server at a total 503. Defaults: docs/security.md.
+   */
+  limits?: HttpLimits;
+}
+
+/** The HTTP handler's `limits`: its shares and totals, and who an anonymous caller is. */
+export interface HttpLimits {
+  /** 2025 sessions; `maxSessionsPerPrincipal` and `maxSessions` set the same. Default: 100 per principal, 10000 in all. */
+  sessions?: Share;
+  /** Open GET streams of sessions. Default: 100 per principal, 10000 in all. */
+  sseStreams?: Share;
+  /** Bytes queued for SSE clients that do not read; the stream a write would take past them is dropped as gone. Default: 16 MiB per principal, 128 MiB in all. */
+  sseBytes?: Share;
+  /** Bytes of the bodies of 1 KiB or more of requests in flight (a listen's, while it is open). Default: 16 MiB per principal, 128 MiB in all. */
+  requestBytes?: Share;
+  /**
+   * Names the caller of a request without a principal (its address: `remoteAddress` of
+   * `picomcp/node`), so that anonymous callers each get a share and a rate of their own. Default: none
+   * (every anonymous caller is one, and shares one share and one bucket).
+   */
+  key?: (request: Request) => string | undefined;
+  /** Where the counts live. Default: in this process's memory. */
+  store?: CountStore;
 }
 
 /** Maps a JSON-RPC error answer to its HTTP status and extra headers, or to nothing (the default status). */

@@ -1,5 +1,7 @@
 /** Streamable HTTP sessions: their resumable SSE streams, and the table that expires and caps them. */
 import { type Connection, principalOf } from "../connection.js";
+import type { McpError } from "../errors.js";
+import type { Governor } from "../limits/governor.js";
 import type { RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 import type { SseWriter } from "./sse.js";
@@ -152,6 +154,8 @@ export class Session {
   readonly principal: string | undefined;
   /** Whether it was opened with credentials: later requests without them get 401. */
   readonly authenticated: boolean;
+  /** Who it is counted for (see `callerKey`): its principal, or the anonymous caller that opened it. */
+  readonly caller: string;
   /** Resumable streams by id (POST streams and the GET stream). */
   readonly streams = new Map<string, EventStream>();
   /** In-flight POSTs by request id. */
@@ -161,8 +165,9 @@ export class Session {
   lastActive = Date.now();
   readonly #finished: EventStream[] = [];
 
-  constructor(id: string, connection: Connection, standalone: EventStream) {
+  constructor(id: string, connection: Connection, standalone: EventStream, caller: string) {
     this.id = id;
+    this.caller = caller;
     this.connection = connection;
     this.standalone = standalone;
     this.streams.set(standalone.id, standalone);
@@ -207,33 +212,30 @@ export class Session {
   }
 }
 
-/** Limits of a {@link SessionTable}. */
+/** Limits of a {@link SessionTable} besides the governor's shares. */
 export interface SessionLimits {
   idleMs: number;
-  max: number;
-  perPrincipal: number;
   /** Sessions without a principal created per minute (a token bucket that holds as many). */
   anonymousPerMinute: number;
 }
 
-/** Why {@link SessionTable.makeRoom} found no room. */
-export type NoRoom = "principal" | "full";
-
 /**
- * The live sessions, least recently used first. Idle ones expire on lookup and on a sweep that
- * the handler runs on its one timer. At the cap, a new session only ever takes the place of an idle
- * anonymous one, or of an idle one of its own principal: never of a busy one, nor another principal's.
+ * The live sessions, least recently used first, each counted for its caller by the governor. Idle
+ * ones expire on lookup and on a sweep that the handler runs on its one timer. A caller at its share
+ * or at the total only ever makes room by ending an idle session of its own: never a busy one, nor
+ * another caller's.
  */
 export class SessionTable {
   readonly #sessions = new Map<string, Session>();
-  readonly #byPrincipal = new Map<string, number>();
   readonly #limits: SessionLimits;
+  readonly #governor: Governor;
   readonly #end: (session: Session) => void;
   #tokens: number;
   #refilled = Date.now();
 
-  constructor(limits: SessionLimits, end: (session: Session) => void) {
+  constructor(limits: SessionLimits, governor: Governor, end: (session: Session) => void) {
     this.#limits = limits;
+    this.#governor = governor;
     this.#end = end;
     this.#tokens = limits.anonymousPerMinute;
   }
@@ -269,18 +271,13 @@ export class SessionTable {
 
   add(session: Session): void {
     this.#sessions.set(session.id, session);
-    const p = session.principal;
-    if (p !== undefined) this.#byPrincipal.set(p, (this.#byPrincipal.get(p) ?? 0) + 1);
+    this.#governor.add("sessions", session.caller, 1);
   }
 
   remove(session: Session): void {
     if (this.#sessions.get(session.id) !== session) return;
     this.#sessions.delete(session.id);
-    const p = session.principal;
-    if (p === undefined) return;
-    const n = (this.#byPrincipal.get(p) ?? 1) - 1;
-    if (n > 0) this.#byPrincipal.set(p, n);
-    else this.#byPrincipal.delete(p);
+    this.#governor.give("sessions", session.caller);
   }
 
   /**
@@ -298,22 +295,21 @@ export class SessionTable {
     return Math.ceil((1 - this.#tokens) / rate);
   }
 
-  /** Makes room for one more session of `principal`, or says why there is none. */
-  makeRoom(principal: string | undefined): NoRoom | undefined {
-    if (principal !== undefined && (this.#byPrincipal.get(principal) ?? 0) >= this.#limits.perPrincipal) {
-      if (!this.#evict(principal)) return "principal";
+  /** Makes room for one more session of `caller` (ending an idle one of its own if need be), or gives the refusal. */
+  makeRoom(caller: string): McpError | undefined {
+    let refused = this.#governor.check("sessions", caller);
+    if (refused && (refused.data as { scope: string }).scope === "server") {
+      this.sweep();
+      refused = this.#governor.check("sessions", caller);
     }
-    if (this.#sessions.size < this.#limits.max) return undefined;
-    this.sweep();
-    if (this.#sessions.size < this.#limits.max) return undefined;
-    if (this.#evict(undefined) || (principal !== undefined && this.#evict(principal))) return undefined;
-    return "full";
+    while (refused && this.#evict(caller)) refused = this.#governor.check("sessions", caller);
+    return refused;
   }
 
-  /** Ends the least recently used idle session of `principal` (undefined: an anonymous one). */
-  #evict(principal: string | undefined): boolean {
+  /** Ends the least recently used idle session of `caller`. */
+  #evict(caller: string): boolean {
     for (const s of this.#sessions.values()) {
-      if (!s.busy && s.principal === principal) {
+      if (!s.busy && s.caller === caller) {
         this.#end(s);
         return true;
       }

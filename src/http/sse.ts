@@ -1,6 +1,8 @@
 /** Server-Sent Events on a web `ReadableStream`: framing, a bounded backlog, and cancel detection. */
 
 const encoder = new TextEncoder();
+/** Bytes a client's stream holds before it counts as behind. */
+const HIGH_WATER = 16 * 1024;
 
 /** The headers of every SSE response. */
 export const SSE_HEADERS: { readonly [name: string]: string } = Object.freeze({
@@ -15,6 +17,10 @@ export interface SseWriterOptions {
   maxBufferedBytes: number;
   /** Called once when the client goes away (disconnect, or a backlog over the limit); not on `close()`. */
   onGone: () => void;
+  /** Told of every change of the queue, in bytes (and whether the client is behind); false drops the client. */
+  account?: ((delta: number, stalled: boolean) => boolean) | undefined;
+  /** Called once when the body ends, whichever way (`close()`, the client gone, dropped). */
+  onEnd?: (() => void) | undefined;
 }
 
 /**
@@ -32,6 +38,8 @@ export class SseWriter {
   #stalledSince: number | undefined;
   #wake: (() => void) | undefined;
   readonly #options: SseWriterOptions;
+  /** Bytes queued as last told to `account`. */
+  #queued = 0;
 
   constructor(options: SseWriterOptions) {
     this.#options = options;
@@ -42,11 +50,12 @@ export class SseWriter {
         },
         pull: () => {
           this.#stalledSince = undefined;
+          this.#count();
           this.#wake?.();
         },
         cancel: () => this.#gone(),
       },
-      { highWaterMark: 16 * 1024, size: (chunk) => chunk.byteLength },
+      { highWaterMark: HIGH_WATER, size: (chunk) => chunk.byteLength },
     );
   }
 
@@ -100,11 +109,31 @@ export class SseWriter {
   close(): void {
     if (!this.#open) return;
     this.#open = false;
+    this.#release();
     try {
       this.#controller.close();
     } catch {
       // already closed or errored
     }
+  }
+
+  /** Tells `account` what the queue holds now; false when it may not hold that much. */
+  #count(): boolean {
+    const account = this.#options.account;
+    if (account === undefined || !this.#open) return true;
+    const queued = Math.max(0, HIGH_WATER - (this.#controller.desiredSize ?? HIGH_WATER));
+    const delta = queued - this.#queued;
+    if (delta === 0) return true;
+    if (!account(delta, queued > HIGH_WATER)) return false;
+    this.#queued = queued;
+    return true;
+  }
+
+  /** Gives back what the queue was counted for, and says the body ended (the client is gone, or it was closed). */
+  #release(): void {
+    if (this.#queued > 0) this.#options.account?.(-this.#queued, false);
+    this.#queued = 0;
+    this.#options.onEnd?.();
   }
 
   #write(text: string): boolean {
@@ -119,7 +148,7 @@ export class SseWriter {
     const desired = this.#controller.desiredSize ?? 1;
     if (desired <= 0) this.#stalledSince ??= this.lastWrite;
     // a client that stopped reading: drop what is queued rather than hold it forever
-    if (desired < -this.#options.maxBufferedBytes) {
+    if (desired < -this.#options.maxBufferedBytes || !this.#count()) {
       this.drop();
       return false;
     }
@@ -128,6 +157,7 @@ export class SseWriter {
 
   #gone(): void {
     if (!this.#open) return;
+    this.#release();
     this.#open = false;
     this.#wake?.();
     this.#options.onGone();
@@ -156,9 +186,9 @@ export class LiveStreams {
     this.#o = options;
   }
 
-  /** A new stream, kept alive until it closes; `onGone` runs when the client is gone. */
-  open(onGone: () => void): SseWriter {
-    const sink = new SseWriter({ maxBufferedBytes: this.#o.maxBufferedBytes, onGone });
+  /** A new stream, kept alive until it closes; `onGone` runs when the client is gone; `account` hears of its queue. */
+  open(onGone: () => void, account?: SseWriterOptions["account"], onEnd?: () => void): SseWriter {
+    const sink = new SseWriter({ maxBufferedBytes: this.#o.maxBufferedBytes, onGone, account, onEnd });
     this.#live.add(sink);
     this.start();
     return sink;

@@ -14,15 +14,15 @@ import type { McpServer } from "../server.js";
 import {
   type Awaitable,
   isObject,
-  isPromiseLike,
   type JsonRpcMessage,
   type JsonRpcResponse,
   type RequestId,
 } from "../types.js";
-import { JSON_TYPE, mapError, NONE } from "./answers.js";
+import { JSON_TYPE, limitReply, mapError, NONE } from "./answers.js";
 import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";
 import { checkHeaders } from "./headers.js";
+import type { HttpGovernor } from "./limits.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
 import { header, readBody, whenGone } from "./request.js";
@@ -90,8 +90,10 @@ export interface StatelessOptions {
   maxBodyBytes: number;
   /** Most listen streams open at once. */
   maxListens: number;
-  /** Opens an SSE body that gets keep-alive comments; `onGone` runs when the client goes away. */
-  sink(onGone: () => void): SseWriter;
+  /** Opens an SSE body that gets keep-alive comments, its queue counted for `caller`; `onGone` runs when the client goes away. */
+  sink(onGone: () => void, caller: string): SseWriter;
+  /** Who the caller is, and what its request's body counts for. */
+  limits: HttpGovernor;
   /** The `errorStatus` option. */
   errorStatus: ErrorStatus | undefined;
 }
@@ -168,8 +170,8 @@ export class StatelessHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    const answer = this.serve(request, message, auth, version);
-    return isPromiseLike(answer) ? await answer : answer;
+    // not awaited here: the body's text must not live on in this frame while the request runs (a listen runs long)
+    return this.serve(request, message, auth, version, text.length);
   }
 
   /**
@@ -181,6 +183,7 @@ export class StatelessHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     version: string | null,
+    size = 0,
   ): Awaitable<Answer> {
     if (!isObject(message)) {
       const what = Array.isArray(message)
@@ -199,6 +202,7 @@ export class StatelessHttp {
     }
     // nothing reaches a client outside its own POST
     const connection = this.#o.server.connect(auth ? { send: noop, auth } : UNSENT);
+    this.#o.limits.bind(connection, request, auth);
     if (!("id" in message)) {
       // no notification is defined for HTTP in this revision; one that arrives is accepted
       const options = this.#o.server.observer ? { stateless: true, carrier: request } : { stateless: true };
@@ -212,14 +216,20 @@ export class StatelessHttp {
       connection.close();
       return refusal;
     }
-    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection);
+    const release = this.#o.limits.body(request, auth, size, noop);
+    if (typeof release !== "function") {
+      connection.close();
+      return limitReply(release);
+    }
+    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection, auth, release);
     if (this.#listening.size >= this.#o.maxListens) {
+      release();
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
         "retry-after": "5",
       });
     }
-    return this.#exchange(request, message, connection, true);
+    return this.#exchange(request, message, connection, auth, release, true);
   }
 
   #refusal(
@@ -265,7 +275,14 @@ export class StatelessHttp {
    * Runs the request on its own connection: JSON, or SSE from the first related notification on. A
    * request answered synchronously is answered without a promise.
    */
-  #exchange(request: Request, message: object, connection: Connection, listen = false): Awaitable<Answer> {
+  #exchange(
+    request: Request,
+    message: object,
+    connection: Connection,
+    auth: AuthInfo | undefined,
+    release: () => void,
+    listen = false,
+  ): Awaitable<Answer> {
     if (listen) this.#listening.add(connection);
     let sink: SseWriter | undefined;
     let over = false;
@@ -283,13 +300,14 @@ export class StatelessHttp {
       if (data === undefined || cancelled) return;
       if (!sink) {
         // closing the stream is the client's cancellation
-        sink = this.#o.sink(cancel);
+        sink = this.#o.sink(cancel, this.#o.limits.caller(request, auth));
         reply(new Reply(200, SSE_HEADERS, sink.readable));
       }
       sink.event(data);
     };
     const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
       over = true;
+      release();
       if (listen) this.#listening.delete(connection);
       connection.close();
       const one = Array.isArray(answer) ? answer[0] : answer;

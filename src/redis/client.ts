@@ -3,7 +3,7 @@
  * of the `redis` package, v6) fits it as it is, and the subpath never imports the package.
  */
 
-/** A connected Redis client: what the bus and the event store call on it. */
+/** A connected Redis client: what the bus, the event store and the rate store call on it. */
 export interface RedisClient {
   /** True once the socket is open (connecting or connected). */
   readonly isOpen: boolean;
@@ -24,6 +24,10 @@ export interface RedisClient {
   pExpire(key: string, ms: number): Promise<unknown>;
   lRange(key: string, start: number, stop: number): Promise<string[]>;
   del(key: string): Promise<unknown>;
+  /** Loads a Lua script; resolves with its SHA1 digest. */
+  scriptLoad(script: string): Promise<unknown>;
+  /** Runs a loaded script by its digest (a `NOSCRIPT` error when Redis forgot it). */
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 /** Where picomcp/redis writes its one line per outage and per recovery. Default: `console.warn`. */

@@ -10,16 +10,30 @@ import type { RequestContext } from "../context.js";
 import type { SubscriptionLimits } from "../eras/listen.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
+import { callerKey } from "../limits/key.js";
 import { requireScopes } from "../registry.js";
 import { EMPTY, type Params } from "../types.js";
 import type { ResourceRegistry } from "./resources.js";
 
-/** The URIs one session subscribed to. */
-const SUBSCRIBED = sessionSlot("resources/subscribe", () => new Set<string>());
+/** The URIs one session subscribed to, and the bytes they count for against its caller's share. */
+interface Subscribed {
+  readonly uris: Set<string>;
+  bytes: number;
+  key: string;
+  governor: Governor | undefined;
+}
+
+const SUBSCRIBED = sessionSlot<Subscribed>(
+  "resources/subscribe",
+  () => ({ uris: new Set(), bytes: 0, key: "", governor: undefined }),
+  // a session that ends gives its subscriptions' bytes back
+  (s) => s.governor?.give("subscriptionBytes", s.key, s.bytes),
+);
 
 /** Whether the session `conn` subscribed to `uri` (without making its set). */
 export function subscribed(conn: Connection, uri: string): boolean {
-  return conn.peek(SUBSCRIBED)?.has(uri) === true;
+  return conn.peek(SUBSCRIBED)?.uris.has(uri) === true;
 }
 
 /**
@@ -48,8 +62,15 @@ export function deliverChange(event: ChangeEvent, connections: Iterable<Connecti
   }
 }
 
-/** Subscriptions to the resources of `reg`, within `limits`: `maxResourceSubscriptions` (1000) URIs a session, each at most `maxUriLength` (8192). */
-export function subscriptionsExtension(reg: ResourceRegistry, limits: SubscriptionLimits): Extension {
+/**
+ * Subscriptions to the resources of `reg`, within `limits`: `maxResourceSubscriptions` (1000) URIs a
+ * session, each at most `maxUriLength` (8192), and within the caller's share of `subscriptionBytes`.
+ */
+export function subscriptionsExtension(
+  reg: ResourceRegistry,
+  limits: SubscriptionLimits,
+  governor: Governor,
+): Extension {
   const maxUri = limits.maxUriLength ?? 8192;
   const max = limits.maxResourceSubscriptions ?? 1000;
   const when = (caps: { resources?: { subscribe?: boolean } }) => caps.resources?.subscribe === true;
@@ -69,12 +90,18 @@ export function subscriptionsExtension(reg: ResourceRegistry, limits: Subscripti
           const hit = reg.resolve(uri);
           if (hit) requireScopes(`resource ${uri}`, hit.entry, ctx);
           // a URI that names no resource yet may still get one: it is kept, within the same count
-          const set = ctx.sessionState(SUBSCRIBED);
-          if (!set.has(uri) && set.size >= max)
+          const s = ctx.sessionState(SUBSCRIBED);
+          if (s.uris.has(uri)) return EMPTY;
+          if (s.uris.size >= max)
             throw new McpError(ErrorCode.InvalidParams, `At most ${max} resource subscriptions per session`, {
               max,
             });
-          set.add(uri);
+          const bytes = 2 * uri.length + 64;
+          s.key = callerKey(ctx.auth, ctx.connection);
+          s.governor = governor;
+          governor.take("subscriptionBytes", s.key, bytes);
+          s.bytes += bytes;
+          s.uris.add(uri);
           return EMPTY;
         },
       },
@@ -82,7 +109,12 @@ export function subscriptionsExtension(reg: ResourceRegistry, limits: Subscripti
         era: "session",
         when,
         run: (p, ctx: RequestContext) => {
-          ctx.sessionState(SUBSCRIBED).delete(subscribedUri(p));
+          const s = ctx.sessionState(SUBSCRIBED);
+          const uri = subscribedUri(p);
+          if (s.uris.delete(uri)) {
+            s.bytes -= 2 * uri.length + 64;
+            governor.give("subscriptionBytes", s.key, 2 * uri.length + 64);
+          }
           return EMPTY;
         },
       },

@@ -2,8 +2,10 @@
 import { LocalBus } from "../../src/bus.js";
 import { MemoryTaskStore } from "../../src/ext/task-store.js";
 import { MemoryEventStore } from "../../src/http/event-store.js";
+import { MemoryRateStore } from "../../src/limits/rate.js";
 import { changeBusContract } from "./change-bus.js";
 import { eventStoreContract } from "./event-store.js";
+import { rateStoreContract } from "./rate-store.js";
 import { taskStoreContract } from "./task-store.js";
 
 taskStoreContract(
@@ -33,3 +35,13 @@ eventStoreContract("MemoryEventStore", async ({ maxEventsPerStream, maxEventChar
 }));
 
 changeBusContract("LocalBus", async () => ({ instances: [new LocalBus()] }));
+
+rateStoreContract("MemoryRateStore", async () => {
+  let now = 0;
+  return {
+    store: new MemoryRateStore({ now: () => now }),
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+});

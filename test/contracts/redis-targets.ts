@@ -4,10 +4,11 @@
 import { spawnSync } from "node:child_process";
 import { createClient } from "redis";
 import { afterAll, beforeAll, expect } from "vitest";
-import { RedisBus, type RedisBusOptions, RedisEventStore } from "../../src/redis/index.js";
+import { RedisBus, type RedisBusOptions, RedisEventStore, RedisRateStore } from "../../src/redis/index.js";
 import { freePort, startRedis } from "../redis-helpers.js";
 import type { BusDeployment, BusOutage } from "./change-bus.js";
 import type { EventStoreOptions, EventStoreOutage, EventStoreTarget } from "./event-store.js";
+import type { RateStoreTarget } from "./rate-store.js";
 import { until } from "./support.js";
 
 const newClient = (url: string) => createClient({ url });
@@ -112,6 +113,29 @@ export function useRedisTargets() {
         peer: new RedisEventStore(two, options),
         stranger: new RedisEventStore(two, { ...options, prefix: fresh("events") }),
         advance: (ms) => advance(one, prefix, ms),
+        close() {
+          one.destroy();
+          two.destroy();
+          expect(lines).toEqual([]);
+        },
+      };
+    },
+
+    /** Two RedisRateStores on one prefix (two instances); `advance` moves every bucket's last count back. */
+    async rateStore(): Promise<RateStoreTarget> {
+      const [one, two] = [await connected(url), await connected(url)];
+      const prefix = fresh("rate");
+      const lines: string[] = [];
+      const options = { prefix, log: (l: string) => lines.push(l) };
+      return {
+        store: new RedisRateStore(one, options),
+        peer: new RedisRateStore(two, options),
+        advance: async (ms) => {
+          // a bucket counted `ms` earlier has that much more refill, and expires that much sooner
+          for await (const keys of one.scanIterator({ MATCH: `${prefix}*` }))
+            for (const key of keys) await one.hIncrBy(key, "at", -ms);
+          await advance(one, prefix, ms);
+        },
         close() {
           one.destroy();
           two.destroy();

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/bus.js";
 import { changeBusContract } from "./change-bus.js";
 import { eventStoreContract } from "./event-store.js";
+import { rateStoreContract } from "./rate-store.js";
 import { EVENT_TTL_MS, useRedisTargets, withRedis } from "./redis-targets.js";
 import { until } from "./support.js";
 
@@ -16,6 +17,8 @@ describe.runIf(withRedis)("Redis", () => {
     ttlMs: EVENT_TTL_MS,
     outage: redis.eventStoreOutage,
   });
+
+  rateStoreContract("RedisRateStore", redis.rateStore, { shared: true });
 
   changeBusContract("RedisBus, share: 'updates'", () => redis.buses({}), {
     shared: true,

@@ -211,12 +211,20 @@ export function taskStoreContract(
       for (const s of readers(t)) expect(await s.get("forever")).toStrictEqual(working("forever", null));
     });
 
-    it.runIf(features.maxTasks === true)("keeps at most maxTasks: the oldest go first", async () => {
-      const t = await target({ maxTasks: 3 });
-      for (const id of ["a", "b", "c", "d"]) await t.store.create(working(id));
-      expect(await t.store.get("a")).toBeUndefined();
-      for (const id of ["b", "c", "d"]) expect((await t.store.get(id))?.taskId).toBe(id);
-    });
+    it.runIf(features.maxTasks === true)(
+      "keeps at most maxTasks: one more is refused, and no live task is forgotten for it",
+      async () => {
+        const t = await target({ maxTasks: 3 });
+        for (const id of ["a", "b", "c"]) await t.store.create(working(id));
+        const refused = await t.store.create(working("d")).then(
+          () => undefined,
+          (e: { code: number; data: unknown }) => ({ code: e.code, data: e.data }),
+        );
+        expect(refused).toMatchObject({ code: -32000, data: { limit: "tasks", scope: "server", max: 3 } });
+        expect(await t.store.get("d")).toBeUndefined();
+        for (const id of ["a", "b", "c"]) expect((await t.store.get(id))?.taskId).toBe(id);
+      },
+    );
 
     it.runIf(features.maxTasks === true)(
       "when full, expired tasks make room before any live one goes",

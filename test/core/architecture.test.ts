@@ -30,7 +30,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["tools/", "prompts/", "resources/resources.ts", "resources/subscriptions.ts"], // the primitives: registries and their extensions
   ["resources/"], // URI templates, router, params, decoding, path safety
   ["extension.ts"], // the one seam: the Extension every method family is, and the table of them
-  ["context.ts", "connection.ts", "jsonrpc.ts"], // per-request context and the connection
+  ["context.ts", "connection.ts", "jsonrpc.ts", "limits/"], // per-request context and the connection; the governor (shares per caller, rate limits)
   ["schema/", "eras/", "content.ts", "pagination.ts", "registry.ts"],
   ["errors.ts", "types.ts", "bus.ts", "bytes.ts", "stdio/"], // leaves; stdio/: the writer of serveStdio
 ];

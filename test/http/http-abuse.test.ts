@@ -230,7 +230,9 @@ describe("abuse over real sockets", () => {
       }
       return process.memoryUsage().heapUsed;
     };
-    const own = await serve(server, { port: 0, sessionIdleMs: 12_000 });
+    // one anonymous caller opens them all: its share of sessions must hold 1,000
+    const limits = { sessions: { perPrincipal: 1000 } };
+    const own = await serve(server, { port: 0, sessionIdleMs: 12_000, limits });
     // Sessions age by Date: it is held still while the 1,000 open (on a loaded machine that can take
     // longer than sessionIdleMs), then moved past it; the sweep runs on its real timer.
     vi.useFakeTimers({ toFake: ["Date"] });

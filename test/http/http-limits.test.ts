@@ -223,9 +223,14 @@ describe("sessions per principal and anonymous creation", () => {
     const full = await post(handler, initBody(), alice);
     expect(full.status).toBe(429);
     expect(full.headers.get("retry-after")).toBe("5");
-    expect(await full.json()).toEqual(
-      error(-32000, "Too Many Requests: this principal has too many busy sessions"),
-    );
+    expect(await full.json()).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: "Too Many Requests: this caller holds its share of sessions (2)",
+        data: { limit: "sessions", scope: "principal", max: 2, retryAfterMs: 5000 },
+      },
+    });
     expect((await post(handler, ping, { authorization: "Bearer bob", "mcp-session-id": bob })).status).toBe(
       200,
     );
@@ -250,7 +255,14 @@ describe("sessions per principal and anonymous creation", () => {
     held.push(...(await hold(idle)));
     const full = await post(handler, initBody());
     expect(full.status).toBe(503);
-    expect(await full.json()).toEqual(error(-32000, "Service Unavailable: too many sessions"));
+    expect(await full.json()).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: "Service Unavailable: the server holds as many sessions as it may (3)",
+        data: { limit: "sessions", scope: "server", max: 3, retryAfterMs: 5000 },
+      },
+    });
     expect((await post(handler, ping, { ...alice, "mcp-session-id": a })).status).toBe(200);
     release();
     await Promise.all(held);

@@ -331,7 +331,14 @@ describe("POST: sessions and versions", () => {
     const full = await post(busy.handler, initBody());
     expect(full.status).toBe(503);
     expect(full.headers.get("retry-after")).toBe("5");
-    expect(await full.json()).toEqual(error(-32000, "Service Unavailable: too many sessions"));
+    expect(await full.json()).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: "Service Unavailable: the server holds as many sessions as it may (1)",
+        data: { limit: "sessions", scope: "server", max: 1, retryAfterMs: 5000 },
+      },
+    });
     await slow;
   });
 

@@ -335,7 +335,7 @@ describe("MemoryTaskStore", () => {
     ttlMs,
   });
 
-  it("forgets a task once its ttl has passed, and keeps at most maxTasks", async () => {
+  it("forgets a task once its ttl has passed; full of live tasks it refuses one more and forgets none", async () => {
     let now = 1000;
     const store = new MemoryTaskStore({ now: () => now, maxTasks: 2 });
     await store.create(record("a", 100));
@@ -344,9 +344,21 @@ describe("MemoryTaskStore", () => {
     now = 1100;
     expect(await store.get("a")).toBeUndefined();
     await store.create(record("c", 100));
-    await store.create(record("d", 100));
-    expect(await store.get("b")).toBeUndefined();
+    now = 1150;
+    const refused = await store.create(record("d", 100)).then(
+      () => undefined,
+      (e: McpError) => ({ code: e.code, message: e.message, data: e.data }),
+    );
+    expect(refused).toEqual({
+      code: -32000,
+      message: "Service Unavailable: the server holds as many tasks as it may (2)",
+      data: { limit: "tasks", scope: "server", max: 2, retryAfterMs: 50 },
+    });
+    expect((await store.get("b"))?.taskId).toBe("b");
     expect((await store.get("c"))?.taskId).toBe("c");
+    expect(await store.get("d")).toBeUndefined();
+    now = 1200;
+    await store.create(record("d", 100));
     expect((await store.get("d"))?.taskId).toBe("d");
   });
 

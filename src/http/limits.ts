@@ -1,0 +1,111 @@
+/**
+ * The HTTP handler's governor: who a request's caller is (its principal, or the key `limits.key`
+ * gives an anonymous one), and what the handler counts for it: sessions, GET streams, the bytes
+ * queued for SSE clients and the bodies of requests in flight.
+ */
+import type { AuthInfo, Connection } from "../connection.js";
+import type { McpError } from "../errors.js";
+import { Governor } from "../limits/governor.js";
+import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
+import type { HttpHandlerOptions } from "./options.js";
+
+/** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
+const SMALL_BODY = 1024;
+
+/** What an SSE stream reports of its queue: a change in bytes; false when it may not grow by that much. */
+export type QueueAccount = (delta: number, stalled: boolean) => boolean;
+
+/** The handler's shares, with `maxSessions` and `maxSessionsPerPrincipal` as the session share. */
+export class HttpGovernor {
+  readonly governor: Governor;
+  readonly #key: ((request: Request) => string | undefined) | undefined;
+
+  constructor(o: HttpHandlerOptions) {
+    const limits = o.limits ?? {};
+    if (limits.key !== undefined && typeof limits.key !== "function")
+      throw new TypeError("limits.key must be a function of the request");
+    this.#key = limits.key;
+    const sessions = {
+      perPrincipal: limits.sessions?.perPrincipal ?? o.maxSessionsPerPrincipal,
+      total: limits.sessions?.total ?? o.maxSessions,
+    };
+    for (const [name, n] of [
+      ["maxSessions", o.maxSessions],
+      ["maxSessionsPerPrincipal", o.maxSessionsPerPrincipal],
+    ] as const)
+      if (n !== undefined && !(n > 0)) throw new RangeError(`${name} must be a positive number`);
+    // a fractional cap of the options before the governor still means "at most this many"
+    if (sessions.perPrincipal !== undefined)
+      sessions.perPrincipal = Math.max(1, Math.floor(sessions.perPrincipal));
+    if (sessions.total !== undefined) sessions.total = Math.max(1, Math.floor(sessions.total));
+    this.governor = new Governor({ ...limits, sessions });
+  }
+
+  /** The key `limits.key` gives a request without a principal; undefined with a principal, without the option, or when it fails. */
+  anonymous(request: Request, auth: AuthInfo | undefined): string | undefined {
+    if (this.#key === undefined || principalKey(auth) !== undefined) return undefined;
+    try {
+      const key = this.#key(request);
+      return typeof key === "string" ? key : undefined;
+    } catch {
+      // a key function that fails makes its caller the one shared anonymous caller, never an error
+      return undefined;
+    }
+  }
+
+  /** The key a request's caller is counted under (see `callerKey`). */
+  caller(request: Request, auth: AuthInfo | undefined): string {
+    const p = principalKey(auth);
+    return p === undefined ? anonymousKey(this.anonymous(request, auth)) : `principal:${p}`;
+  }
+
+  /** Tells `connection` who its anonymous caller is, so that the server's own shares and rates count it too. */
+  bind(connection: Connection, request: Request, auth: AuthInfo | undefined): Connection {
+    setCallerKey(connection, this.anonymous(request, auth));
+    return connection;
+  }
+
+  /** Takes `units` of `resource` for the request's caller: what gives them back, or the refusal. */
+  claim(resource: string, request: Request, auth: AuthInfo | undefined, units = 1): (() => void) | McpError {
+    return this.governor.claim(resource, this.caller(request, auth), units);
+  }
+
+  /**
+   * Counts a request body's `size` for its caller until the answer is out: what to call then (it calls
+   * `done` too), or the refusal. A body under 1 KiB is not counted: what it holds is part of what a
+   * request in flight costs (the server's `requests`), and most requests are that small.
+   */
+  body(
+    request: Request,
+    auth: AuthInfo | undefined,
+    size: number,
+    done: () => void,
+  ): (() => void) | McpError {
+    if (size < SMALL_BODY) return done;
+    const release = this.claim("requestBytes", request, auth, size);
+    if (typeof release !== "function") return release;
+    return () => {
+      release();
+      done();
+    };
+  }
+
+  /**
+   * The account of one SSE stream's queue for `caller`: a stream may grow past its caller's share
+   * never, and past the total only while it is not stalled (a client that reads keeps its stream,
+   * whatever others leave unread).
+   */
+  queue(caller: string): QueueAccount {
+    const g = this.governor;
+    return (delta, stalled) => {
+      if (delta <= 0) {
+        g.give("sseBytes", caller, -delta);
+        return true;
+      }
+      const refused = g.check("sseBytes", caller, delta);
+      if (refused && (stalled || (refused.data as { scope: string }).scope === "principal")) return false;
+      g.add("sseBytes", caller, delta);
+      return true;
+    };
+  }
+}

@@ -1,0 +1,112 @@
+// RedisRateStore against a real redis-server: two picomcp processes share each caller's budget (a
+// caller spends it on one instance and is refused on the other), callers keep budgets of their own,
+// and while Redis is down each instance counts on its own, saying so once.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, type Instance, startInstance, startRedis } from "../redis-helpers.js";
+
+const FIXTURE = fileURLToPath(new URL("../fixtures/rate-instance.js", import.meta.url));
+const V = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": V,
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+let redis: { stop(): Promise<void> } | undefined;
+/** Stops redis-server once (its helper would wait forever for a second exit). */
+async function stopRedis(): Promise<void> {
+  const r = redis;
+  redis = undefined;
+  await r?.stop();
+}
+let shared: Instance[] = [];
+let alone: Instance[] = [];
+
+beforeAll(async () => {
+  const port = await freePort();
+  redis = await startRedis(port);
+  const env = { REDIS_URL: `redis://127.0.0.1:${port}` };
+  shared = await Promise.all([startInstance("A", env, FIXTURE), startInstance("B", env, FIXTURE)]);
+  alone = await Promise.all([startInstance("C", {}, FIXTURE), startInstance("D", {}, FIXTURE)]);
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all([...shared, ...alone].map((i) => i.stop()));
+  await stopRedis();
+});
+
+let nextId = 1;
+async function echo(instance: Instance, who: string) {
+  const id = nextId++;
+  const res = await fetch(instance.url, {
+    method: "POST",
+    headers: {
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      authorization: `Bearer ${who}`,
+      "mcp-protocol-version": V,
+      "mcp-method": "tools/call",
+      "mcp-name": "echo",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "echo", arguments: {}, _meta: META },
+    }),
+  });
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), body: await res.json() };
+}
+
+describe("RedisRateStore: one budget per caller across replicas", () => {
+  it("alice spends her burst of 3 on A and B, and is refused on either; bob still has his", async () => {
+    const [a, b] = shared as [Instance, Instance];
+    expect((await echo(a, "alice")).body.result.content[0].text).toBe("A");
+    expect((await echo(b, "alice")).body.result.content[0].text).toBe("B");
+    expect((await echo(a, "alice")).status).toBe(200);
+    const refused = await echo(b, "alice");
+    expect([refused.status, refused.retryAfter]).toEqual([
+      429,
+      String(Math.ceil(refused.body.error.data.retryAfterMs / 1000)),
+    ]);
+    expect(refused.body).toEqual({
+      jsonrpc: "2.0",
+      id: refused.body.id,
+      error: {
+        code: -32000,
+        message: "Too Many Requests: this caller's rate of tools/call is spent",
+        data: {
+          limit: "rate",
+          scope: "principal",
+          max: 3,
+          retryAfterMs: expect.any(Number),
+          rules: ["tools/call"],
+        },
+      },
+    });
+    expect(refused.body.error.data.retryAfterMs).toBeGreaterThan(50_000);
+    expect((await echo(a, "alice")).status).toBe(429);
+    expect((await echo(b, "bob")).status).toBe(200);
+  });
+
+  it("without the shared store each instance has a budget of its own (what Redis fixes)", async () => {
+    const [c, d] = alone as [Instance, Instance];
+    for (let i = 0; i < 3; i++) expect((await echo(c, "alice")).status).toBe(200);
+    expect((await echo(c, "alice")).status).toBe(429);
+    expect((await echo(d, "alice")).status).toBe(200);
+  });
+
+  it("while Redis is down each instance counts on its own, and says so once", async () => {
+    const [a] = shared as [Instance];
+    await stopRedis();
+    const first = await echo(a, "carol");
+    expect(first.status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await echo(a, "carol")).status).toBe(200);
+    expect((await echo(a, "carol")).status).toBe(429);
+    const lines = a.stderr.split("\n").filter((l) => l.startsWith("picomcp/redis:"));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^picomcp\/redis: Redis is unreachable \(.+\); each instance counts rate limits on its own until it is back$/,
+    );
+  });
+});
