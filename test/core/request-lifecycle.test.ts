@@ -4,7 +4,6 @@ import { McpServer } from "../../src/index.js";
 import { rawPeer, tick, twoQuestions, unhandledDuring } from "../helpers.js";
 import { meta, modernPeer } from "../modern-helpers.js";
 
-const _TASKS = "io.modelcontextprotocol/tasks";
 const CLOSED = { code: -32600, message: "Invalid Request: the connection is closed" };
 
 function server() {

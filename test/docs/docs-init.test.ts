@@ -73,6 +73,7 @@ describe("the docs' recipes under tsc --init", { timeout: 120_000 }, () => {
       "examples/docs/http-express.ts",
       "examples/docs/http-node.ts",
       "examples/docs/migrate-v1-transports.ts",
+      "examples/docs/scaling-rates.ts",
       "examples/docs/scaling-redis.ts",
       "examples/docs/testing/server.test.ts",
     ]);

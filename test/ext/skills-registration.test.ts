@@ -3,22 +3,6 @@ import { describe, expect, it } from "vitest";
 import { McpServer } from "../../src/index.js";
 import { modernPeer } from "../modern-helpers.js";
 
-const _TASKS = "io.modelcontextprotocol/tasks";
-const _CLOSED = { code: -32600, message: "Invalid Request: the connection is closed" };
-
-function _server() {
-  const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
-  const ran: string[] = [];
-  s.tool("side_effect", {
-    run: () => {
-      ran.push("side_effect");
-      return "done";
-    },
-  });
-  s.resource("test://a", { read: () => "a" });
-  return { s, ran };
-}
-
 describe("server.skill(...).remove()", () => {
   it("a stale handle does not remove the skill registered again under the same name", async () => {
     const s = new McpServer({ name: "t", version: "1.0.0" });

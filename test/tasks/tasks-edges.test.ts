@@ -5,20 +5,6 @@ import { tick, twoQuestions, unhandledDuring } from "../helpers.js";
 import { modernPeer, SERVER_META } from "../modern-helpers.js";
 
 const TASKS = "io.modelcontextprotocol/tasks";
-const _CLOSED = { code: -32600, message: "Invalid Request: the connection is closed" };
-
-function _server() {
-  const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
-  const ran: string[] = [];
-  s.tool("side_effect", {
-    run: () => {
-      ran.push("side_effect");
-      return "done";
-    },
-  });
-  s.resource("test://a", { read: () => "a" });
-  return { s, ran };
-}
 
 describe("tasks at 2026-07-28", () => {
   it("a task that failed with -32002 shows -32602 to tasks/get, as the revision spells a missing resource", async () => {
