@@ -167,18 +167,6 @@ export function answerResponse(
   return new Reply(202, headers ?? NONE, null);
 }
 
-/**
- * 400 -32022 when a session's request names a revision other than the one the session negotiated
- * (see docs/eras.md); undefined when it names none or that one.
- */
-export function notNegotiated(
-  version: string | null,
-  session: { readonly connection: Connection },
-): Reply | undefined {
-  const negotiated = session.connection.protocolVersion;
-  return version !== null && version !== negotiated ? unsupportedVersion(version, [negotiated!]) : undefined;
-}
-
 /** 400 for a batch whose `MCP-Protocol-Version` names a revision that receives none; undefined otherwise. */
 export function noBatch(version: string | null): Reply | undefined {
   if (version === null || revision(version)?.batching) return undefined;

@@ -19,7 +19,6 @@ import {
   limitReply,
   NONE,
   noBatch,
-  notNegotiated,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
@@ -222,8 +221,7 @@ export class StreamableHttp {
       return this.#statelessHttp.serve(request, message, auth, version, size);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
-    const wrongRevision =
-      (session && notNegotiated(version, session)) || (Array.isArray(message) && noBatch(version));
+    const wrongRevision = Array.isArray(message) && noBatch(version);
     if (wrongRevision) return wrongRevision;
     if (Array.isArray(message) && message.length > this.#maxBatch) {
       const why = this.#maxBatch ? `a batch may hold at most ${this.#maxBatch} messages` : "batches are off";
@@ -362,8 +360,6 @@ export class StreamableHttp {
     if (!session) return sessionNotFound(features);
     const refused = refuseSession(session, auth, features);
     if (refused) return refused;
-    const other = notNegotiated(version, session);
-    if (other) return other;
     table.touch(session);
     return session;
   }
