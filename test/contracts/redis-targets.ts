@@ -14,14 +14,13 @@ import { until } from "./support.js";
 const newClient = (url: string) => createClient({ url });
 type Client = ReturnType<typeof newClient>;
 
-/** Whether the Redis contracts run: with redis-server on the PATH, or under PICOMCP_REQUIRE_SERVICES=1 (then they fail without it). */
+/**
+ * Whether the Redis contracts run: with redis-server on the PATH, or under PICOMCP_REQUIRE_SERVICES=1
+ * (then they fail without it). A skip is said once for every Redis test, by test/redis-setup.ts.
+ */
 export const withRedis =
   spawnSync("redis-server", ["--version"]).error === undefined ||
   process.env.PICOMCP_REQUIRE_SERVICES === "1";
-if (!withRedis)
-  console.warn(
-    "SKIPPED: the Redis contracts: redis-server is not on the PATH: apt-get install -y redis-server",
-  );
 
 /** How long a RedisEventStore target keeps a stream after its last event. */
 export const EVENT_TTL_MS = 60_000;
