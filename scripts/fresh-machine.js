@@ -128,7 +128,7 @@ try {
     // the directory: the clone above, its dev dependencies installed as the README says (prepare
     // builds dist/ in it again); the git URL: npm clones it, installs them and builds it itself
     const source = spec;
-    await sh("npm", ["install", source, "jose", "--no-audit", "--no-fund"], project);
+    await sh("npm", ["install", source, "jose", "@opentelemetry/api", "--no-audit", "--no-fund"], project);
     const pkg = JSON.parse(readFileSync(join(clone, "package.json"), "utf8"));
     const subpaths = Object.keys(pkg.exports)
       .filter((s) => s !== "./package.json")
