@@ -92,11 +92,12 @@ export async function startRedis(port: number): Promise<{ stop(): Promise<void> 
       if (out.includes("Ready to accept connections")) resolve();
     });
   });
+  // one exit, however many callers stop it (a killed child keeps exitCode null: signalCode says it ended)
+  const exited = once(child, "exit");
   return {
     async stop() {
-      if (child.exitCode !== null) return;
-      child.kill("SIGKILL");
-      await once(child, "exit");
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
     },
   };
 }
