@@ -4,6 +4,7 @@ import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
 import { shapeCallToolResult } from "../eras/serialize.js";
 import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
+import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
@@ -213,9 +214,12 @@ function afterOutput(
   return shapeCallToolResult(result as CallToolResult, ctx.features);
 }
 
-/** A failing schema or handler is the tool's error result, and reported; an `McpError` stays a protocol error. */
+/**
+ * A failing schema or handler is the tool's error result, and reported; an `McpError` stays a protocol
+ * error, and a call that asks the client (2026-07-28) ends its round, not a failure to report.
+ */
 function failed(error: unknown, report: (error: unknown) => void): CallToolResult {
-  if (error instanceof McpError) throw error;
+  if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
   report(error);
   return errorResult(error instanceof Error ? error.message : String(error));
 }

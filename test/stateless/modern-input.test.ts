@@ -76,6 +76,18 @@ const accept = (name: string) => ({ action: "accept", content: { name } });
 afterEach(() => vi.restoreAllMocks());
 
 describe("2026-07-28 input-required results", () => {
+  it("reports no failure for a round that asks the client: onError hears nothing", async () => {
+    const errors: unknown[] = [];
+    const p = modernPeer(server({ onError: (e: unknown) => errors.push(e) }));
+    const call = await p.request("tools/call", { name: "greet" }, ELICIT);
+    expect(call.answer.result.resultType).toBe("input_required");
+    const prompt = await p.request("prompts/get", { name: "ask_prompt" }, ELICIT);
+    expect(prompt.answer.result.resultType).toBe("input_required");
+    const read = await p.request("resources/read", { uri: "test://asks" }, { roots: {} });
+    expect(read.answer.result.resultType).toBe("input_required");
+    expect(errors).toEqual([]);
+  });
+
   it("answers a call that needs input with input_required, then completes on the retry", async () => {
     const p = modernPeer(server());
     const first = await p.request("tools/call", { name: "greet" }, ELICIT);
