@@ -2,9 +2,9 @@
 
 import { toCallToolResult } from "../content.js";
 import type { Context, RequestContext } from "../context.js";
+import { InputRequiredSignal } from "../eras/input.js";
 import { shapeCallToolResult } from "../eras/serialize.js";
 import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
-import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
