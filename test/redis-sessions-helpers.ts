@@ -10,6 +10,21 @@ import { McpServer } from "../src/index.js";
 import { RedisBus, RedisEventStore, RedisSessionStore } from "../src/redis/index.js";
 import { RUN } from "./redis-helpers.js";
 
+/** Gates the `later` tool waits on, by name: the test opens one with `open(name)`. */
+const gates = new Map<string, { wait: Promise<void>; open: () => void }>();
+
+/** The gate `name` (made on first use). */
+export function gate(name: string): { wait: Promise<void>; open: () => void } {
+  let g = gates.get(name);
+  if (!g) {
+    let open!: () => void;
+    const wait = new Promise<void>((r) => (open = r));
+    g = { wait, open };
+    gates.set(name, g);
+  }
+  return g;
+}
+
 /** One instance: its server, its HTTP listener, and what stops it (a restart starts another on its port). */
 export interface SharedInstance {
   readonly name: string;
@@ -80,6 +95,18 @@ export async function startSharedInstance(
     },
   });
   server.tool("where", { description: "which instance ran it", run: () => name });
+  server.tool("later", {
+    description:
+      "logs, closes its SSE stream (the client resumes it), waits for gate `gate`, logs and answers",
+    input: { type: "object", properties: { gate: { type: "string" } }, required: ["gate"] },
+    run: async ({ gate: g }, ctx) => {
+      ctx.log("info", "before");
+      http.handler.closeSseStream({ sessionId: ctx.sessionId!, requestId: ctx.requestId });
+      await gate(g).wait;
+      ctx.log("info", "after");
+      return `answered on ${name}`;
+    },
+  });
   server.tool("ask", {
     description: "asks the user a question, and says what they answered and where",
     run: async (_a, ctx) => {
@@ -91,7 +118,9 @@ export async function startSharedInstance(
       return `${JSON.stringify(answer.content ?? null)} asked on ${name}`;
     },
   });
-  const http = await serve(server, {
+  // biome-ignore lint/style/useConst: the tools above reach it once it is served
+  let http: NodeServer;
+  http = await serve(server, {
     port,
     authenticate,
     sessions: new RedisSessionStore(client as never, {

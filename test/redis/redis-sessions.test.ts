@@ -12,8 +12,21 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUN, startRedis, until, useRedis, withRedis, withRedisServer } from "../redis-helpers.js";
-import { type SharedInstance, startRoundRobin, startSharedInstance } from "../redis-sessions-helpers.js";
+import {
+  RUN,
+  SseMessages,
+  startRedis,
+  until,
+  useRedis,
+  withRedis,
+  withRedisServer,
+} from "../redis-helpers.js";
+import {
+  gate,
+  type SharedInstance,
+  startRoundRobin,
+  startSharedInstance,
+} from "../redis-sessions-helpers.js";
 
 const JSON_SSE = { accept: "application/json, text/event-stream", "content-type": "application/json" };
 const V = "2025-11-25";
@@ -59,6 +72,11 @@ async function initRaw(i: number, principal?: string): Promise<string> {
   return res.headers.get("mcp-session-id")!;
 }
 
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
 const NOT_FOUND = { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" } };
 
 describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
@@ -117,7 +135,7 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
     expect(proxy.served[answerAt]!.status).toBe(202);
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(["ask", "touch", "where"]);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(["ask", "later", "touch", "where"]);
 
     // the instance holding the GET stream restarts: the client resumes it on another, and hears updates there
     const home = instances[get.to]!;
@@ -199,6 +217,72 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
     }
     await client.close();
   }, 60_000);
+
+  it("costs a session request one Redis call on any instance, a stateless request none", async () => {
+    const sid = await initRaw(0, "gus");
+    const list = (i: number) =>
+      rawPost(
+        i,
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { "mcp-session-id": sid, authorization: "Bearer gus" },
+      );
+    const b = instances[1]!;
+    for (const round of ["a copy made", "the copy kept"]) {
+      const before = b.commands.length;
+      const res = await list(1);
+      expect([round, res.status]).toEqual([round, 200]);
+      await res.text();
+      expect([round, b.commands.slice(before)]).toEqual([round, ["evalSha"]]);
+    }
+    const before = b.commands.length;
+    const modern = await fetch(b.url, {
+      method: "POST",
+      headers: { ...JSON_SSE, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: META } }),
+    });
+    expect(modern.status).toBe(200);
+    await modern.text();
+    expect(b.commands.slice(before)).toEqual([]);
+  });
+
+  it("resumes a POST's stream on another instance: its kept events, then what the first still writes", async () => {
+    const sid = await initRaw(0, "hal");
+    const auth = { "mcp-session-id": sid, authorization: "Bearer hal" };
+    const res = await rawPost(
+      0,
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "later", arguments: { gate: "hal" } } },
+      auth,
+    );
+    expect(res.status).toBe(200);
+    const first = await res.text();
+    const ids = [...first.matchAll(/^id: (.+)$/gm)].map((m) => m[1]!);
+    expect(first).toContain('"data":"before"');
+    const last = ids.at(-1)!;
+    expect(last).toMatch(new RegExp(`^${sid}_p[0-9a-f]{24}\\.\\d+$`));
+    const resumed = await fetch(instances[1]!.url, {
+      headers: { accept: "text/event-stream", "mcp-protocol-version": V, "last-event-id": last, ...auth },
+    });
+    expect(resumed.status).toBe(200);
+    gate("hal").open();
+    const rest = new SseMessages(resumed);
+    await rest.until((m) => m.some((x) => x.id === 7));
+    expect(rest.messages).toEqual([
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "after" } },
+      { jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "answered on A" }] } },
+    ]);
+    // a stream id of another session is unknown here, as anywhere
+    const stranger = await initRaw(1, "hal");
+    const wrong = await fetch(instances[2]!.url, {
+      headers: {
+        accept: "text/event-stream",
+        "mcp-protocol-version": V,
+        "last-event-id": last,
+        "mcp-session-id": stranger,
+        authorization: "Bearer hal",
+      },
+    });
+    expect(wrong.status).toBe(400);
+  });
 
   it("holds the per-principal cap across instances, and frees a place on DELETE through another", async () => {
     const ids = [await initRaw(0, "carol"), await initRaw(1, "carol")];
