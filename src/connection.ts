@@ -81,15 +81,11 @@ export interface ConnectionOptions {
   auth?: AuthInfo;
   /**
    * Opens the connection already initialized, as if the client had sent `initialize` with these
-   * (stateless HTTP, where every request stands alone; `session`: a session that was initialized on
-   * another instance, so it is one). Default: the client must send `initialize`.
+   * (stateless HTTP, where every request stands alone). Default: the client must send `initialize`.
    */
-  initialized?: {
-    protocolVersion: string;
-    capabilities?: ClientCapabilities;
-    clientInfo?: Implementation;
-    session?: boolean;
-  };
+  initialized?: { protocolVersion: string; capabilities?: ClientCapabilities; clientInfo?: Implementation };
+  /** With `initialized`: a session another instance initialized (a session, not one stateless request). Default: false. */
+  resumed?: boolean;
 }
 
 /** Options of one request that the server sends to the client. */
@@ -175,7 +171,7 @@ export class Connection {
     this.#onClosed = onClosed;
     this.#id = options.id;
     this.auth = options.auth;
-    this.sessionless = options.initialized !== undefined && options.initialized.session !== true;
+    this.sessionless = options.initialized !== undefined && options.resumed !== true;
   }
 
   /** The connection's identifier (the HTTP session id, say); a random UUID unless the transport gave one. */

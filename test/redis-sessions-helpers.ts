@@ -118,9 +118,7 @@ export async function startSharedInstance(
       return `${JSON.stringify(answer.content ?? null)} asked on ${name}`;
     },
   });
-  // biome-ignore lint/style/useConst: the tools above reach it once it is served
-  let http: NodeServer;
-  http = await serve(server, {
+  const http: NodeServer = await serve(server, {
     port,
     authenticate,
     sessions: new RedisSessionStore(client as never, {

@@ -249,8 +249,7 @@ export class StreamableHttp {
     const caller = this.#limits.caller(request, auth);
     const wait = principalKey(auth) === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
-    const shared = this.#shared;
-    const full = shared ? undefined : noRoom(table, caller);
+    const full = this.#shared ? undefined : noRoom(table, caller);
     if (full) return full;
     const id = randomId(16);
     let session: Session | undefined;
@@ -258,7 +257,7 @@ export class StreamableHttp {
       id,
       ...(auth ? { auth } : {}),
       send: (m) => {
-        if (session instanceof SharedSession) return shared!.deliver(session, m);
+        if (session instanceof SharedSession) return this.#shared!.deliver(session, m);
         const data = encode(m);
         if (data !== undefined) session?.standalone.write(data);
       },
@@ -270,8 +269,8 @@ export class StreamableHttp {
       connection.close();
       return answer === undefined ? new Reply(202, NONE, null) : json(answer);
     }
-    if (shared) {
-      const made = await shared.open(id, connection, caller);
+    if (this.#shared) {
+      const made = await this.#shared.open(id, connection, caller);
       if (made instanceof Reply) return made;
       session = made;
     } else {

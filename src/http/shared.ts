@@ -21,8 +21,8 @@ import {
   versionFeatures,
 } from "./answers.js";
 import type { EventStore } from "./event-store.js";
-import type { HttpGovernor } from "./limits.js";
 import { encode } from "./exchange.js";
+import type { HttpGovernor } from "./limits.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
 import { EventStream, type Orphaned, Session, type SessionTable } from "./session.js";
@@ -330,7 +330,6 @@ export class SharedSessions {
     const initialized = {
       protocolVersion: record.protocolVersion,
       capabilities: record.capabilities,
-      session: true,
       ...(record.clientInfo ? { clientInfo: record.clientInfo } : {}),
     };
     const connection = this.#server.connect({
@@ -339,6 +338,7 @@ export class SharedSessions {
       send: (m) => session && this.deliver(session, m),
       onClose: () => session && this.#o.drop(session),
       initialized,
+      resumed: true,
     });
     this.#o.limits.bind(connection, request, auth);
     session = this.session(sid, connection, record.caller);
