@@ -78,6 +78,11 @@ export class AdoptedStreams {
     }
   }
 
+  /** Forgets the streams whose client went away while nothing was relayed. */
+  prune(): void {
+    for (const [id, a] of this.#streams) if (!a.sink.open) this.#streams.delete(id);
+  }
+
   close(): void {
     for (const a of this.#streams.values()) a.sink.close();
     this.#streams.clear();

@@ -288,6 +288,7 @@ export class SharedSessions {
 
   /** Refreshes the expiry of the sessions busy here (a GET stream open, a POST running): a client that only listens is not idle. */
   beat(): void {
+    this.#adopted.prune();
     for (const s of this.#table.values()) {
       if (!s.busy) continue;
       this.#store.touch(s.id, this.#o.idleMs).then(
