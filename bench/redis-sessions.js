@@ -6,9 +6,7 @@
 // from the Request to its read body, ms p50/p99 over the rounds; Redis round trips: the commands the
 // instances sent per request (a counting wrapper of their clients). Needs `redis-server` on PATH.
 // Run: npm run build && node bench/redis-sessions.js [rounds]
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
+import { freePort, startRedis } from "./fanout.js";
 
 const dist = new URL("../dist/", import.meta.url).href;
 const { McpServer } = await import(`${dist}index.js`);
@@ -73,39 +71,6 @@ async function open(handler) {
 }
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-
-async function freePort() {
-  const s = createServer();
-  s.listen(0, "127.0.0.1");
-  await once(s, "listening");
-  const { port } = s.address();
-  s.close();
-  await once(s, "close");
-  return port;
-}
-
-async function startRedis(port) {
-  const child = spawn("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ]);
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}`)));
-    child.stdout.on("data", (c) => {
-      out += c;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-  });
-  return child;
-}
 
 export async function benchRedisSessions(rounds = ROUNDS) {
   const port = await freePort();

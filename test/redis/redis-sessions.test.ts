@@ -48,29 +48,34 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** A raw POST to instance `i` (bypassing the proxy). */
-function rawPost(i: number, body: unknown, headers: { [k: string]: string }) {
-  return fetch(instances[i]!.url, {
+const INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: V, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+/** A raw POST to `url` (an instance's, bypassing the proxy). */
+function postTo(url: string, body: unknown, headers: { [k: string]: string }) {
+  return fetch(url, {
     method: "POST",
     headers: { ...JSON_SSE, "mcp-protocol-version": V, ...headers },
     body: JSON.stringify(body),
   });
 }
 
-async function initRaw(i: number, principal?: string): Promise<string> {
-  const res = await rawPost(
-    i,
-    {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: { protocolVersion: V, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    },
-    principal ? { authorization: `Bearer ${principal}` } : {},
-  );
+/** A raw POST to instance `i` of the three. */
+const rawPost = (i: number, body: unknown, headers: { [k: string]: string }) =>
+  postTo(instances[i]!.url, body, headers);
+
+/** Opens a session on `url` (for `principal`): its id. */
+async function initAt(url: string, principal?: string): Promise<string> {
+  const res = await postTo(url, INIT, principal ? { authorization: `Bearer ${principal}` } : {});
   expect(res.status).toBe(200);
   return res.headers.get("mcp-session-id")!;
 }
+
+const initRaw = (i: number, principal?: string) => initAt(instances[i]!.url, principal);
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -288,16 +293,7 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
     const ids = [await initRaw(0, "carol"), await initRaw(1, "carol")];
     const more = await Promise.all(Array.from({ length: 98 }, (_, k) => initRaw(k % 3, "carol")));
     ids.push(...more);
-    const over = await rawPost(
-      2,
-      {
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: { protocolVersion: V, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      },
-      { authorization: "Bearer carol" },
-    );
+    const over = await rawPost(2, INIT, { authorization: "Bearer carol" });
     expect(over.status).toBe(429);
     expect(over.headers.get("retry-after")).toBe("5");
     expect((await over.json()).error).toMatchObject({
@@ -320,28 +316,16 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
       ["X", "Y"].map((n) => startSharedInstance(n, redis.url, port, { sessionIdleMs: 400 })),
     );
     try {
-      const res = await fetch(short[0]!.url, {
-        method: "POST",
-        headers: { ...JSON_SSE, authorization: "Bearer erin" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 0,
-          method: "initialize",
-          params: { protocolVersion: V, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-        }),
-      });
-      const sid = res.headers.get("mcp-session-id")!;
+      const sid = await initAt(short[0]!.url, "erin");
       const ping = (i: number) =>
-        fetch(short[i]!.url, {
-          method: "POST",
-          headers: {
-            ...JSON_SSE,
-            "mcp-protocol-version": V,
+        postTo(
+          short[i]!.url,
+          { jsonrpc: "2.0", id: 1, method: "ping" },
+          {
             "mcp-session-id": sid,
             authorization: "Bearer erin",
           },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
-        });
+        );
       // requests on the other instance keep it alive past one idle time
       const start = Date.now();
       while (Date.now() - start < 900) {
@@ -370,28 +354,16 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
       const port = own.port;
       const pair = await Promise.all(["P", "Q"].map((n) => startSharedInstance(n, own.url)));
       try {
-        const res = await fetch(pair[0]!.url, {
-          method: "POST",
-          headers: { ...JSON_SSE, authorization: "Bearer fay" },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 0,
-            method: "initialize",
-            params: { protocolVersion: V, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-          }),
-        });
-        const sid = res.headers.get("mcp-session-id")!;
+        const sid = await initAt(pair[0]!.url, "fay");
         const listed = (i: number) =>
-          fetch(pair[i]!.url, {
-            method: "POST",
-            headers: {
-              ...JSON_SSE,
-              "mcp-protocol-version": V,
+          postTo(
+            pair[i]!.url,
+            { jsonrpc: "2.0", id: 1, method: "tools/list" },
+            {
               "mcp-session-id": sid,
               authorization: "Bearer fay",
             },
-            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-          });
+          );
         expect((await listed(1)).status).toBe(200);
         await own.stop();
         await until(async () => (await listed(1)).status === 503, 10_000, "503");
