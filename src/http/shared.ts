@@ -145,6 +145,7 @@ export class SharedSessions {
     const session = this.session(id, connection, caller);
     const refused = await this.#create(session);
     if (refused) connection.close();
+    else if (connection.closed) this.#store.end(id).catch(() => {}); // closed meanwhile: counted no more
     return refused ?? (connection.closed ? sessionNotFound() : session);
   }
 
