@@ -126,7 +126,7 @@ async function measure(handlers, publishers) {
   };
 }
 
-async function freePort() {
+export async function freePort() {
   const s = createServer();
   s.listen(0, "127.0.0.1");
   await once(s, "listening");
@@ -136,7 +136,7 @@ async function freePort() {
   return port;
 }
 
-async function startRedis(port) {
+export async function startRedis(port) {
   const child = spawn("redis-server", [
     "--port",
     String(port),

@@ -84,6 +84,8 @@ export interface ConnectionOptions {
    * (stateless HTTP, where every request stands alone). Default: the client must send `initialize`.
    */
   initialized?: { protocolVersion: string; capabilities?: ClientCapabilities; clientInfo?: Implementation };
+  /** With `initialized`: a session another instance initialized (a session, not one stateless request). Default: false. */
+  resumed?: boolean;
 }
 
 /** Options of one request that the server sends to the client. */
@@ -169,7 +171,7 @@ export class Connection {
     this.#onClosed = onClosed;
     this.#id = options.id;
     this.auth = options.auth;
-    this.sessionless = options.initialized !== undefined;
+    this.sessionless = options.initialized !== undefined && options.resumed !== true;
   }
 
   /** The connection's identifier (the HTTP session id, say); a random UUID unless the transport gave one. */

@@ -13,7 +13,7 @@ import { createHttpHandler } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
-import { RedisBus, RedisRateStore } from "../src/redis/index.js";
+import { RedisBus, RedisEventStore, RedisRateStore, RedisSessionStore } from "../src/redis/index.js";
 import { TemplateRouter } from "../src/resources/router.js";
 import { compileSchema } from "../src/schema/schema.js";
 import { serveStdio } from "../src/stdio.js";
@@ -88,6 +88,15 @@ export const examples = [
     const server = new McpServer({ name: "search", version: "1.0.0", limits: { rates } });
     // @end
     return server;
+  },
+  async () => {
+    // @example redis/session-store.ts#1
+    const redis = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
+    const bus = new RedisBus(redis);
+    const server = new McpServer({ name: "notes", version: "1.0.0", bus });
+    const sessions = new RedisSessionStore(redis, { bus });
+    await serve(server, { port: 3000, sessions, eventStore: new RedisEventStore(redis) });
+    // @end
   },
   async () => {
     // @example http/node-request.ts#1

@@ -6,7 +6,13 @@ import { type AuthInfo, principalOf } from "../connection.js";
 import type { Features } from "../eras/versions.js";
 import { limitReply, sessionNotFound, unauthorized } from "./answers.js";
 import type { Reply } from "./reply.js";
-import type { Session, SessionTable } from "./session.js";
+import type { SessionTable } from "./session.js";
+
+/** Who opened a session: a live one, or one a store keeps. */
+export interface Opened {
+  readonly principal?: string | undefined;
+  readonly authenticated: boolean;
+}
 
 /**
  * Whether a request may use a session: only the principal that opened it, with credentials when
@@ -14,7 +20,7 @@ import type { Session, SessionTable } from "./session.js";
  * id tells nobody else that it exists; missing credentials get 401. A session is never rebound.
  */
 export function refuseSession(
-  session: Session,
+  session: Opened,
   auth: AuthInfo | undefined,
   features: Features,
 ): Reply | undefined {
@@ -23,7 +29,7 @@ export function refuseSession(
 }
 
 /** Whether a caller with `auth` may use `session` (see {@link refuseSession}). */
-export function mayUse(session: Session, auth: AuthInfo | undefined): boolean {
+export function mayUse(session: Opened, auth: AuthInfo | undefined): boolean {
   if (auth === undefined) return !session.authenticated;
   return session.authenticated && principalOf(auth) === session.principal;
 }

@@ -13,11 +13,12 @@ import {
   SESSION_VERSIONS,
 } from "../eras/versions.js";
 import { ErrorCode, type McpError } from "../errors.js";
-import { encodeMessage, errorResponse } from "../jsonrpc.js";
+import { encodeMessage, errorResponse, parseErrorResponse } from "../jsonrpc.js";
 import { limitStatus } from "../limits/shares.js";
 import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
+import { readBody } from "./request.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;
@@ -176,4 +177,26 @@ export function noBatch(version: string | null): Reply | undefined {
     `Invalid Request: batches are only accepted on ${BATCHING_VERSIONS.join(", ")}`,
     versionFeatures(version),
   );
+}
+
+/** A session POST's body, parsed: its message and length, or the answer (400 unreadable, 413 too large, a parse error). */
+export async function readMessage(
+  request: Request,
+  max: number,
+  features: Features,
+): Promise<{ message: unknown; size: number } | Reply> {
+  let body: Awaited<ReturnType<typeof readBody>>;
+  try {
+    body = await readBody(request, max);
+  } catch {
+    return httpError(400, SERVER_ERROR, "Bad Request: the body could not be read", features);
+  }
+  if (!body.ok && body.reason === "too-large")
+    return httpError(413, SERVER_ERROR, `Payload Too Large: the body must not exceed ${max} bytes`, features);
+  try {
+    if (!body.ok) throw new SyntaxError("not UTF-8");
+    return { message: JSON.parse(body.text), size: body.text.length };
+  } catch {
+    return json(parseErrorResponse(features));
+  }
 }

@@ -188,7 +188,9 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
   };
   const toSse = (): EventStream => {
     if (stream) return stream;
-    const st = new EventStream(randomId(12), o.store, session?.id);
+    const st = session
+      ? new EventStream(session.streamPrefix + randomId(12), o.store, session.id, session.orphaned)
+      : new EventStream(randomId(12), o.store);
     stream = st;
     const s = o.sink(() => {
       if (st.sink === s) st.sink = undefined;

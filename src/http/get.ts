@@ -1,4 +1,5 @@
 /** A session's GET: its stream of messages tied to no request, or a stream resumed from `Last-Event-ID`. */
+import type { AuthInfo } from "../connection.js";
 import { featuresOf } from "../eras/versions.js";
 import type { Governor } from "../limits/governor.js";
 import { httpError, limitReply, SERVER_ERROR } from "./answers.js";
@@ -6,6 +7,7 @@ import type { EventStore } from "./event-store.js";
 import { Reply } from "./reply.js";
 import { header } from "./request.js";
 import type { Session } from "./session.js";
+import { SharedSession, type SharedSessions } from "./shared.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 /** What a GET needs from the handler. */
@@ -14,8 +16,13 @@ export interface GetOptions {
   readonly retryMs: number;
   /** Counts the stream as one of its caller's GET streams (`sseStreams`). */
   readonly governor: Governor;
-  /** Opens an SSE body: `onGone` when its client goes away, `onEnd` once it ends in any way. */
-  open(onGone: () => void, onEnd: () => void): SseWriter;
+  /** Opens an SSE body counted for `caller`: `onGone` when its client goes away, `onEnd` once it ends in any way. */
+  open(caller: string, onGone: () => void, onEnd: () => void): SseWriter;
+  /** A shared session's: resumes a stream of the session that another instance wrote (see `SharedSessions.adopt`). */
+  readonly adopt?: {
+    owns(streamId: string): boolean;
+    resume(streamId: string, seq: number, sink: SseWriter): void;
+  };
 }
 
 /**
@@ -29,24 +36,33 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
   const resumed = last !== null && o.store ? last : undefined;
   let stream = session.standalone;
   let seq = 0;
+  let adopted: string | undefined;
   if (resumed !== undefined) {
     const dot = resumed.lastIndexOf(".");
-    const named = session.streams.get(resumed.slice(0, dot));
+    const name = resumed.slice(0, dot);
+    const named = session.streams.get(name);
     seq = Number(resumed.slice(dot + 1));
-    if (!named || dot < 0 || !Number.isInteger(seq) || seq < 0 || seq > named.seq) {
+    const valid = dot > 0 && Number.isInteger(seq) && seq >= 0;
+    // a stream this instance does not hold, of this session: another instance wrote it
+    if (!named && valid && o.adopt?.owns(name)) adopted = name;
+    else if (!named || !valid || seq > named.seq) {
       return httpError(400, SERVER_ERROR, "Bad Request: unknown Last-Event-ID", features);
-    }
-    stream = named;
+    } else stream = named;
   } else if (stream.sink?.open) {
     return httpError(409, SERVER_ERROR, "Conflict: this session already has a GET stream open", features);
   }
   const release = o.governor.claim("sseStreams", session.caller);
   if (typeof release !== "function") return limitReply(release, features);
-  const sink = o.open(() => {
-    if (stream.sink === sink) stream.sink = undefined;
-    session.lastActive = Date.now();
-  }, release);
-  if (resumed !== undefined) {
+  const sink = o.open(
+    session.caller,
+    () => {
+      if (stream.sink === sink) stream.sink = undefined;
+      session.lastActive = Date.now();
+    },
+    release,
+  );
+  if (adopted !== undefined) o.adopt!.resume(adopted, seq, sink);
+  else if (resumed !== undefined) {
     void stream.resume(seq, sink).then(() => {
       if (stream.done && stream !== session.standalone && !stream.sink) session.forget(stream);
     });
@@ -55,4 +71,37 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
     void stream.resume(stream.sent, sink, features.ssePriming, o.retryMs);
   }
   return new Reply(200, headers, sink.readable);
+}
+
+/**
+ * A shared session's GET: its GET stream opens here (the other instances send its messages here,
+ * until it ends), or a stream any instance wrote resumes from `Last-Event-ID`.
+ */
+export async function serveSharedGet(
+  request: Request,
+  shared: SharedSessions,
+  auth: AuthInfo | undefined,
+  o: GetOptions,
+): Promise<Reply> {
+  const sid = header(request, "mcp-session-id");
+  const last = header(request, "last-event-id");
+  // the GET stream comes here, unless this GET resumes a POST's stream
+  const claims = sid !== null && (last === null || last.startsWith(`${sid}_g`));
+  const session = await shared.named(request, auth, claims);
+  if (!(session instanceof SharedSession)) return session;
+  const reply = serveGet(request, session, {
+    ...o,
+    open: (caller, onGone, onEnd) =>
+      o.open(caller, onGone, () => {
+        onEnd();
+        // later: a GET that replaced this one has taken its place by then
+        if (claims) queueMicrotask(() => shared.homed(session, false));
+      }),
+    adopt: {
+      owns: (streamId) => shared.owns(session, streamId),
+      resume: (streamId, seq, sink) => shared.adopt(session, streamId, seq, sink),
+    },
+  });
+  if (claims && reply.status === 200) shared.homed(session, true);
+  return reply;
 }

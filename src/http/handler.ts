@@ -8,7 +8,6 @@ import {
   SUPPORTED_VERSIONS,
 } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
-import { parseErrorResponse } from "../jsonrpc.js";
 import { principalKey } from "../limits/key.js";
 import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type RequestId } from "../types.js";
@@ -19,6 +18,7 @@ import {
   limitReply,
   NONE,
   noBatch,
+  readMessage,
   SERVER_ERROR,
   sessionNotFound,
   tooManyRequests,
@@ -29,7 +29,7 @@ import {
 import { preflight, withCors } from "./cors.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
-import { serveGet } from "./get.js";
+import { type GetOptions, serveGet, serveSharedGet } from "./get.js";
 import {
   accepts,
   acceptsJsonAndSse,
@@ -42,8 +42,9 @@ import { contradictingHeaders } from "./headers.js";
 import { HttpGovernor } from "./limits.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
-import { header, readBody } from "./request.js";
+import { header } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
+import { SharedSession, SharedSessions, sessionStore } from "./shared.js";
 import { LiveStreams } from "./sse.js";
 import { isStatelessBody, isStatelessHeader, StatelessHttp } from "./stateless.js";
 
@@ -66,6 +67,7 @@ export class StreamableHttp {
   readonly #streams: LiveStreams;
   readonly #statelessHttp: StatelessHttp;
   readonly #limits: HttpGovernor;
+  readonly #shared: SharedSessions | undefined;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -83,6 +85,7 @@ export class StreamableHttp {
       // idle sessions expire on the same beat; it goes on while any session is left
       beat: (now) => {
         this.#table?.sweep(now);
+        this.#shared?.beat();
         return (this.#table?.size ?? 0) > 0;
       },
     });
@@ -105,6 +108,14 @@ export class StreamableHttp {
       this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
       this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
     }
+    const store = sessionStore(o.sessions);
+    if (store)
+      this.#shared = new SharedSessions(server, store, this.#table!, this.#store, {
+        idleMs: this.#idleMs,
+        limits: this.#limits,
+        drop: (session) => this.#end(session),
+        started: () => this.#streams.start(),
+      });
   }
 
   get sessionCount(): number {
@@ -185,36 +196,21 @@ export class StreamableHttp {
     if (!isJsonContentType(header(request, "content-type"))) {
       return httpError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const session = this.#table && sid !== null ? this.#table.find(sid) : undefined;
+    const shared =
+      this.#shared && sid !== null
+        ? await this.#shared.resolve(request, sid, auth, versionFeatures(version))
+        : undefined;
+    if (shared instanceof Reply) return shared;
+    const session = shared ?? (this.#table && sid !== null ? this.#table.find(sid) : undefined);
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     if (this.#table && sid !== null && !session) return sessionNotFound(features);
     // the header's features, as for an unknown id: the answer must not tell that the session exists
     const refused = session && refuseSession(session, auth, versionFeatures(version));
     if (refused) return refused;
     if (session) this.#table!.touch(session);
-    let body: Awaited<ReturnType<typeof readBody>>;
-    try {
-      body = await readBody(request, this.#maxBody);
-    } catch {
-      return httpError(400, SERVER_ERROR, "Bad Request: the body could not be read", features);
-    }
-    if (!body.ok && body.reason === "too-large") {
-      return httpError(
-        413,
-        SERVER_ERROR,
-        `Payload Too Large: the body must not exceed ${this.#maxBody} bytes`,
-        features,
-      );
-    }
-    let message: unknown;
-    let size: number;
-    try {
-      if (!body.ok) throw new SyntaxError("not UTF-8");
-      message = JSON.parse(body.text);
-      size = body.text.length;
-    } catch {
-      return json(parseErrorResponse(features));
-    }
+    const read = await readMessage(request, this.#maxBody, features);
+    if (read instanceof Reply) return read;
+    const { message, size } = read;
     const init = isObject(message) && message.method === "initialize";
     // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
@@ -231,6 +227,10 @@ export class StreamableHttp {
     if (contradicted) return contradicted;
     if (!this.#table) return this.#sessionless(request, message, init, version, auth, size);
     if (session?.connection.closed) return sessionNotFound(features);
+    if (session instanceof SharedSession)
+      return this.#shared!.serve(session, message, () =>
+        this.#exchange(request, session.connection, session, message, auth, noop, size),
+      );
     if (session) return this.#exchange(request, session.connection, session, message, auth, noop, size);
     if (!init) {
       return httpError(
@@ -249,15 +249,15 @@ export class StreamableHttp {
     const caller = this.#limits.caller(request, auth);
     const wait = principalKey(auth) === undefined ? table.admitAnonymous() : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
-    const full = noRoom(table, caller);
+    const full = this.#shared ? undefined : noRoom(table, caller);
     if (full) return full;
     const id = randomId(16);
-    const standalone = new EventStream(randomId(12), this.#store, id);
     let session: Session | undefined;
     const connection = this.#server.connect({
       id,
       ...(auth ? { auth } : {}),
       send: (m) => {
+        if (session instanceof SharedSession) return this.#shared!.deliver(session, m);
         const data = encode(m);
         if (data !== undefined) session?.standalone.write(data);
       },
@@ -269,12 +269,18 @@ export class StreamableHttp {
       connection.close();
       return answer === undefined ? new Reply(202, NONE, null) : json(answer);
     }
-    const late = noRoom(table, caller); // others initialized meanwhile
-    if (late) {
-      connection.close();
-      return late;
+    if (this.#shared) {
+      const made = await this.#shared.open(id, connection, caller);
+      if (made instanceof Reply) return made;
+      session = made;
+    } else {
+      const late = noRoom(table, caller); // others initialized meanwhile
+      if (late) {
+        connection.close();
+        return late;
+      }
+      session = new Session(id, connection, new EventStream(randomId(12), this.#store, id), caller);
     }
-    session = new Session(id, connection, standalone, caller);
     table.add(session);
     this.#streams.start();
     return json(answer, { "mcp-session-id": id });
@@ -327,22 +333,23 @@ export class StreamableHttp {
     });
   }
 
-  #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {
+  async #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Promise<Reply> {
     if (!accepts(header(request, "accept"), "text/event-stream")) {
       return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
     }
-    const found = this.#session(request, table, auth);
-    if (!(found instanceof Session)) return found;
-    const queue = this.#limits.queue(found.caller);
-    return serveGet(request, found, {
+    const o: GetOptions = {
       store: this.#store,
       retryMs: this.#retryMs,
       governor: this.#limits.governor,
-      open: (onGone, onEnd) => this.#streams.open(onGone, queue, onEnd),
-    });
+      open: (caller, onGone, onEnd) => this.#streams.open(onGone, this.#limits.queue(caller), onEnd),
+    };
+    if (this.#shared) return serveSharedGet(request, this.#shared, auth, o);
+    const found = this.#session(request, table, auth);
+    return found instanceof Session ? serveGet(request, found, o) : found;
   }
 
-  #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Reply {
+  async #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Promise<Reply> {
+    if (this.#shared) return this.#shared.delete(request, auth);
     const found = this.#session(request, table, auth);
     if (!(found instanceof Session)) return found;
     this.#end(found);
@@ -384,6 +391,7 @@ export class StreamableHttp {
   }
 
   close(): void {
+    this.#shared?.close();
     this.#statelessHttp.close();
     if (this.#table) for (const s of [...this.#table.values()]) this.#end(s);
     this.#streams.close();

@@ -10,6 +10,15 @@ import { ANSWER, type Answer, type Answering, toResponse } from "./reply.js";
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
 export type { ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
+export type {
+  HomeChange,
+  SessionCaps,
+  SessionChange,
+  SessionMessage,
+  SessionRecord,
+  SessionStore,
+} from "./session-store.js";
+export { MemorySessionStore } from "./session-store.js";
 
 /**
  * Serves `server` over Streamable HTTP: POST answers with JSON, or with SSE when the handler sends

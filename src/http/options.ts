@@ -4,11 +4,16 @@ import type { CountStore } from "../limits/counts.js";
 import type { Share } from "../limits/shares.js";
 import type { JsonRpcErrorObject, RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
+import type { SessionStore } from "./session-store.js";
 
 /** Options of {@link createHttpHandler}. */
 export interface HttpHandlerOptions {
-  /** Sessions (`Mcp-Session-Id`, the GET stream, resumability); `false` serves every POST on its own (stateless). Default: true. */
-  sessions?: boolean;
+  /**
+   * Sessions (`Mcp-Session-Id`, the GET stream, resumability); `false` serves every POST on its own
+   * (stateless); a `SessionStore` (`RedisSessionStore` of picomcp/redis) keeps them where every
+   * instance serves them (docs/scaling.md). Default: true (sessions in this instance's memory).
+   */
+  sessions?: boolean | SessionStore;
   /** Milliseconds a session may sit idle (no request in flight, no stream open) before it ends. Default: 1800000 (30 min). */
   sessionIdleMs?: number;
   /** Most live sessions; at the cap a new one replaces the least recently used idle anonymous one (or one of its own principal's), else 503. Default: 10000. */

@@ -17,6 +17,12 @@ function quietly(call: () => void | Promise<void>): void {
 }
 
 /**
+ * Hears the events a stream writes while no connection of its own is live (a shared session's
+ * stream may have resumed on another instance); `done` once with the last.
+ */
+export type Orphaned = (stream: string, seq: number, data: string, done: boolean) => void;
+
+/**
  * One logical SSE stream (the answer to one POST, or a session's GET stream). Its events are
  * numbered; with a store they carry the id `<streamId>.<seq>` and are kept, so a client that lost
  * the connection resumes with `Last-Event-ID` on a new one. At most one connection is live at a time.
@@ -31,13 +37,15 @@ export class EventStream {
   done = false;
   readonly #store: EventStore | undefined;
   readonly #sessionId: string | undefined;
+  readonly #orphaned: Orphaned | undefined;
   #pending: { seq: number; data: string }[] | undefined;
   #sent = 0;
 
-  constructor(id: string, store: EventStore | undefined, sessionId?: string) {
+  constructor(id: string, store: EventStore | undefined, sessionId?: string, orphaned?: Orphaned) {
     this.id = id;
     this.#store = store;
     this.#sessionId = sessionId;
+    this.#orphaned = orphaned;
   }
 
   /** Whether events carry ids and are kept. */
@@ -56,6 +64,7 @@ export class EventStream {
     if (this.#store) quietly(() => this.#store!.append(this.id, seq, data, this.#sessionId));
     if (this.#pending) this.#pending.push({ seq, data });
     else this.#send(seq, data);
+    if (this.#orphaned && !this.sink?.open) this.#orphaned(this.id, seq, data, false);
   }
 
   /** Number of the last event written on a live connection. */
@@ -86,6 +95,7 @@ export class EventStream {
   /** Ends the stream: the final answer is out; the live connection closes after it. */
   finish(): void {
     this.done = true;
+    if (this.#orphaned && !this.sink?.open) this.#orphaned(this.id, this.seq, "", true);
     this.sink?.close();
     this.sink = undefined;
   }
@@ -162,6 +172,12 @@ export class Session {
   readonly exchanges = new Map<RequestId, Exchange>();
   /** POSTs in flight. */
   inflight = 0;
+  /** What its stream ids start with: a shared session's name it, so any instance can tell they are its own. */
+  streamPrefix = "";
+  /** Whether ending it here keeps its streams' events (a shared session lives on elsewhere; they expire by themselves). */
+  keepEvents = false;
+  /** A shared session's: where its streams' events go while their client is away (see {@link Orphaned}). */
+  orphaned: Orphaned | undefined;
   lastActive = Date.now();
   readonly #finished: EventStream[] = [];
 
@@ -205,7 +221,7 @@ export class Session {
     for (const s of this.streams.values()) {
       s.sink?.close();
       s.sink = undefined;
-      s.drop();
+      if (!this.keepEvents) s.drop();
     }
     this.streams.clear();
     this.#finished.length = 0;

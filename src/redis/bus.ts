@@ -58,6 +58,8 @@ export class RedisBus implements ChangeBus {
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #channel: string;
+  readonly #relayChannel: string;
+  readonly #relays = new Set<(message: string) => void>();
   readonly #shareLists: boolean;
   readonly #health: Health;
   #closed = false;
@@ -65,11 +67,13 @@ export class RedisBus implements ChangeBus {
   #subscribing: Promise<void> | undefined;
   #connecting: Promise<void> | undefined;
   // one listener for the bus's life: node-redis keeps a set, so it is never added twice
-  readonly #onMessage = (message: string) => this.#receive(message);
+  readonly #onMessage = (message: string, channel: string) =>
+    channel === this.#relayChannel ? this.#relayed(message) : this.#receive(message);
 
   constructor(client: RedisClient, options: RedisBusOptions = {}) {
     this.#client = client;
     this.#channel = options.channel ?? "picomcp:changes";
+    this.#relayChannel = `${this.#channel}:relay`;
     this.#shareLists = (options.share ?? "updates") === "all";
     this.#health = new Health(
       options.log,
@@ -125,7 +129,7 @@ export class RedisBus implements ChangeBus {
   #subscribe(): void {
     if (this.#subscribed || this.#subscribing || this.#closed) return;
     this.#subscribing = this.#subscriber
-      .subscribe(this.#channel, this.#onMessage)
+      .subscribe([this.#channel, this.#relayChannel], this.#onMessage)
       .then(
         () => {
           this.#subscribed = true;
@@ -178,6 +182,37 @@ export class RedisBus implements ChangeBus {
 
   subscribe(listener: (event: ChangeEvent) => void): () => void {
     return this.#local.subscribe(listener);
+  }
+
+  /**
+   * Sends `message` to every instance's relay listeners (this one's too) on the channel
+   * `<channel>:relay`: how `RedisSessionStore` reaches the instance that holds a session's stream.
+   * Lost while Redis is down (one log line says so).
+   */
+  relay(message: string): void {
+    if (this.#closed) return;
+    if (this.#health.down || !this.#client.isReady) {
+      this.#failed(new Error("the client is not connected"));
+      return;
+    }
+    this.#client.publish(this.#relayChannel, message).catch((error: unknown) => this.#failed(error));
+  }
+
+  /** Hears the messages of {@link relay}, from every instance; returns what stops it. */
+  onRelay(listener: (message: string) => void): () => void {
+    this.#relays.add(listener);
+    return () => this.#relays.delete(listener);
+  }
+
+  #relayed(message: string): void {
+    if (this.#closed) return;
+    for (const listener of [...this.#relays]) {
+      try {
+        listener(message);
+      } catch {
+        // one listener's failure is its own
+      }
+    }
   }
 
   /** Stops listening and closes the bus's own connection (the client given stays open). */

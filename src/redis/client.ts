@@ -17,7 +17,10 @@ export interface RedisClient {
   on(event: "error", listener: (error: Error) => void): unknown;
   on(event: "ready", listener: () => void): unknown;
   publish(channel: string, message: string): Promise<unknown>;
-  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  subscribe(
+    channel: string | string[],
+    listener: (message: string, channel: string) => void,
+  ): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
   rPush(key: string, element: string): Promise<unknown>;
   lTrim(key: string, start: number, stop: number): Promise<unknown>;

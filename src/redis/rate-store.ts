@@ -5,6 +5,7 @@
  */
 import { type Bucket, MemoryRateStore, type RateStore } from "../limits/rate.js";
 import { Health, type RedisClient, type RedisLog } from "./client.js";
+import { Script } from "./script.js";
 
 /** Options of {@link RedisRateStore}. */
 export interface RedisRateStoreOptions {
@@ -19,7 +20,7 @@ export interface RedisRateStoreOptions {
  * token from every bucket, else the milliseconds until each has one (and takes none). A bucket is a
  * hash of its tokens and when they were counted; it expires once it would be full again.
  */
-const TAKE = `
+const TAKE = new Script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local wait = 0
@@ -45,7 +46,7 @@ for i, key in ipairs(KEYS) do
   redis.call('PEXPIRE', key, math.ceil(cap / rate))
 end
 return 0
-`;
+`);
 
 /**
  * A {@link RateStore} on Redis (give it a connected node-redis client): every replica with the same
@@ -61,7 +62,6 @@ export class RedisRateStore implements RateStore {
   readonly #prefix: string;
   readonly #health: Health;
   readonly #local = new MemoryRateStore();
-  #sha: string | undefined;
 
   constructor(client: RedisClient, options: RedisRateStoreOptions = {}) {
     this.#client = client;
@@ -84,7 +84,7 @@ export class RedisRateStore implements RateStore {
     const keys = buckets.map((b) => this.#prefix + b.key);
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
-      const reply = await this.#run(keys, args);
+      const reply = await TAKE.run(this.#client, keys, args);
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);
       return wait;
@@ -92,19 +92,5 @@ export class RedisRateStore implements RateStore {
       this.#health.failed(error);
       return this.#local.take(buckets);
     }
-  }
-
-  /** Runs the script by its digest, loading it on first use and after Redis forgot it. */
-  async #run(keys: string[], args: string[]): Promise<unknown> {
-    const options = { keys, arguments: args };
-    if (this.#sha !== undefined) {
-      try {
-        return await this.#client.evalSha(this.#sha, options);
-      } catch (error) {
-        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      }
-    }
-    this.#sha = String(await this.#client.scriptLoad(TAKE));
-    return await this.#client.evalSha(this.#sha, options);
   }
 }

@@ -19,6 +19,8 @@ import type { ResourceRegistry } from "./resources.js";
 /** The URIs one session subscribed to, and the bytes they count for against its caller's share. */
 interface Subscribed {
   readonly uris: Set<string>;
+  /** URIs another instance subscribed to and counted (a shared session's, see `restoreSubscriptions`). */
+  readonly restored: Set<string>;
   bytes: number;
   key: string;
   governor: Governor | undefined;
@@ -26,7 +28,7 @@ interface Subscribed {
 
 const SUBSCRIBED = sessionSlot<Subscribed>(
   "resources/subscribe",
-  () => ({ uris: new Set(), bytes: 0, key: "", governor: undefined }),
+  () => ({ uris: new Set(), restored: new Set(), bytes: 0, key: "", governor: undefined }),
   // a session that ends gives its subscriptions' bytes back
   (s) => s.governor?.give("subscriptionBytes", s.key, s.bytes),
 );
@@ -34,6 +36,36 @@ const SUBSCRIBED = sessionSlot<Subscribed>(
 /** Whether the session `conn` subscribed to `uri` (without making its set). */
 export function subscribed(conn: Connection, uri: string): boolean {
   return conn.peek(SUBSCRIBED)?.uris.has(uri) === true;
+}
+
+/** @internal — the URIs session `conn` subscribed to (a shared HTTP session keeps them in its store). */
+export function subscribedUris(conn: Connection): readonly string[] {
+  const s = conn.peek(SUBSCRIBED);
+  return s ? [...s.uris] : [];
+}
+
+/**
+ * @internal — makes the subscriptions of `conn` exactly `uris`: a shared session's copy on another
+ * instance, from its store. The instance that took a subscription counted it; here it is not counted.
+ */
+export function restoreSubscriptions(conn: Connection, uris: readonly string[]): void {
+  const s = conn.peek(SUBSCRIBED);
+  if (!s && uris.length === 0) return;
+  const slot = s ?? conn.slot(SUBSCRIBED);
+  const want = new Set(uris);
+  for (const uri of slot.uris) if (!want.has(uri)) forget(slot, uri);
+  for (const uri of want) {
+    if (slot.uris.has(uri)) continue;
+    slot.uris.add(uri);
+    slot.restored.add(uri);
+  }
+}
+
+/** Drops one subscription, giving its bytes back when this instance counted them. */
+function forget(s: Subscribed, uri: string): void {
+  if (!s.uris.delete(uri) || s.restored.delete(uri)) return;
+  s.bytes -= 2 * uri.length + 64;
+  s.governor?.give("subscriptionBytes", s.key, 2 * uri.length + 64);
 }
 
 /**
@@ -110,11 +142,7 @@ export function subscriptionsExtension(
         when,
         run: (p, ctx: RequestContext) => {
           const s = ctx.sessionState(SUBSCRIBED);
-          const uri = subscribedUri(p);
-          if (s.uris.delete(uri)) {
-            s.bytes -= 2 * uri.length + 64;
-            governor.give("subscriptionBytes", s.key, 2 * uri.length + 64);
-          }
+          forget(s, subscribedUri(p));
           return EMPTY;
         },
       },

@@ -2,10 +2,12 @@
 import { LocalBus } from "../../src/bus.js";
 import { MemoryTaskStore } from "../../src/ext/task-store.js";
 import { MemoryEventStore } from "../../src/http/event-store.js";
+import { MemorySessionStore } from "../../src/http/session-store.js";
 import { MemoryRateStore } from "../../src/limits/rate.js";
 import { changeBusContract } from "./change-bus.js";
 import { eventStoreContract } from "./event-store.js";
 import { rateStoreContract } from "./rate-store.js";
+import { sessionStoreContract } from "./session-store.js";
 import { taskStoreContract } from "./task-store.js";
 
 taskStoreContract(
@@ -44,4 +46,10 @@ rateStoreContract("MemoryRateStore", async () => {
       now += ms;
     },
   };
+});
+
+// one store serves every handler of a process: each instance's view is the store itself
+sessionStoreContract("MemorySessionStore", async () => {
+  const store = new MemorySessionStore();
+  return { store, peer: store };
 });

@@ -4,11 +4,18 @@
 import { spawnSync } from "node:child_process";
 import { createClient } from "redis";
 import { afterAll, beforeAll, expect } from "vitest";
-import { RedisBus, type RedisBusOptions, RedisEventStore, RedisRateStore } from "../../src/redis/index.js";
+import {
+  RedisBus,
+  type RedisBusOptions,
+  RedisEventStore,
+  RedisRateStore,
+  RedisSessionStore,
+} from "../../src/redis/index.js";
 import { freePort, startRedis } from "../redis-helpers.js";
 import type { BusDeployment, BusOutage } from "./change-bus.js";
 import type { EventStoreOptions, EventStoreOutage, EventStoreTarget } from "./event-store.js";
 import type { RateStoreTarget } from "./rate-store.js";
+import type { SessionStoreTarget } from "./session-store.js";
 import { until } from "./support.js";
 
 const newClient = (url: string) => createClient({ url });
@@ -115,6 +122,24 @@ export function useRedisTargets() {
         close() {
           one.destroy();
           two.destroy();
+          expect(lines).toEqual([]);
+        },
+      };
+    },
+
+    /** Two RedisSessionStores on one prefix, each with the bus of its instance; a healthy store logs nothing. */
+    async sessionStore(): Promise<SessionStoreTarget> {
+      const d = await buses(url, {});
+      const prefix = fresh("session");
+      const lines: string[] = [];
+      const [store, peer] = d.instances.map(
+        (bus, i) => new RedisSessionStore(d.clients[i]!, { bus, prefix, log: (l) => lines.push(l) }),
+      );
+      return {
+        store: store!,
+        peer: peer!,
+        close() {
+          d.close();
           expect(lines).toEqual([]);
         },
       };

@@ -7,6 +7,7 @@ import { changeBusContract } from "./change-bus.js";
 import { eventStoreContract } from "./event-store.js";
 import { rateStoreContract } from "./rate-store.js";
 import { EVENT_TTL_MS, useRedisTargets, withRedis } from "./redis-targets.js";
+import { sessionStoreContract } from "./session-store.js";
 import { until } from "./support.js";
 
 const redis = useRedisTargets();
@@ -19,6 +20,8 @@ describe.runIf(withRedis)("Redis", () => {
   });
 
   rateStoreContract("RedisRateStore", redis.rateStore, { shared: true });
+
+  sessionStoreContract("RedisSessionStore", redis.sessionStore);
 
   changeBusContract("RedisBus, share: 'updates'", () => redis.buses({}), {
     shared: true,
