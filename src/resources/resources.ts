@@ -11,6 +11,7 @@ import {
 } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
+import { preEncode } from "../jsonrpc.js";
 import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
 import { listPage, permits, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import {
@@ -303,18 +304,23 @@ export async function listResources(
     if (scoped && !permits(e, ctx.auth)) continue;
     if (resources.length === pageSize) {
       const page: ResourcePage = { resources, nextCursor: encodeMarkedCursor(AFTER_STATIC, lastSeq) };
-      if (!scoped) reg.pages.set(key, page);
-      return page;
+      return scoped ? page : keep(reg, key, page);
     }
     resources.push(listingFor(e, ctx.features));
     lastSeq = e.seq;
   }
   if (!reg.enumerates) {
     const page: ResourcePage = { resources };
-    if (!scoped) reg.pages.set(key, page);
-    return page;
+    return scoped ? page : keep(reg, key, page);
   }
   return enumeratedPage(reg, ctx, resources, 0, pageSize);
+}
+
+/** Keeps a page of statics for the next caller, with its JSON text: answering it again serializes nothing. */
+function keep(reg: ResourceRegistry, key: string, page: ResourcePage): ResourcePage {
+  Object.freeze(page.resources);
+  reg.pages.set(key, preEncode(page));
+  return page;
 }
 
 /** The rest of a `resources/list` page from the templates' `list`, from the `from`-th enumerated resource. */

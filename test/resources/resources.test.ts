@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RequestContext } from "../../src/context.js";
 import { featuresOf } from "../../src/eras/versions.js";
 import { isUnsafePathValue, McpError, McpServer } from "../../src/index.js";
+import { encodeMessage, preEncode } from "../../src/jsonrpc.js";
 import { listResources, ResourceRegistry, readResource } from "../../src/resources/resources.js";
 import { connect } from "../../src/testing.js";
 import { rawPeer, tick } from "../helpers.js";
@@ -759,5 +760,37 @@ describe("template limits", () => {
     const client = await connect(s);
     expect((await client.readResource("x://short")).contents[0]).toMatchObject({ text: "short" });
     await expect(client.readResource(`x://${"y".repeat(40)}`)).rejects.toMatchObject({ code: -32002 });
+  });
+});
+
+describe("pre-encoded pages", () => {
+  it("write the text JSON.stringify would, and only for a plain answer", () => {
+    const page = preEncode({ resources: [{ uri: "s://1", name: "é \u2028" }], nextCursor: "p2.s.0" });
+    expect(Object.isFrozen(page)).toBe(true);
+    for (const id of [7, 'a"b']) {
+      const answer = { jsonrpc: "2.0" as const, id, result: page };
+      expect(encodeMessage(answer)).toBe(JSON.stringify(answer));
+    }
+    // anything more on the message (or a batch) takes the ordinary way, whole
+    const extra = { jsonrpc: "2.0", id: 1, result: page, more: 1 } as never;
+    expect(encodeMessage(extra)).toBe(JSON.stringify(extra));
+    const batch = [{ jsonrpc: "2.0" as const, id: 1, result: page }];
+    expect(encodeMessage(batch)).toBe(JSON.stringify(batch));
+  });
+
+  it("answer a page asked again with the text of the first answer", async () => {
+    const s = new McpServer({ name: "t", version: "1", pageSize: 2 });
+    for (let i = 1; i <= 5; i++) s.resource(`s://${i}`, { title: `T${i}`, read: () => "" });
+    const client = await connect(s);
+    const a = await client.listResources();
+    const again = await client.listResources();
+    expect(again).toEqual(a);
+    expect(again).toEqual({
+      resources: [
+        { uri: "s://1", name: "s://1", title: "T1" },
+        { uri: "s://2", name: "s://2", title: "T2" },
+      ],
+      nextCursor: "p2.s.1",
+    });
   });
 });
