@@ -12,6 +12,7 @@ import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, Stdio
 import { report } from "./report.js";
 import { installedSizes } from "./sizes.js";
 import { telemetryPhase, telemetryReport } from "./telemetry.js";
+import { TMDEVLAB_TIMES, tmdevlabPhase, tmdevlabReport } from "./tmdevlab.js";
 
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -218,6 +219,11 @@ const ALL_PHASES = [
   ["HTTP 2026-07-28", (n) => httpPhase(n, false, true)],
   // picomcp alone, three telemetry set-ups side by side (a table of its own)
   ["telemetry", (n) => (n === "picomcp" ? telemetryPhase(T, fail) : undefined)],
+  // the TM Dev Lab v1 workload: picomcp and the official SDK 1.x, each pinned to one core (a table of its own)
+  [
+    "tmdevlab",
+    (n) => (n === "picomcp" ? tmdevlabPhase(TMDEVLAB_TIMES[quick ? "quick" : "full"], fail) : undefined),
+  ],
 ];
 
 const only = flag("--phases");
@@ -258,7 +264,7 @@ const out = report({
   quick,
   scaling: T.scaling,
 });
-process.stdout.write(out.markdown + telemetryReport(quick));
+process.stdout.write(out.markdown + telemetryReport(quick) + tmdevlabReport());
 const json = flag("--json");
 if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
 if (!quick) {
