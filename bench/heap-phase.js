@@ -64,6 +64,8 @@ export async function heapPhase(name, { echo, read }, add, fail) {
     } finally {
       await peer.stop();
     }
+    // the stdio child's readings are gone before the HTTP child numbers its own from 1
+    rmSync(file, { force: true });
     const http = await HttpPeer.start(name, [], node);
     try {
       const conns = await openConnections(http.port, 8, { sessions: false });
