@@ -150,24 +150,27 @@ export class StdioPeer {
   }
 }
 
+/** Spawns `command` and resolves once it printed `PORT <n>`: the child and the port. */
+export async function listening(command, args, env = process.env) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"], env });
+  const port = await new Promise((resolve, reject) => {
+    let text = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (t) => {
+      text += t;
+      const m = /PORT (\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on("exit", () => reject(new Error(`${args.at(-1)} exited before listening`)));
+  });
+  return { child, port };
+}
+
 /** A contender over Streamable HTTP: spawned, listening on 127.0.0.1. */
 export class HttpPeer {
   static async start(name, args = [], node = []) {
     const { file, env } = serverOf(name);
-    const child = spawn(process.execPath, [...node, file, "http", ...args], {
-      stdio: ["ignore", "pipe", "ignore"],
-      env,
-    });
-    const port = await new Promise((resolve, reject) => {
-      let text = "";
-      child.stdout.setEncoding("utf8");
-      child.stdout.on("data", (t) => {
-        text += t;
-        const m = /PORT (\d+)/.exec(text);
-        if (m) resolve(Number(m[1]));
-      });
-      child.on("exit", () => reject(new Error(`${name} exited before listening`)));
-    });
+    const { child, port } = await listening(process.execPath, [...node, file, "http", ...args], env);
     return new HttpPeer(child, port);
   }
 

@@ -11,7 +11,6 @@ import { fileURLToPath } from "node:url";
 import { HttpPeer, httpLoad, openConnections, StdioPeer } from "./clients.js";
 
 const PROBE = fileURLToPath(new URL("./servers/heap-probe.js", import.meta.url));
-const BATCH = 4000;
 
 const probeOf = (name) => {
   const file = join(tmpdir(), `picomcp-heap-${process.pid}-${name}.json`);
@@ -49,7 +48,9 @@ async function perRequest(pid, file, run) {
 }
 
 /** One contender: stdio echo and read, then HTTP stateless echo; `add(metric, name, bytes)`. */
-export async function heapPhase(name, { echo, read }, add, fail) {
+export async function heapPhase(name, { echo, read }, add, fail, quick = false) {
+  // --quick checks that the phase works, on smaller batches
+  const BATCH = quick ? 500 : 4000;
   const { file, node } = probeOf(name);
   try {
     const peer = await StdioPeer.start(name, [], node);

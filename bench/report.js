@@ -1,7 +1,8 @@
 // The bench's report: one markdown table of medians (each row's ratios from the same run), the targets
 // with met / not met, and an SVG chart of picomcp's ratios, drawn by hand (no plotting dependency).
 
-const median = (xs) => {
+/** The median of `xs`; undefined when there are none. */
+export const median = (xs) => {
   if (!xs?.length) return undefined;
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;

@@ -218,7 +218,7 @@ const ALL_PHASES = [
   ["HTTP stateless", (n) => httpPhase(n, false)],
   ["HTTP sessions", (n) => httpPhase(n, true)],
   ["HTTP 2026-07-28", (n) => httpPhase(n, false, true)],
-  ["heap", (n) => heapPhase(n, { echo, read }, add, fail)],
+  ["heap", (n) => heapPhase(n, { echo, read }, add, fail, quick)],
   // picomcp alone, three telemetry set-ups side by side (a table of its own)
   ["telemetry", (n) => (n === "picomcp" ? telemetryPhase(T, fail) : undefined)],
   // the TM Dev Lab v1 workload: picomcp and the official SDK 1.x, each pinned to one core (a table of its own)

@@ -7,9 +7,10 @@
 // (their Node server's set-up: Express, a server and transport per request), each pinned to one core
 // with `taskset -c 0`, one after the other in the same run. What it gives is picomcp's ratio to the
 // SDK on this machine, which places picomcp in their table; it is not their machine.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { answerOf, cpuMicros, HttpConnection, rssMiB } from "./clients.js";
+import { answerOf, cpuMicros, HttpConnection, listening, rssMiB } from "./clients.js";
+import { median } from "./report.js";
 
 const SERVERS = fileURLToPath(new URL("./servers/", import.meta.url));
 export const TMDEVLAB = [
@@ -33,19 +34,10 @@ let round = 0;
 
 /** A child process that prints `PORT <n>`; pinned to core 0 when asked (and taskset exists). */
 async function startChild(file, pin) {
-  const command = pin && pinned ? "taskset" : process.execPath;
-  const args = pin && pinned ? ["-c", "0", process.execPath, file] : [file];
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
-  const port = await new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (t) => {
-      text += t;
-      const m = /PORT (\d+)/.exec(text);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on("exit", () => reject(new Error(`${file} exited before listening`)));
-  });
+  const pinning = pin && pinned;
+  const { child, port } = await (pinning
+    ? listening("taskset", ["-c", "0", process.execPath, file])
+    : listening(process.execPath, [file]));
   const exited = new Promise((resolve) => child.on("exit", resolve));
   const stop = () => {
     child.kill();
@@ -166,11 +158,6 @@ export async function tmdevlabPhase(T, fail) {
     await mock.stop();
   }
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const ROWS = [
   ["rps", "HTTP requests per second, all of them (their `http_reqs` rate)", true],
