@@ -39,10 +39,11 @@ function serverOf(name) {
 
 /** A contender over stdio: spawned, initialized, and ready for `call` and `load`. */
 export class StdioPeer {
-  static async start(name, args = []) {
+  /** `node`: options for node itself, before the server's file (the heap phase's probe). */
+  static async start(name, args = [], node = []) {
     const t0 = performance.now();
     const { file, env } = serverOf(name);
-    const child = spawn(process.execPath, [file, "stdio", ...args], {
+    const child = spawn(process.execPath, [...node, file, "stdio", ...args], {
       stdio: ["pipe", "pipe", "ignore"],
       env,
     });
@@ -113,7 +114,7 @@ export class StdioPeer {
           left -= lines.length;
           if (left <= 0) {
             this.onLine = () => {};
-            resolve({ rps: (answered * 1000) / elapsed, cpuUs: cpu / answered, answered });
+            resolve({ rps: (answered * 1000) / elapsed, cpuUs: cpu / answered, answered, sent: id - 1 });
           }
         };
         if (left <= 0) this.onLine([]);
@@ -149,24 +150,27 @@ export class StdioPeer {
   }
 }
 
+/** Spawns `command` and resolves once it printed `PORT <n>`: the child and the port. */
+export async function listening(command, args, env = process.env) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"], env });
+  const port = await new Promise((resolve, reject) => {
+    let text = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (t) => {
+      text += t;
+      const m = /PORT (\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on("exit", () => reject(new Error(`${args.at(-1)} exited before listening`)));
+  });
+  return { child, port };
+}
+
 /** A contender over Streamable HTTP: spawned, listening on 127.0.0.1. */
 export class HttpPeer {
-  static async start(name, args = []) {
+  static async start(name, args = [], node = []) {
     const { file, env } = serverOf(name);
-    const child = spawn(process.execPath, [file, "http", ...args], {
-      stdio: ["ignore", "pipe", "ignore"],
-      env,
-    });
-    const port = await new Promise((resolve, reject) => {
-      let text = "";
-      child.stdout.setEncoding("utf8");
-      child.stdout.on("data", (t) => {
-        text += t;
-        const m = /PORT (\d+)/.exec(text);
-        if (m) resolve(Number(m[1]));
-      });
-      child.on("exit", () => reject(new Error(`${name} exited before listening`)));
-    });
+    const { child, port } = await listening(process.execPath, [...node, file, "http", ...args], env);
     return new HttpPeer(child, port);
   }
 

@@ -9,9 +9,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, StdioPeer } from "./clients.js";
+import { heapPhase } from "./heap-phase.js";
 import { report } from "./report.js";
 import { installedSizes } from "./sizes.js";
 import { telemetryPhase, telemetryReport } from "./telemetry.js";
+import { TMDEVLAB_TIMES, tmdevlabPhase, tmdevlabReport } from "./tmdevlab.js";
 
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -216,8 +218,14 @@ const ALL_PHASES = [
   ["HTTP stateless", (n) => httpPhase(n, false)],
   ["HTTP sessions", (n) => httpPhase(n, true)],
   ["HTTP 2026-07-28", (n) => httpPhase(n, false, true)],
+  ["heap", (n) => heapPhase(n, { echo, read }, add, fail, quick)],
   // picomcp alone, three telemetry set-ups side by side (a table of its own)
   ["telemetry", (n) => (n === "picomcp" ? telemetryPhase(T, fail) : undefined)],
+  // the TM Dev Lab v1 workload: picomcp and the official SDK 1.x, each pinned to one core (a table of its own)
+  [
+    "tmdevlab",
+    (n) => (n === "picomcp" ? tmdevlabPhase(TMDEVLAB_TIMES[quick ? "quick" : "full"], fail) : undefined),
+  ],
 ];
 
 const only = flag("--phases");
@@ -258,7 +266,7 @@ const out = report({
   quick,
   scaling: T.scaling,
 });
-process.stdout.write(out.markdown + telemetryReport(quick));
+process.stdout.write(out.markdown + telemetryReport(quick) + tmdevlabReport());
 const json = flag("--json");
 if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
 if (!quick) {

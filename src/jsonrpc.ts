@@ -23,12 +23,32 @@ export function parseErrorResponse(f: Features = DEFAULT_FEATURES): JsonRpcError
   );
 }
 
+/** Results whose JSON text is already known (a cached page of a list), by the result object itself. */
+const encoded = new WeakMap<object, string>();
+
+/**
+ * Serializes `result` now and keeps the text, so that every answer carrying this very object writes
+ * the text instead of serializing it again. The object must not change afterwards: it is frozen.
+ */
+export function preEncode<T extends object>(result: T): T {
+  encoded.set(Object.freeze(result), JSON.stringify(result));
+  return result;
+}
+
 /**
  * Serializes one outgoing message (or a batch). A result that cannot be serialized (a cycle, a
  * BigInt) becomes an internal-error answer to the same request, so every request still gets
  * exactly one well-formed answer.
  */
 export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
+  const result = (message as { result?: unknown }).result;
+  if (typeof result === "object" && result !== null) {
+    const text = encoded.get(result);
+    // exactly the text JSON.stringify would give for { jsonrpc, id, result }, and nothing else on it
+    if (text !== undefined && isPlainAnswer(message)) {
+      return `{"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":${text}}`;
+    }
+  }
   try {
     return JSON.stringify(message);
   } catch {
@@ -43,6 +63,16 @@ export function encodeMessage(message: JsonRpcMessage | JsonRpcMessage[]): strin
     }
     throw new TypeError("picomcp: a notification or request could not be serialized as JSON");
   }
+}
+
+function isPlainAnswer(message: object): boolean {
+  let keys = 0;
+  for (const key in message) {
+    if (key !== "jsonrpc" && key !== "id" && key !== "result") return false;
+    keys++;
+  }
+  const m = message as { jsonrpc?: unknown; id?: unknown };
+  return keys === 3 && m.jsonrpc === "2.0" && (typeof m.id === "string" || typeof m.id === "number");
 }
 
 /** Whether a parsed message is (or, for a batch, contains) a request that expects an answer. */

@@ -27,7 +27,38 @@ export function decodeCursor(cursor: unknown, limit: number): number {
     // a list that shrank since the cursor was made ends early rather than failing
     if (Number.isSafeInteger(n) && n >= 0) return Math.min(n, limit);
   }
-  throw new McpError(ErrorCode.InvalidParams, "Invalid cursor", {
+  throw invalidCursor(cursor);
+}
+
+const MARKED = "p2.";
+
+/**
+ * A cursor that names a place by a mark and a number (`s` 41: after the static numbered 41), so
+ * that a list which changes between pages resumes where it left off rather than at a shifted index.
+ * `mark` is one lowercase letter.
+ */
+export function encodeMarkedCursor(mark: string, n: number): string {
+  return `${MARKED}${mark}.${n.toString(36)}`;
+}
+
+/** The mark (one of `marks`) and number of a cursor from {@link encodeMarkedCursor}; anything else is -32602. */
+export function decodeMarkedCursor(cursor: unknown, marks: string): { mark: string; n: number } {
+  if (
+    typeof cursor === "string" &&
+    cursor.length <= 20 &&
+    cursor.startsWith(MARKED) &&
+    cursor.charCodeAt(MARKED.length + 1) === 0x2e
+  ) {
+    const mark = cursor[MARKED.length]!;
+    const digits = cursor.slice(MARKED.length + 2);
+    const n = /^[0-9a-z]+$/.test(digits) ? Number.parseInt(digits, 36) : Number.NaN;
+    if (marks.includes(mark) && Number.isSafeInteger(n)) return { mark, n };
+  }
+  throw invalidCursor(cursor);
+}
+
+function invalidCursor(cursor: unknown): McpError {
+  return new McpError(ErrorCode.InvalidParams, "Invalid cursor", {
     cursor: typeof cursor === "string" ? cursor : null,
   });
 }

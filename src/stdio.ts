@@ -229,6 +229,9 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
         at = 0;
       }
     }
+    // the answers of every line this chunk held go out in one write now, not a turn of the loop later:
+    // with one request in flight that turn was most of the server's time, and its tail (docs/performance.md)
+    writer.writeNow();
     if (paused) {
       paused = false;
       stdin.resume?.();

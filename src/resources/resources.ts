@@ -11,8 +11,9 @@ import {
 } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
-import { decodeCursor, encodeCursor } from "../pagination.js";
-import { listPage, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
+import { preEncode } from "../jsonrpc.js";
+import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
+import { listPage, permits, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import {
   type Awaitable,
   isPromiseLike,
@@ -24,6 +25,7 @@ import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
 import { parseUriTemplate, type UriTemplate, type UriTemplateLimits, type UriValues } from "./template.js";
+import { templateShape } from "./template-layout.js";
 
 /** A concrete resource a template's `list` enumerates. */
 export type ListedResource = Resource;
@@ -51,6 +53,8 @@ export interface ResourceOptions<U extends string> extends ResourceDetails {
 /** @internal */
 export interface ResourceEntry extends Scoped {
   readonly key: string;
+  /** Registration number, rising: a `resources/list` cursor names the static it resumes after. */
+  readonly seq: number;
   readonly template: UriTemplate | undefined;
   readonly listing: { [key: string]: unknown };
   readonly mimeType: string | undefined;
@@ -64,17 +68,10 @@ export interface ResourceEntry extends Scoped {
 /** RFC 3986's scheme and its colon, which every resource URI (and template) starts with. */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
-/**
- * A template with the names of its variables blanked where they do not decide what matches: two
- * templates with one shape match the same URIs. Query variables are optional and other query keys are
- * let through, so `{?q}` matches what `{?lang}` does; a `;` expression's names must show in the URI.
- */
-function templateShape(template: string): string {
-  return template.replace(/\{([+#./;?&]?)([^}]*)\}/g, (whole, op: string, list: string) => {
-    if (op === ";") return whole;
-    const blanked = list.split(",").map((spec) => spec.replace(/^[^:*]+/, "_"));
-    return `{${op}${blanked.join(",")}}`;
-  });
+/** One page of `resources/list`. */
+export interface ResourcePage {
+  resources: object[];
+  nextCursor?: string;
 }
 
 /** Statics by exact URI, templates through an index; announces changes. */
@@ -87,6 +84,11 @@ export class ResourceRegistry {
   #staticList: ResourceEntry[] | undefined;
   #templateList: ResourceEntry[] | undefined;
   #listHint: CacheHint | undefined;
+  #seq = 0;
+  /** Pages of statics already shaped, by revision and start; emptied by every change. */
+  readonly pages = new Map<string, ResourcePage>();
+  #scopedStatics: boolean | undefined;
+  #enumerates: boolean | undefined;
   readonly #onChange: () => void;
   readonly #pathSafety: boolean;
   readonly #limits: UriTemplateLimits;
@@ -134,6 +136,7 @@ export class ResourceRegistry {
     if (!template && options.size !== undefined) listing.size = options.size;
     const entry: ResourceEntry = {
       key: uri,
+      seq: this.#seq++,
       template,
       listing,
       mimeType: options.mimeType,
@@ -146,16 +149,46 @@ export class ResourceRegistry {
     };
     table.set(uri, entry);
     const unroute = template ? this.#router.add(template, entry) : undefined;
-    this.#staticList = this.#templateList = this.#listHint = undefined;
-    this.#onChange();
+    this.#changed();
     return () => {
       if (table.get(uri) !== entry) return;
       table.delete(uri);
       if (shape !== undefined) this.#shapes.delete(shape);
       unroute?.();
-      this.#staticList = this.#templateList = this.#listHint = undefined;
-      this.#onChange();
+      this.#changed();
     };
+  }
+
+  #changed(): void {
+    this.#staticList = this.#templateList = this.#listHint = undefined;
+    this.#scopedStatics = this.#enumerates = undefined;
+    this.pages.clear();
+    this.#onChange();
+  }
+
+  /** Whether any static needs scopes (then a page depends on who asks). */
+  get scopedStatics(): boolean {
+    this.#scopedStatics ??= this.statics.some((e) => e.scopes);
+    return this.#scopedStatics;
+  }
+
+  /** Whether any template enumerates resources into `resources/list`. */
+  get enumerates(): boolean {
+    this.#enumerates ??= this.templates.some((e) => e.options.list);
+    return this.#enumerates;
+  }
+
+  /** Where the statics registered after the one numbered `seq` start in {@link statics}: a binary search. */
+  staticsAfter(seq: number): number {
+    const list = this.statics;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   get size(): number {
@@ -233,24 +266,72 @@ export function resourcesExtension(reg: ResourceRegistry, pageSize: number): Ext
   };
 }
 
+/** Cursor marks of `resources/list`: after the static numbered n, or at the n-th enumerated resource. */
+const AFTER_STATIC = "s";
+const ENUMERATED = "e";
+const MARKS = AFTER_STATIC + ENUMERATED;
+
 /**
  * `resources/list`: the statics, then what each template's `list` enumerates, paginated across both.
- * Only the page is shaped, and the templates' `list` runs only for a page that reaches past the statics.
+ * A cursor names the static it resumes after, so that statics added or removed between pages neither
+ * repeat nor go missing; it is found by binary search, and a page of statics is shaped once per change
+ * (then served as it is), so a page costs O(page) however long the list. The templates' `list` runs only
+ * for a page that reaches past the statics.
  */
 export async function listResources(
   reg: ResourceRegistry,
   params: { cursor?: unknown },
   ctx: RequestContext,
   pageSize: number,
-) {
+): Promise<ResourcePage> {
   if (ctx.features.stateless) ctx.cacheHint = reg.listHint;
-  const statics = visibleTo(reg.statics, ctx);
-  const shape = (e: ResourceEntry) => listingFor(e, ctx.features);
-  const start = params.cursor === undefined ? 0 : decodeCursor(params.cursor, Number.MAX_SAFE_INTEGER);
-  const end = start + pageSize;
-  // more statics follow this page: it holds no enumerated resource, and there is a next one
-  if (end < statics.length)
-    return { resources: statics.slice(start, end).map(shape), nextCursor: encodeCursor(end) };
+  const at = params.cursor === undefined ? undefined : decodeMarkedCursor(params.cursor, MARKS);
+  if (at?.mark === ENUMERATED) return enumeratedPage(reg, ctx, [], at.n, pageSize);
+  const start = at === undefined ? 0 : reg.staticsAfter(at.n);
+  const scoped = reg.scopedStatics;
+  const key = `${ctx.features.version} ${start}`;
+  if (!scoped) {
+    const page = reg.pages.get(key);
+    if (page !== undefined) return page;
+  } else ctx.personal = true;
+  // one more than a page, to know whether statics follow it
+  const statics = reg.statics;
+  const resources: object[] = [];
+  let lastSeq = -1;
+  let i = start;
+  for (; i < statics.length && resources.length <= pageSize; i++) {
+    const e = statics[i]!;
+    if (scoped && !permits(e, ctx.auth)) continue;
+    if (resources.length === pageSize) {
+      const page: ResourcePage = { resources, nextCursor: encodeMarkedCursor(AFTER_STATIC, lastSeq) };
+      return scoped ? page : keep(reg, key, page);
+    }
+    resources.push(listingFor(e, ctx.features));
+    lastSeq = e.seq;
+  }
+  if (!reg.enumerates) {
+    const page: ResourcePage = { resources };
+    return scoped ? page : keep(reg, key, page);
+  }
+  return enumeratedPage(reg, ctx, resources, 0, pageSize);
+}
+
+/** Keeps a page of statics for the next caller, with its JSON text: answering it again serializes nothing. */
+function keep(reg: ResourceRegistry, key: string, page: ResourcePage): ResourcePage {
+  Object.freeze(page.resources);
+  reg.pages.set(key, preEncode(page));
+  return page;
+}
+
+/** The rest of a `resources/list` page from the templates' `list`, from the `from`-th enumerated resource. */
+async function enumeratedPage(
+  reg: ResourceRegistry,
+  ctx: RequestContext,
+  resources: object[],
+  from: number,
+  pageSize: number,
+): Promise<ResourcePage> {
+  const room = pageSize - resources.length;
   const listed: object[] = [];
   for (const t of visibleTo(reg.templates, ctx)) {
     if (!t.options.list) continue;
@@ -260,12 +341,9 @@ export async function listResources(
       listed.push(shapePrimitive(item, ctx.features));
     }
   }
-  const total = statics.length + listed.length;
-  const from = Math.min(start, total);
-  const to = Math.min(end, total);
-  const resources: object[] = statics.slice(from, to).map(shape);
-  for (const r of listed.slice(Math.max(0, from - statics.length), to - statics.length)) resources.push(r);
-  return to < total ? { resources, nextCursor: encodeCursor(to) } : { resources };
+  const to = Math.min(from + room, listed.length);
+  for (let i = from; i < to; i++) resources.push(listed[i]!);
+  return to < listed.length ? { resources, nextCursor: encodeMarkedCursor(ENUMERATED, to) } : { resources };
 }
 
 /** `resources/templates/list`. */

@@ -119,3 +119,16 @@ function opensQuery(parts: (string | Expr)[], index: number, q: number): boolean
   }
   return true;
 }
+
+/**
+ * A template with the names of its variables blanked where they do not decide what matches: two
+ * templates with one shape match the same URIs. Query variables are optional and other query keys are
+ * let through, so `{?q}` matches what `{?lang}` does; a `;` expression's names must show in the URI.
+ */
+export function templateShape(template: string): string {
+  return template.replace(/\{([+#./;?&]?)([^}]*)\}/g, (whole, op: string, list: string) => {
+    if (op === ";") return whole;
+    const blanked = list.split(",").map((spec) => spec.replace(/^[^:*]+/, "_"));
+    return `{${op}${blanked.join(",")}}`;
+  });
+}

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { RequestContext } from "../../src/context.js";
 import { featuresOf } from "../../src/eras/versions.js";
 import { isUnsafePathValue, McpError, McpServer } from "../../src/index.js";
-import { ResourceRegistry, readResource } from "../../src/resources/resources.js";
+import { encodeMessage, preEncode } from "../../src/jsonrpc.js";
+import { listResources, ResourceRegistry, readResource } from "../../src/resources/resources.js";
 import { connect } from "../../src/testing.js";
 import { rawPeer, tick } from "../helpers.js";
 import { sdkClient } from "../sdk-bridge.js";
@@ -37,7 +38,109 @@ describe("resources/list pages", () => {
     ]);
     expect(enumerations).toBe(2);
     // a cursor past the end (the list shrank) ends the list
-    expect(await client.listResources({ cursor: "p1.z" })).toEqual({ resources: [] });
+    expect(await client.listResources({ cursor: "p2.e.z" })).toEqual({ resources: [] });
+  });
+
+  /** Every page of resources/list, following nextCursor; `between` runs after each page but the last. */
+  async function walk(client: Awaited<ReturnType<typeof connect>>, between: (page: number) => void) {
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? undefined : { cursor });
+      pages.push(page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+      if (cursor !== undefined) between(pages.length);
+    } while (cursor !== undefined);
+    return pages;
+  }
+
+  it("resumes after the last static sent when statics are removed or added between pages", async () => {
+    const s = new McpServer({ name: "t", version: "1", pageSize: 3 });
+    const remove = new Map<number, () => void>();
+    for (let i = 1; i <= 9; i++) remove.set(i, s.resource(`s://${i}`, { read: () => "" }).remove);
+    const client = await connect(s);
+    const pages = await walk(client, (page) => {
+      if (page === 1) {
+        // already sent, and the next one: an index cursor would skip s://5 and s://6
+        remove.get(1)!();
+        remove.get(2)!();
+        remove.get(4)!();
+      }
+      if (page === 2) s.resource("s://10", { read: () => "" });
+    });
+    expect(pages).toEqual([
+      ["s://1", "s://2", "s://3"],
+      ["s://5", "s://6", "s://7"],
+      ["s://8", "s://9", "s://10"],
+    ]);
+    // removing the very static a cursor names still resumes after it
+    const first = await client.listResources();
+    expect(first.resources.map((r) => r.uri)).toEqual(["s://3", "s://5", "s://6"]);
+    remove.get(6)!();
+    remove.get(5)!();
+    s.resource("s://5", { read: () => "" }); // registered again: it comes last now
+    expect((await client.listResources({ cursor: first.nextCursor! })).resources.map((r) => r.uri)).toEqual([
+      "s://7",
+      "s://8",
+      "s://9",
+    ]);
+  });
+
+  it("serves a page of statics shaped once until the list changes, and each caller its own scoped page", async () => {
+    const s = new McpServer({ name: "t", version: "1", pageSize: 2 });
+    for (let i = 1; i <= 4; i++) s.resource(`s://${i}`, { read: () => "" });
+    const client = await connect(s);
+    const a = await client.listResources();
+    expect(await client.listResources()).toEqual(a);
+    s.resource("s://0", { title: "zero", read: () => "" });
+    expect((await walk(client, () => {})).flat()).toEqual(["s://1", "s://2", "s://3", "s://4", "s://0"]);
+    // a static that needs a scope turns every page into the caller's own, found by skipping what it cannot see
+    s.resource("secret://x", { scopes: ["admin"], read: () => "" });
+    s.resource("s://5", { read: () => "" });
+    const pages = await walk(client, () => {});
+    expect(pages).toEqual([
+      ["s://1", "s://2"],
+      ["s://3", "s://4"],
+      ["s://0", "s://5"],
+    ]);
+  });
+
+  it("answers a cursor of the wrong shape with -32602", async () => {
+    const s = new McpServer({ name: "t", version: "1" });
+    s.resource("s://1", { read: () => "" });
+    const client = await connect(s);
+    for (const cursor of ["p2.x.1", "p2.s.", "p2.s.-1", "p2.s1", "p1.0", "p2.s.1.2"])
+      await expect(client.listResources({ cursor })).rejects.toMatchObject({
+        code: -32602,
+        data: { cursor },
+      });
+  });
+
+  it("answers a page from the middle of 100,000 statics without walking them", async () => {
+    const reg = new ResourceRegistry(() => {});
+    for (let i = 0; i < 100_000; i++) reg.add(`s://${i}`, { read: () => "" });
+    const ctx = { features: featuresOf("2025-11-25"), auth: undefined, personal: false } as RequestContext;
+    const first = await listResources(reg, {}, ctx, 100);
+    expect(first.nextCursor).toBe(`p2.s.${(99).toString(36)}`);
+    // every look at a static's number counted: the cursor is found by binary search, not by a scan
+    let looks = 0;
+    for (const e of reg.statics) {
+      const seq = e.seq;
+      Object.defineProperty(e, "seq", {
+        get: () => {
+          looks++;
+          return seq;
+        },
+      });
+    }
+    const page = await listResources(reg, { cursor: `p2.s.${(49_999).toString(36)}` }, ctx, 100);
+    expect(page.resources).toHaveLength(100);
+    expect((page.resources as { uri: string }[]).map((r) => r.uri)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `s://${50_000 + i}`),
+    );
+    expect(looks).toBeLessThan(2 * 17 + 100);
+    // only the pages asked for were shaped
+    expect(reg.statics.filter((e) => e.shaped.size > 0)).toHaveLength(200);
   });
 });
 
@@ -657,5 +760,37 @@ describe("template limits", () => {
     const client = await connect(s);
     expect((await client.readResource("x://short")).contents[0]).toMatchObject({ text: "short" });
     await expect(client.readResource(`x://${"y".repeat(40)}`)).rejects.toMatchObject({ code: -32002 });
+  });
+});
+
+describe("pre-encoded pages", () => {
+  it("write the text JSON.stringify would, and only for a plain answer", () => {
+    const page = preEncode({ resources: [{ uri: "s://1", name: "é \u2028" }], nextCursor: "p2.s.0" });
+    expect(Object.isFrozen(page)).toBe(true);
+    for (const id of [7, 'a"b']) {
+      const answer = { jsonrpc: "2.0" as const, id, result: page };
+      expect(encodeMessage(answer)).toBe(JSON.stringify(answer));
+    }
+    // anything more on the message (or a batch) takes the ordinary way, whole
+    const extra = { jsonrpc: "2.0", id: 1, result: page, more: 1 } as never;
+    expect(encodeMessage(extra)).toBe(JSON.stringify(extra));
+    const batch = [{ jsonrpc: "2.0" as const, id: 1, result: page }];
+    expect(encodeMessage(batch)).toBe(JSON.stringify(batch));
+  });
+
+  it("answer a page asked again with the text of the first answer", async () => {
+    const s = new McpServer({ name: "t", version: "1", pageSize: 2 });
+    for (let i = 1; i <= 5; i++) s.resource(`s://${i}`, { title: `T${i}`, read: () => "" });
+    const client = await connect(s);
+    const a = await client.listResources();
+    const again = await client.listResources();
+    expect(again).toEqual(a);
+    expect(again).toEqual({
+      resources: [
+        { uri: "s://1", name: "s://1", title: "T1" },
+        { uri: "s://2", name: "s://2", title: "T2" },
+      ],
+      nextCursor: "p2.s.1",
+    });
   });
 });
