@@ -49,7 +49,11 @@ export interface NotificationContext {
   sessionState<T>(slot: SessionSlot<T>): T;
 }
 
-/** Runs around a method of any extension: `next()` runs it (and the wrappers below), at most once. */
+/**
+ * Runs around a method of any extension: `next()` runs it (and the wrappers below), at most once.
+ * What `next()` resolves with may be frozen (a cached page of a list is shared by every caller):
+ * return a new object (`{ ...result, _meta }`) rather than change it.
+ */
 export type MethodWrapper = (params: Params, ctx: Context, next: () => Promise<unknown>) => unknown;
 
 /** What one extension brings. */
