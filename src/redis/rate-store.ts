@@ -5,6 +5,7 @@
  */
 import { type Bucket, MemoryRateStore, type RateStore } from "../limits/rate.js";
 import { Health, type RedisClient, type RedisLog } from "./client.js";
+import { Script } from "./script.js";
 
 /** Options of {@link RedisRateStore}. */
 export interface RedisRateStoreOptions {
@@ -61,10 +62,11 @@ export class RedisRateStore implements RateStore {
   readonly #prefix: string;
   readonly #health: Health;
   readonly #local = new MemoryRateStore();
-  #sha: string | undefined;
+  readonly #take: Script;
 
   constructor(client: RedisClient, options: RedisRateStoreOptions = {}) {
     this.#client = client;
+    this.#take = new Script(client, TAKE);
     this.#prefix = options.prefix ?? "picomcp:rate:";
     this.#health = new Health(
       options.log,
@@ -84,7 +86,7 @@ export class RedisRateStore implements RateStore {
     const keys = buckets.map((b) => this.#prefix + b.key);
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
-      const reply = await this.#run(keys, args);
+      const reply = await this.#take.run(keys, args);
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);
       return wait;
@@ -92,19 +94,5 @@ export class RedisRateStore implements RateStore {
       this.#health.failed(error);
       return this.#local.take(buckets);
     }
-  }
-
-  /** Runs the script by its digest, loading it on first use and after Redis forgot it. */
-  async #run(keys: string[], args: string[]): Promise<unknown> {
-    const options = { keys, arguments: args };
-    if (this.#sha !== undefined) {
-      try {
-        return await this.#client.evalSha(this.#sha, options);
-      } catch (error) {
-        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      }
-    }
-    this.#sha = String(await this.#client.scriptLoad(TAKE));
-    return await this.#client.evalSha(this.#sha, options);
   }
 }

@@ -4,12 +4,19 @@
 import { spawnSync } from "node:child_process";
 import { createClient } from "redis";
 import { afterAll, beforeAll, expect } from "vitest";
-import { RedisBus, type RedisBusOptions, RedisEventStore, RedisRateStore } from "../../src/redis/index.js";
+import {
+  RedisBus,
+  type RedisBusOptions,
+  RedisEventStore,
+  RedisRateStore,
+  RedisTaskStore,
+} from "../../src/redis/index.js";
 import { freePort, startRedis } from "../redis-helpers.js";
 import type { BusDeployment, BusOutage } from "./change-bus.js";
 import type { EventStoreOptions, EventStoreOutage, EventStoreTarget } from "./event-store.js";
 import type { RateStoreTarget } from "./rate-store.js";
 import { until } from "./support.js";
+import type { TaskStoreTarget } from "./task-store.js";
 
 const newClient = (url: string) => createClient({ url });
 type Client = ReturnType<typeof newClient>;
@@ -136,6 +143,27 @@ export function useRedisTargets() {
           await advance(one, prefix, ms);
         },
         close() {
+          one.destroy();
+          two.destroy();
+          expect(lines).toEqual([]);
+        },
+      };
+    },
+
+    /** Two RedisTaskStores on one prefix (two instances); `advance` shortens every task's time to live. */
+    async taskStore(): Promise<TaskStoreTarget> {
+      const [one, two] = [await connected(url), await connected(url)];
+      const prefix = fresh("tasks");
+      const lines: string[] = [];
+      const options = { prefix, log: (l: string) => lines.push(l) };
+      const [store, peer] = [new RedisTaskStore(one, options), new RedisTaskStore(two, options)];
+      return {
+        store,
+        peer,
+        advance: (ms) => advance(one, prefix, ms),
+        close() {
+          store.close();
+          peer.close();
           one.destroy();
           two.destroy();
           expect(lines).toEqual([]);

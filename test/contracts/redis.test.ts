@@ -8,6 +8,7 @@ import { eventStoreContract } from "./event-store.js";
 import { rateStoreContract } from "./rate-store.js";
 import { EVENT_TTL_MS, useRedisTargets, withRedis } from "./redis-targets.js";
 import { until } from "./support.js";
+import { taskStoreContract } from "./task-store.js";
 
 const redis = useRedisTargets();
 
@@ -19,6 +20,8 @@ describe.runIf(withRedis)("Redis", () => {
   });
 
   rateStoreContract("RedisRateStore", redis.rateStore, { shared: true });
+
+  taskStoreContract("RedisTaskStore", redis.taskStore, { shared: true });
 
   changeBusContract("RedisBus, share: 'updates'", () => redis.buses({}), {
     shared: true,
