@@ -13,7 +13,7 @@ import { createHttpHandler } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
-import { RedisBus, RedisRateStore } from "../src/redis/index.js";
+import { RedisBus, RedisRateStore, RedisTaskStore } from "../src/redis/index.js";
 import { TemplateRouter } from "../src/resources/router.js";
 import { compileSchema } from "../src/schema/schema.js";
 import { serveStdio } from "../src/stdio.js";
@@ -86,6 +86,14 @@ export const examples = [
     const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
     const rates = { methods: { "tools/call": { perMinute: 60 } }, store: new RedisRateStore(redis) };
     const server = new McpServer({ name: "search", version: "1.0.0", limits: { rates } });
+    // @end
+    return server;
+  },
+  async () => {
+    // @example redis/task-store.ts#1
+    const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+    const tasks = { store: new RedisTaskStore(redis), ttlMs: 86_400_000 };
+    const server = new McpServer({ name: "reports", version: "1.0.0", tasks });
     // @end
     return server;
   },

@@ -56,7 +56,8 @@ function parse(json: unknown): TaskRecord {
  * it is back; no lease is judged until a lease has passed since the last failure.
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
- * const server = new McpServer({ name: "reports", version: "1.0.0", tasks: { store: new RedisTaskStore(redis) } });
+ * const tasks = { store: new RedisTaskStore(redis), ttlMs: 86_400_000 };
+ * const server = new McpServer({ name: "reports", version: "1.0.0", tasks });
  */
 export class RedisTaskStore implements TaskStore {
   /** This instance's id: the runner of the tasks it creates, and the name of its channel. */
