@@ -65,14 +65,20 @@ return ARGV[1]
 
 /**
  * KEYS: leases. ARGV: lease ms, task key prefix, most expired leases to take, then the ids of the
- * tasks this instance runs. Renews those leases, and answers {ids whose lease is gone (failed
+ * tasks this instance runs. Renews those leases, and answers {ids whose lease is gone (ended
  * elsewhere, or expired with the task), records of running tasks whose lease ran out}.
  */
 export const TICK = `${PRELUDE}
 local gone = {}
 for i = 4, #ARGV do
-  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[i])
-  else gone[#gone + 1] = ARGV[i] end
+  local id = ARGV[i]
+  if redis.call('ZSCORE', KEYS[1], id) and redis.call('EXISTS', ARGV[2] .. id) == 1 then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), id)
+  else
+    -- ended elsewhere, or expired with its ttl: no lease to keep
+    redis.call('ZREM', KEYS[1], id)
+    gone[#gone + 1] = id
+  end
 end
 local out = {}
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now, 'LIMIT', 0, tonumber(ARGV[3]))) do
