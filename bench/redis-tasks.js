@@ -5,9 +5,7 @@
 // aborts on A, and `tasks/update` sent to B until the handler resumes on A; `tasks/get` answered.
 // Round trips: Redis commands processed per request (INFO's total_commands_processed, with the lease
 // ticks too rare to fall in the window). Needs `redis-server` on PATH (apt-get install redis-server).
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
+import { benchRedis } from "./fanout.js";
 
 const dist = new URL("../dist/", import.meta.url).href;
 const { McpServer } = await import(`${dist}index.js`);
@@ -111,38 +109,6 @@ async function measure(label, a, b, c) {
   ];
 }
 
-async function freePort() {
-  const s = createServer();
-  s.listen(0, "127.0.0.1");
-  await once(s, "listening");
-  const { port } = s.address();
-  s.close();
-  await once(s, "close");
-  return port;
-}
-
-async function startRedis(port) {
-  const child = spawn("redis-server", [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-  ]);
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.once("error", reject);
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("Ready to accept connections")) resolve();
-    });
-  });
-  return child;
-}
-
 /** `client`, counting in `count.n` each command it sends (each one a round trip: nothing is pipelined). */
 function counting(client, count) {
   const sent = new Set(["evalSha", "scriptLoad", "publish"]);
@@ -170,17 +136,10 @@ export async function benchRedisTasks() {
   console.log(`\n## Task control: 1 instance in memory vs 3 instances on Redis (${ROUNDS} rounds, ms)`);
   const solo = instance();
   const rows = await measure("memory, 1 instance", solo, solo, solo);
-  let redis;
-  let port;
-  try {
-    port = await freePort();
-    redis = await startRedis(port);
-  } catch (error) {
-    console.log(`(skipped the Redis rows: redis-server did not start: ${error.message})`);
-    return { rows };
-  }
+  const own = await benchRedis("rows");
+  if (!own) return { rows };
+  const { redis, url } = own;
   const { createClient } = await import("redis");
-  const url = `redis://127.0.0.1:${port}`;
   const clients = await Promise.all([0, 1, 2, 3].map(() => createClient({ url }).connect()));
   // ticks every 10 min: none falls inside the counted windows
   const count = { n: 0 };
