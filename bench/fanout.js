@@ -126,6 +126,7 @@ async function measure(handlers, publishers) {
   };
 }
 
+/** A free TCP port on 127.0.0.1. */
 export async function freePort() {
   const s = createServer();
   s.listen(0, "127.0.0.1");
@@ -136,6 +137,7 @@ export async function freePort() {
   return port;
 }
 
+/** A redis-server of the bench's own on `port`, without persistence. */
 export async function startRedis(port) {
   const child = spawn("redis-server", [
     "--port",
@@ -158,6 +160,17 @@ export async function startRedis(port) {
   return child;
 }
 
+/** A redis-server of the bench's own and its URL; undefined, said once, when it does not start. */
+export async function benchRedis(rows) {
+  try {
+    const port = await freePort();
+    return { redis: await startRedis(port), url: `redis://127.0.0.1:${port}` };
+  } catch (error) {
+    console.log(`(skipped the Redis ${rows}: redis-server did not start: ${error.message})`);
+    return undefined;
+  }
+}
+
 /** The two rows: the in-process bus, and two instances on Redis. */
 export async function benchFanout() {
   console.log(
@@ -167,17 +180,10 @@ export async function benchFanout() {
   const solo = instance();
   rows.push({ bus: "in-process, 1 instance", ...(await measure([solo.handler], [solo.server])) });
   solo.handler.close();
-  let redis;
-  let port;
-  try {
-    port = await freePort();
-    redis = await startRedis(port);
-  } catch (error) {
-    console.log(`(skipped the Redis row: redis-server did not start: ${error.message})`);
-    return rows;
-  }
+  const own = await benchRedis("row");
+  if (!own) return rows;
+  const { redis, url } = own;
   const { createClient } = await import("redis");
-  const url = `redis://127.0.0.1:${port}`;
   const clients = [createClient({ url }), createClient({ url })];
   const buses = clients.map((client) => new RedisBus(client));
   await Promise.all(buses.map((b) => b.ready));

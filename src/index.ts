@@ -65,7 +65,9 @@ export { SKILLS, type SkillOptions } from "./ext/skills.js";
 export {
   MemoryTaskStore,
   type MemoryTaskStoreOptions,
+  type TaskPeer,
   type TaskRecord,
+  type TaskSignal,
   type TaskStatus,
   type TaskStore,
 } from "./ext/task-store.js";

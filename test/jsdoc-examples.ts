@@ -13,7 +13,13 @@ import { createHttpHandler } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
-import { RedisBus, RedisEventStore, RedisRateStore, RedisSessionStore } from "../src/redis/index.js";
+import {
+  RedisBus,
+  RedisEventStore,
+  RedisRateStore,
+  RedisSessionStore,
+  RedisTaskStore,
+} from "../src/redis/index.js";
 import { TemplateRouter } from "../src/resources/router.js";
 import { compileSchema } from "../src/schema/schema.js";
 import { serveStdio } from "../src/stdio.js";
@@ -97,6 +103,14 @@ export const examples = [
     const sessions = new RedisSessionStore(redis, { bus });
     await serve(server, { port: 3000, sessions, eventStore: new RedisEventStore(redis) });
     // @end
+  },
+  async () => {
+    // @example redis/task-store.ts#1
+    const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+    const tasks = { store: new RedisTaskStore(redis), ttlMs: 86_400_000 };
+    const server = new McpServer({ name: "reports", version: "1.0.0", tasks });
+    // @end
+    return server;
   },
   async () => {
     // @example http/node-request.ts#1

@@ -74,11 +74,17 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** A redis-server of the test's own (no persistence); fails loudly when it is not installed. */
-export async function startRedis(port: number): Promise<{ stop(): Promise<void> }> {
+/**
+ * A redis-server of the test's own; fails loudly when it is not installed. No persistence, unless
+ * `dir` is given: then every write is in its append-only file there before Redis answers it.
+ */
+export async function startRedis(port: number, dir?: string): Promise<{ stop(): Promise<void> }> {
+  const persistence = dir
+    ? ["--dir", dir, "--appendonly", "yes", "--appendfsync", "always"]
+    : ["--appendonly", "no"];
   const child = spawn(
     redisServer ?? "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -136,7 +142,8 @@ export async function startInstance(
     });
   });
   instance.stop = async () => {
-    if (child.exitCode !== null) return;
+    // killed by a test already: it has exited, and no exit event will come again
+    if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill();
     await once(child, "exit");
   };

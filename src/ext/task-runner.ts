@@ -12,7 +12,9 @@ import { ErrorCode, McpError } from "../errors.js";
 import type { Governor } from "../limits/governor.js";
 import { callerKey } from "../limits/key.js";
 import type { JsonRpcErrorObject, Params } from "../types.js";
-import type { TaskRecord, TaskStore } from "./task-store.js";
+import { isTerminal, type TaskRecord, type TaskSignal, type TaskStore } from "./task-store.js";
+
+export { isTerminal };
 
 type Waiter = {
   accept: (value: unknown) => unknown;
@@ -39,8 +41,6 @@ export interface Live {
   readonly release: () => void;
 }
 
-const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
-
 /**
  * A task as 2026-07-28 shows it (`tasks/get`, `notifications/tasks`): no owner; the error as that revision
  * spells it; the result as the call would have answered, `resultType: "complete"` included (the revision's
@@ -53,9 +53,6 @@ export function statelessTask(record: TaskRecord): { [key: string]: unknown; tas
   if (task.result) task.result = { resultType: "complete", ...task.result };
   return task;
 }
-
-/** Whether `status` never changes again. */
-export const isTerminal = (status: string): boolean => TERMINAL.has(status);
 
 /** The tasks of one server. */
 export class TaskRunner {
@@ -83,6 +80,8 @@ export class TaskRunner {
     this.pollIntervalMs = pollIntervalMs;
     this.#publish = publish;
     this.#report = report;
+    // a shared store brings other processes' signals for the tasks running here, and their changes
+    store.attach?.({ deliver: (id, signal) => this.#deliver(id, signal), changed: (t) => this.#announce(t) });
   }
 
   /** The running task `taskId` of this process, if any. */
@@ -96,14 +95,38 @@ export class TaskRunner {
     // writes of one task go out in order, whatever the store's latency
     l.writes = l.writes
       .then(() => this.#store.set(snapshot))
-      .then(() => {
-        const { owner } = snapshot;
-        // task events reach 2026-07-28 listen streams only
-        const task = statelessTask(snapshot);
-        this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
+      .then((stored) => {
+        // another process ended it first (a cancel, or its lease ran out): that end is the task's
+        if (stored && isTerminal(stored.status) && stored.status !== snapshot.status) {
+          Object.assign(l.record, stored);
+          this.#stop(l, `The task was ${stored.status}`);
+          return;
+        }
+        this.#announce(snapshot);
       })
       .catch(this.#report);
     return l.writes;
+  }
+
+  /** Tells this process's listeners of a task's change (task events reach 2026-07-28 listen streams only). */
+  #announce(record: TaskRecord): void {
+    const { owner } = record;
+    const task = statelessTask(record);
+    this.#publish(owner === undefined ? { type: "task", task } : { type: "task", task, owner });
+  }
+
+  /** A signal from another process (through a shared store): false when the task does not run here. */
+  async #deliver(taskId: string, signal: TaskSignal): Promise<boolean> {
+    const l = this.#live.get(taskId);
+    if (l === undefined) return false;
+    if (signal.type === "update") await this.update(l.record, signal.responses as Params);
+    else if (!isTerminal(l.record.status)) {
+      // the sender has stored the cancellation already: this process only stops the handler
+      l.record.status = "cancelled";
+      delete l.record.inputRequests;
+      this.#stop(l, "The task was cancelled");
+    }
+    return true;
   }
 
   /** Creates a task for the request of `ctx` (stored before this resolves); its calls to the client wait for `tasks/update`. */
@@ -199,6 +222,8 @@ export class TaskRunner {
     }
     // forgotten once saved, not before: meanwhile a reader waits for the save, and a cancel finds it over
     void this.#save(l).then(() => {
+      // stopped meanwhile (another process's end won): released already
+      if (this.#live.get(l.record.taskId) !== l) return;
       this.#live.delete(l.record.taskId);
       l.release();
       l.settle();
@@ -246,7 +271,13 @@ export class TaskRunner {
   /** `tasks/update`: resolves the open requests the responses answer; others are ignored. */
   async update(record: TaskRecord, responses: Params): Promise<void> {
     const l = this.#live.get(record.taskId);
-    if (l === undefined || isTerminal(l.record.status)) return;
+    if (l === undefined) {
+      // running in another process, if anywhere: the answers go there
+      if (!isTerminal(record.status))
+        await this.#store.signal?.(record.taskId, { type: "update", responses });
+      return;
+    }
+    if (isTerminal(l.record.status)) return;
     let answered = false;
     for (const [key, value] of Object.entries(responses)) {
       const waiter = l.waiters.get(key);
@@ -273,23 +304,30 @@ export class TaskRunner {
     if (l !== undefined && isTerminal(l.record.status))
       throw new McpError(ErrorCode.InvalidParams, `Task ${record.taskId} is already ${l.record.status}`);
     if (l === undefined) {
-      const cancelled: TaskRecord = {
-        ...record,
-        status: "cancelled",
-        lastUpdatedAt: new Date().toISOString(),
-      };
-      await this.#store.set(cancelled);
-      return cancelled;
+      const { inputRequests: _, ...rest } = record;
+      const cancelled: TaskRecord = { ...rest, status: "cancelled", lastUpdatedAt: new Date().toISOString() };
+      // the store decides between this cancel and an end written meanwhile by the process running it
+      const stored = (await this.#store.set(cancelled)) ?? cancelled;
+      if (stored.status !== "cancelled")
+        throw new McpError(ErrorCode.InvalidParams, `Task ${record.taskId} is already ${stored.status}`);
+      this.#announce(stored);
+      // the handler, if it runs in another process, stops before this answers
+      await this.#store.signal?.(record.taskId, { type: "cancel" });
+      return stored;
     }
     l.record.status = "cancelled";
     delete l.record.inputRequests;
     await this.#save(l);
     this.#stop(l, "The task was cancelled");
+    // the store may hold another end, written first by another process (a lease that ran out)
+    if (l.record.status !== "cancelled")
+      throw new McpError(ErrorCode.InvalidParams, `Task ${record.taskId} is already ${l.record.status}`);
     return l.record;
   }
 
   /** Forgets a running task: aborts the handler's signal and rejects its open requests. */
   #stop(l: Live, why: string): void {
+    if (this.#live.get(l.record.taskId) !== l) return;
     this.#live.delete(l.record.taskId);
     l.release();
     clearTimeout(l.expiry);
@@ -300,11 +338,12 @@ export class TaskRunner {
     l.waiters.clear();
   }
 
-  /** Waits until the task is terminal (in this process; a task of another process is read as it is). */
+  /** Waits until the task is terminal: in this process, or through a shared store wherever it runs. */
   async settled(record: TaskRecord, ctx: RequestContext): Promise<TaskRecord> {
     const l = this.#live.get(record.taskId);
-    if (l === undefined) return record;
-    await l.done;
+    if (l !== undefined) await l.done;
+    else if (isTerminal(record.status) || this.#store.settled === undefined) return record;
+    else await this.#store.settled(record.taskId, ctx.signal);
     return this.find({ taskId: record.taskId }, ctx);
   }
 }

@@ -9,6 +9,11 @@ import type { JsonRpcErrorObject } from "../types.js";
 /** A task's status: `working` first, `input_required` while it waits for the client, then one terminal status. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
+const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+
+/** Whether `status` never changes again. */
+export const isTerminal = (status: string): boolean => TERMINAL.has(status);
+
 /** What a store keeps of one task (plain JSON). */
 export interface TaskRecord {
   /** A random UUID. */
@@ -35,17 +40,40 @@ export interface TaskRecord {
   owner?: string;
 }
 
+/** What one process asks of the process that runs a task: answers to its open requests, or its end. */
+export type TaskSignal = { type: "update"; responses: { [key: string]: unknown } } | { type: "cancel" };
+
+/** What a server gives a shared store (`TaskStore.attach`): how the store reaches this process's tasks. */
+export interface TaskPeer {
+  /** Hands a signal from another process to the task if it runs here; resolves with whether it does, once handled. */
+  deliver(taskId: string, signal: TaskSignal): Promise<boolean>;
+  /** Another process changed a task (or the store failed it when its process went away): tell this process's listeners. */
+  changed(task: TaskRecord): void;
+}
+
 /**
  * Keeps task records, as copies; every method may be asynchronous. A task is kept `ttlMs` after its
- * creation, however often it is set.
+ * creation, however often it is set. A store shared by several processes also gives the three
+ * optional methods, so that a task's control reaches the process that runs it.
  */
 export interface TaskStore {
   /** Stores a new task; it must be readable by `get` once the promise resolves. */
   create(task: TaskRecord): Promise<void>;
   /** The task, or undefined when it is unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
-  /** Replaces a task's whole record, keeping its expiry; a task unknown or expired stays so. */
-  set(task: TaskRecord): Promise<void>;
+  /**
+   * Replaces a task's whole record, keeping its expiry; a task unknown or expired stays so, and a
+   * terminal task stays as it is (so a cancel and a completion never both win). A store may resolve
+   * with the record it holds afterwards: one with another terminal status means the write lost.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a store written before this resolved with nothing
+  set(task: TaskRecord): Promise<TaskRecord | undefined | void>;
+  /** Shared stores: called once by each server on the store, with what reaches its running tasks. */
+  attach?(peer: TaskPeer): void;
+  /** Shared stores: delivers `signal` to the process running the task; false when no process runs it. */
+  signal?(taskId: string, signal: TaskSignal): Promise<boolean>;
+  /** Shared stores: resolves once the task is terminal wherever it runs (undefined: gone), or rejects when `abort` fires. */
+  settled?(taskId: string, abort: AbortSignal): Promise<TaskRecord | undefined>;
 }
 
 /** Options of {@link MemoryTaskStore}. */
@@ -98,8 +126,11 @@ export class MemoryTaskStore implements TaskStore {
     return structuredClone(entry.task);
   }
 
-  async set(task: TaskRecord): Promise<void> {
+  async set(task: TaskRecord): Promise<TaskRecord | undefined> {
     const entry = this.#tasks.get(task.taskId);
-    if (entry) entry.task = structuredClone(task);
+    if (entry === undefined) return undefined;
+    // a terminal status is final: the first end written wins
+    if (!isTerminal(entry.task.status)) entry.task = structuredClone(task);
+    return structuredClone(entry.task);
   }
 }

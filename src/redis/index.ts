@@ -2,7 +2,8 @@
  * `picomcp/redis`: several instances behind one endpoint, on Redis. `RedisBus` carries change
  * events between them; `RedisEventStore` keeps resumable SSE events outside the process;
  * `RedisRateStore` gives every replica one rate-limit budget per caller; `RedisSessionStore` lets
- * every instance serve every 2025 session. Each takes a node-redis
+ * every instance serve every 2025 session; `RedisTaskStore` keeps tasks and carries their control to
+ * the instance that runs each. Each takes a node-redis
  * client you create (the `redis` package, an optional peer dependency).
  */
 export { RedisBus, type RedisBusOptions } from "./bus.js";
@@ -10,3 +11,4 @@ export type { RedisClient, RedisLog } from "./client.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
 export { RedisRateStore, type RedisRateStoreOptions } from "./rate-store.js";
 export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
+export { RedisTaskStore, type RedisTaskStoreOptions } from "./task-store.js";

@@ -10,6 +10,7 @@ import {
   RedisEventStore,
   RedisRateStore,
   RedisSessionStore,
+  RedisTaskStore,
 } from "../../src/redis/index.js";
 import { freePort, startRedis } from "../redis-helpers.js";
 import type { BusDeployment, BusOutage } from "./change-bus.js";
@@ -17,6 +18,7 @@ import type { EventStoreOptions, EventStoreOutage, EventStoreTarget } from "./ev
 import type { RateStoreTarget } from "./rate-store.js";
 import type { SessionStoreTarget } from "./session-store.js";
 import { until } from "./support.js";
+import type { TaskStoreTarget } from "./task-store.js";
 
 const newClient = (url: string) => createClient({ url });
 type Client = ReturnType<typeof newClient>;
@@ -161,6 +163,27 @@ export function useRedisTargets() {
           await advance(one, prefix, ms);
         },
         close() {
+          one.destroy();
+          two.destroy();
+          expect(lines).toEqual([]);
+        },
+      };
+    },
+
+    /** Two RedisTaskStores on one prefix (two instances); `advance` shortens every task's time to live. */
+    async taskStore(): Promise<TaskStoreTarget> {
+      const [one, two] = [await connected(url), await connected(url)];
+      const prefix = fresh("tasks");
+      const lines: string[] = [];
+      const options = { prefix, log: (l: string) => lines.push(l) };
+      const [store, peer] = [new RedisTaskStore(one, options), new RedisTaskStore(two, options)];
+      return {
+        store,
+        peer,
+        advance: (ms) => advance(one, prefix, ms),
+        close() {
+          store.close();
+          peer.close();
           one.destroy();
           two.destroy();
           expect(lines).toEqual([]);

@@ -9,6 +9,7 @@ import { rateStoreContract } from "./rate-store.js";
 import { EVENT_TTL_MS, useRedisTargets, withRedis } from "./redis-targets.js";
 import { sessionStoreContract } from "./session-store.js";
 import { until } from "./support.js";
+import { taskStoreContract } from "./task-store.js";
 
 const redis = useRedisTargets();
 
@@ -22,6 +23,7 @@ describe.runIf(withRedis)("Redis", () => {
   rateStoreContract("RedisRateStore", redis.rateStore, { shared: true });
 
   sessionStoreContract("RedisSessionStore", redis.sessionStore);
+  taskStoreContract("RedisTaskStore", redis.taskStore, { shared: true });
 
   changeBusContract("RedisBus, share: 'updates'", () => redis.buses({}), {
     shared: true,

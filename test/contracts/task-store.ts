@@ -143,6 +143,26 @@ export function taskStoreContract(
       for (const s of readers(t)) expect(await s.get("t-1")).toStrictEqual(completed);
     });
 
+    it("keeps a terminal status final: a later set changes nothing, and says what is stored", async () => {
+      const t = await target();
+      await t.store.create(working("t-1", HOUR, "ada"));
+      const cancelled: TaskRecord = { ...working("t-1", HOUR, "ada"), status: "cancelled" };
+      const writer = features.shared ? need(t.peer, "peer") : t.store;
+      // two processes ending one task at once: the first write wins, the other learns it lost
+      const completed: TaskRecord = {
+        ...working("t-1", HOUR, "ada"),
+        status: "completed",
+        result: { content: [] },
+      };
+      const [first, second] = await Promise.all([t.store.set(cancelled), writer.set(completed)]);
+      const won = [cancelled, completed].find((r) => r.status === first?.status);
+      expect(won).toBeDefined();
+      expect(first).toStrictEqual(won);
+      expect(second).toStrictEqual(won);
+      await t.store.set({ ...working("t-1", HOUR, "ada"), statusMessage: "too late" });
+      for (const s of readers(t)) expect(await s.get("t-1")).toStrictEqual(won);
+    });
+
     it("set of a task it does not have keeps nothing", async () => {
       const t = await target();
       await t.store.set(working("never-created"));

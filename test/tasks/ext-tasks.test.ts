@@ -523,7 +523,7 @@ describe("a task read in another revision than the one that started it", () => {
       set: (t) =>
         t.status === "working"
           ? memory.set(t)
-          : new Promise<void>((resolve) => saving.push(() => void memory.set(t).then(resolve))),
+          : new Promise<void>((resolve) => saving.push(() => void memory.set(t).then(() => resolve()))),
     };
     const s = new McpServer({ name: "t", version: "1.0.0", onError: () => {}, tasks: { store } });
     s.tool("quick", {
