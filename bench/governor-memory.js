@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createHttpHandler } from "../dist/http/index.js";
 import { McpServer } from "../dist/index.js";
-import { DEFAULT_SHARES } from "../dist/limits/shares.js";
+import { DEFAULT_SHARES } from "../build/lib/limits/shares.js";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const P = Number(process.argv[2] ?? 10);
