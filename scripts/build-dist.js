@@ -49,9 +49,14 @@ await build({
   output: {
     dir: dist,
     format: "esm",
+    // a stack trace (node --enable-source-maps) names the TypeScript file and line in src/ of the
+    // version's commit; the sources themselves stay out of the package: they would double its size
     sourcemap: true,
-    // the source maps carry the sources, comments and all; the code a process parses at start does not
+    sourcemapExcludeSources: true,
+    // the code a process parses at start holds no comments (src/ has them), and no character past
+    // ASCII (escaped in strings and patterns): V8 holds a source with one as two bytes a character
     comments: false,
+    charset: "ascii",
     entryFileNames: "[name].js",
     // two folders down, as dist/dev/cli.js is: a URL relative to import.meta.url means the same in both
     chunkFileNames: "chunks/[name].js",

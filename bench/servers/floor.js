@@ -100,18 +100,24 @@ function serveStdio() {
   let queue = [];
   let scheduled = false;
   let waiting = false;
+  let ended = false;
   const pump = () => {
     scheduled = false;
-    if (waiting || queue.length === 0) return;
-    const chunk = queue.length === 1 ? queue[0] : queue.join("");
-    queue = [];
-    if (!process.stdout.write(chunk)) {
-      waiting = true;
-      process.stdout.once("drain", () => {
-        waiting = false;
-        pump();
-      });
+    if (waiting) return;
+    if (queue.length > 0) {
+      const chunk = queue.length === 1 ? queue[0] : queue.join("");
+      queue = [];
+      if (!process.stdout.write(chunk)) {
+        waiting = true;
+        process.stdout.once("drain", () => {
+          waiting = false;
+          pump();
+        });
+        return;
+      }
     }
+    // every answer written: the end of input ends the process
+    if (ended) process.stdout.write("", () => process.exit(0));
   };
   const write = (line) => {
     queue.push(line);
@@ -150,8 +156,8 @@ function serveStdio() {
   });
   process.stdin.on("end", () => {
     if (rest !== undefined) serve(rest, 0, rest.length);
+    ended = true;
     pump();
-    process.stdout.write("", () => process.exit(0));
   });
 }
 
