@@ -76,8 +76,8 @@ export async function benchColdStart(runs = 15, dists = []) {
       runs,
       minMs: +ms.min.toFixed(1),
       medianMs: +ms.median.toFixed(1),
-      [`÷ its floor (min)`]: +ratio.min.toFixed(3),
-      [`÷ its floor (median)`]: +ratio.median.toFixed(3),
+      "÷ its floor (min)": +ratio.min.toFixed(3),
+      "÷ its floor (median)": +ratio.median.toFixed(3),
     };
   });
 }

@@ -34,10 +34,14 @@ for (const target of targets) {
 const NODE_ONLY = /[\\/]src[\\/](stdio\.ts|http[\\/]node(-request)?\.ts|dev[\\/])/;
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-  cwd: root,
-  stdio: "inherit",
-});
+execFileSync(
+  process.execPath,
+  [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+  {
+    cwd: root,
+    stdio: "inherit",
+  },
+);
 await build({
   cwd: root,
   input,
@@ -53,9 +57,10 @@ await build({
     // version's commit; the sources themselves stay out of the package: they would double its size
     sourcemap: true,
     sourcemapExcludeSources: true,
-    // the code a process parses at start holds no comments (src/ has them), and no character past
-    // ASCII (escaped in strings and patterns): V8 holds a source with one as two bytes a character
-    comments: false,
+    // the code a process parses at start holds no doc comments (src/ has them), and no character past
+    // ASCII (escaped in strings and patterns): V8 holds a source with one as two bytes a character.
+    // License notices (the JSON Schema meta-schemas') and pure annotations (for bundlers) stay.
+    comments: { legal: true, annotation: true, jsdoc: false },
     charset: "ascii",
     entryFileNames: "[name].js",
     // two folders down, as dist/dev/cli.js is: a URL relative to import.meta.url means the same in both

@@ -6,8 +6,8 @@
 //          answers written 32 to a write and the rest of a turn of the event loop in one write;
 //   HTTP:  the body's bytes decoded once, headers read from rawHeaders (no req.headers object), and the
 //          answer's headers and body in one write with a Content-Length (no chunked encoding).
-import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
+// node:http and node:crypto are loaded by the HTTP floor alone: a stdio server has no use for them, and
+// loading them is part of a cold start.
 import { announce, itemText, parseArgs, profileText } from "./fixture.js";
 
 const args = parseArgs();
@@ -174,7 +174,9 @@ function reply(res, status, headers, body) {
   res.end(body);
 }
 
-function serveHttp() {
+async function serveHttp() {
+  const { createServer } = await import("node:http");
+  const { randomUUID } = await import("node:crypto");
   const sessions = new Set();
   const server = createServer((req, res) => {
     if (req.method !== "POST") {
@@ -211,4 +213,4 @@ function serveHttp() {
 }
 
 if (args.transport === "stdio") serveStdio();
-else serveHttp();
+else await serveHttp();

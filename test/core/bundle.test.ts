@@ -20,7 +20,8 @@ const entries = Object.entries(pkg.exports).flatMap(([subpath, e]) =>
 );
 const bin = join(root, Object.values(pkg.bin)[0]!);
 
-const IMPORT = /^(?:import|export)\s[^;]*?\bfrom\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\s*\(\s*"([^"]+)"\s*\)/gm;
+const IMPORT =
+  /^(?:import|export)\s[^;]*?\bfrom\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\s*\(\s*"([^"]+)"\s*\)/gm;
 
 /** Every file a module loads, itself first, and every bare or `node:` specifier they import. */
 function graph(file: string): { files: string[]; external: Set<string> } {
@@ -46,7 +47,10 @@ describe("the published build", () => {
   it("is one file per subpath and the bin, with the shared code in one chunk", () => {
     for (const { subpath, file } of [...entries, { subpath: "bin", file: bin }]) {
       const { files } = graph(file);
-      expect(files.slice(1).filter((f) => f !== "chunks/shared.js"), subpath).toEqual([]);
+      expect(
+        files.slice(1).filter((f) => f !== "chunks/shared.js"),
+        subpath,
+      ).toEqual([]);
     }
     expect(graph(join(dist, "index.js")).files).toEqual(["index.js", "chunks/shared.js"]);
   });
@@ -59,7 +63,10 @@ describe("the published build", () => {
       if (PORTABLE.has(subpath)) expect(node, subpath).toEqual([]);
       else expect(node.length, subpath).toBeGreaterThan(0);
       for (const spec of external.filter((s) => !s.startsWith("node:")))
-        expect(peers.some((p) => spec === p || spec.startsWith(`${p}/`)), `${subpath}: ${spec}`).toBe(true);
+        expect(
+          peers.some((p) => spec === p || spec.startsWith(`${p}/`)),
+          `${subpath}: ${spec}`,
+        ).toBe(true);
     }
   });
 
