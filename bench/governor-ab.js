@@ -161,7 +161,8 @@ for (let r = 0; r < rounds; r++) {
 // The governor's own work per request, alone in a loop: what the dispatcher adds to every request
 // (the caller's key, the admission), and what the HTTP handler adds (the caller again, and one body
 // in eight large enough to be counted: its bytes taken and given back). Steadier than the A/B turns: it is a few hundred nanoseconds of work.
-const dist = new URL("../dist/", import.meta.url).href;
+// The modules one by one, from the unbundled tree `npm run build` writes beside the published dist/.
+const dist = new URL("../build/lib/", import.meta.url).href;
 const { Governor } = await import(`${dist}limits/governor.js`);
 const { callerKey } = await import(`${dist}limits/key.js`);
 const { HttpGovernor } = await import(`${dist}http/limits.js`);

@@ -5,9 +5,9 @@
 // Sockets are not part of it (in-process requests): the Node bridge's connection cap bounds those.
 //   node --expose-gc bench/governor-memory.js [principals]
 import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_SHARES } from "../build/lib/limits/shares.js";
 import { createHttpHandler } from "../dist/http/index.js";
 import { McpServer } from "../dist/index.js";
-import { DEFAULT_SHARES } from "../dist/limits/shares.js";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const P = Number(process.argv[2] ?? 10);

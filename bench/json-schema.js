@@ -4,7 +4,7 @@
 // two validators are timed in turn, round after round, and the medians are compared.
 import { pathToFileURL } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { compileJsonSchema } from "../dist/schema/json-schema.js";
+import { compileJsonSchema } from "../build/lib/schema/json-schema.js";
 
 /** The input of a "create issue" tool, as a client would list it. */
 export const SCHEMA = {

@@ -55,7 +55,7 @@ console.log(
 );
 console.table(benchEverydayPatterns());
 
-console.log("\n## Cold start of the example server (spawn → initialize answer, ms)");
+console.log("\n## Cold start of the bench's fixture (spawn → initialize answer, ms), beside the floor");
 console.table(await benchColdStart());
 
 console.log("\n## Type-check time of 200 resources (ms)");

@@ -2,7 +2,7 @@
 // backtracks (`^(\w+\s?)*$` on a word that fails at its end) and on patterns tools use every day. Run
 // after `npm run build`: `node bench/patterns.js`, or `benchPatterns()` from bench/micro.js.
 import { pathToFileURL } from "node:url";
-import { compilePattern, linearMatcher } from "../dist/schema/json-schema-regex.js";
+import { compilePattern, linearMatcher } from "../build/lib/schema/json-schema-regex.js";
 
 const WORST = "^(\\w+\\s?)*$";
 const worstText = (n) => `${"a".repeat(n - 1)}!`;

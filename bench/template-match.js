@@ -1,8 +1,8 @@
 // TemplateRouter lookup cost as the number of registered templates grows.
 // Run after `npm run build`: `node bench/template-match.js`, or call `benchTemplates()` from bench/run.js.
 import { pathToFileURL } from "node:url";
-import { TemplateRouter } from "../dist/resources/router.js";
-import { parseUriTemplate } from "../dist/resources/template.js";
+import { TemplateRouter } from "../build/lib/resources/router.js";
+import { parseUriTemplate } from "../build/lib/resources/template.js";
 
 const SIZES = [10, 100, 1000, 5000];
 const SHAPES = [

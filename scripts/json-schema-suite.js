@@ -4,7 +4,7 @@
 // Neither gets the suite's remote documents; a schema a validator refuses counts as failing its cases.
 import { readdirSync, readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { compileJsonSchema } from "../dist/schema/json-schema.js";
+import { compileJsonSchema } from "../build/lib/schema/json-schema.js";
 
 const dir = new URL("../test/suites/json-schema-test-suite/tests/", import.meta.url);
 const groups = readdirSync(dir)

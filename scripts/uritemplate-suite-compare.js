@@ -3,7 +3,7 @@
 // `npm run build`: `node scripts/uritemplate-suite-compare.js`.
 import { readFileSync } from "node:fs";
 import { parseTemplate } from "url-template";
-import { parseUriTemplate } from "../dist/resources/template.js";
+import { parseUriTemplate } from "../build/lib/resources/template.js";
 
 const dir = new URL("../test/suites/uritemplate-test/", import.meta.url);
 const files = [

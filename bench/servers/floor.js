@@ -1,8 +1,13 @@
-// The floor: the fixture by hand on plain readline / node:http, no library, no validation library.
-// What any MCP server must do at least: parse, route, check the arguments, match the URI, encode.
-import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
-import { createInterface } from "node:readline";
+// The floor: the fixture by hand on plain node:http and stdin/stdout bytes, no library, no validation
+// library. What any MCP server must do at least: parse, route, check the arguments, match the URI,
+// encode; and the least work per message on each transport, with every I/O trick picomcp uses (any it
+// learns later goes here too), so that picomcp can equal the floor but never beat it:
+//   stdio: lines framed on bytes (no readline, no stream decoder), each line decoded once where it lies,
+//          answers written 32 to a write and the rest of a turn of the event loop in one write;
+//   HTTP:  the body's bytes decoded once, headers read from rawHeaders (no req.headers object), and the
+//          answer's headers and body in one write with a Content-Length (no chunked encoding).
+// node:http and node:crypto are loaded by the HTTP floor alone: a stdio server has no use for them, and
+// loading them is part of a cold start.
 import { announce, itemText, parseArgs, profileText } from "./fixture.js";
 
 const args = parseArgs();
@@ -88,18 +93,94 @@ function handleText(text) {
   return handle(m);
 }
 
-if (args.transport === "stdio") {
-  const lines = createInterface({ input: process.stdin });
-  lines.on("line", (line) => {
-    const answer = handleText(line);
-    if (answer !== undefined) process.stdout.write(`${JSON.stringify(answer)}\n`);
+/** Answers queued before they are written without waiting for the end of the turn (as picomcp's stdio). */
+const WRITE_EVERY = 32;
+
+function serveStdio() {
+  let queue = [];
+  let scheduled = false;
+  let waiting = false;
+  let ended = false;
+  const pump = () => {
+    scheduled = false;
+    if (waiting) return;
+    if (queue.length > 0) {
+      const chunk = queue.length === 1 ? queue[0] : queue.join("");
+      queue = [];
+      if (!process.stdout.write(chunk)) {
+        waiting = true;
+        process.stdout.once("drain", () => {
+          waiting = false;
+          pump();
+        });
+        return;
+      }
+    }
+    // every answer written: the end of input ends the process
+    if (ended) process.stdout.write("", () => process.exit(0));
+  };
+  const write = (line) => {
+    queue.push(line);
+    if (waiting) return;
+    if (queue.length >= WRITE_EVERY) pump();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(pump);
+    }
+  };
+  const serve = (bytes, start, end) => {
+    if (end > start && bytes[end - 1] === 0x0d) end--;
+    if (end === start) return;
+    const answer = handleText(bytes.toString("utf8", start, end));
+    if (answer !== undefined) write(`${JSON.stringify(answer)}\n`);
+  };
+  // the start of a line whose end has not arrived yet (copied: the stream may reuse its buffer)
+  let rest;
+  process.stdin.on("data", (chunk) => {
+    let at = 0;
+    let nl = chunk.indexOf(0x0a);
+    if (rest !== undefined && nl !== -1) {
+      const line = Buffer.concat([rest, chunk.subarray(0, nl)]);
+      rest = undefined;
+      serve(line, 0, line.length);
+      at = nl + 1;
+      nl = chunk.indexOf(0x0a, at);
+    }
+    while (nl !== -1) {
+      serve(chunk, at, nl);
+      at = nl + 1;
+      nl = chunk.indexOf(0x0a, at);
+    }
+    if (at < chunk.length)
+      rest = rest === undefined ? Buffer.from(chunk.subarray(at)) : Buffer.concat([rest, chunk]);
   });
-  lines.on("close", () => process.exit(0));
-} else {
+  process.stdin.on("end", () => {
+    if (rest !== undefined) serve(rest, 0, rest.length);
+    ended = true;
+    pump();
+  });
+}
+
+/** The first value of a header (`name` in lower case) from the raw headers, as picomcp's bridge reads it. */
+function header(req, name) {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === name) return raw[i + 1];
+  return undefined;
+}
+
+function reply(res, status, headers, body) {
+  headers["content-length"] = Buffer.byteLength(body);
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+async function serveHttp() {
+  const { createServer } = await import("node:http");
+  const { randomUUID } = await import("node:crypto");
   const sessions = new Set();
   const server = createServer((req, res) => {
     if (req.method !== "POST") {
-      res.writeHead(405).end();
+      res.writeHead(405, { "content-length": 0 }).end();
       return;
     }
     const chunks = [];
@@ -118,15 +199,18 @@ if (args.transport === "stdio") {
           const id = randomUUID();
           sessions.add(id);
           headers["mcp-session-id"] = id;
-        } else if (!sessions.has(req.headers["mcp-session-id"])) {
-          res.writeHead(404, headers).end(JSON.stringify(error(null, -32001, "Session not found")));
+        } else if (!sessions.has(header(req, "mcp-session-id"))) {
+          reply(res, 404, headers, JSON.stringify(error(null, -32001, "Session not found")));
           return;
         }
       }
       const answer = m === undefined ? error(null, -32700, "Parse error") : handle(m);
-      if (answer === undefined) res.writeHead(202).end();
-      else res.writeHead(200, headers).end(JSON.stringify(answer));
+      if (answer === undefined) res.writeHead(202, { "content-length": 0 }).end();
+      else reply(res, 200, headers, JSON.stringify(answer));
     });
   });
   announce(server);
 }
+
+if (args.transport === "stdio") serveStdio();
+else await serveHttp();

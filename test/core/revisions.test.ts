@@ -87,7 +87,10 @@ describe("a new revision: the table and the one shaper, nothing else", () => {
         compilerOptions: {
           rootDir: "src",
           outDir: "dist",
+          // tsconfig.build.json writes declarations only (the published JavaScript is bundled); this copy is
+          // compiled module by module
           declaration: false,
+          emitDeclarationOnly: false,
           typeRoots: [join(root, "node_modules/@types")],
         },
         include: ["src"],
