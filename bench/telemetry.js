@@ -112,8 +112,9 @@ export function telemetryReport(quick) {
 // adds one layer to the one before: the difference between two rows is what that layer costs.
 //   node bench/telemetry.js --split [--rounds N] [--callgrind] [--baseline dir-of-another-build]
 // CPU µs per request (process.cpuUsage over the measured requests, medians of interleaved rounds),
-// and with --callgrind the instructions per request (valgrind's count for 4000 + N requests minus
-// the count for 4000, ÷ N: start-up and warm-up cancel out; deterministic up to the JIT's timing).
+// and with --callgrind the instructions per request (valgrind's count for 4000 + 20000 requests minus
+// the count for 4000, ÷ 20000: start-up and warm-up cancel out; node runs --single-threaded there, so
+// that no concurrent compiler or GC thread's timing moves the count).
 // --baseline runs "off" on another build too (say, the commit before picomcp/otel existed).
 const SPLIT = [
   ["off", undefined],
@@ -191,8 +192,18 @@ async function splitMain(argv) {
       mode: undefined,
       dist: pathToFileURL(`${baseline}/`).href,
     });
-  const child = (v, warm, n, prefix = []) => {
-    const args = [...prefix, process.execPath, self, "--split-child", v.dist, v.mode ?? "off", warm, n];
+  const child = (v, warm, n, prefix = [], flags = []) => {
+    const args = [
+      ...prefix,
+      process.execPath,
+      ...flags,
+      self,
+      "--split-child",
+      v.dist,
+      v.mode ?? "off",
+      warm,
+      n,
+    ];
     return execFileSync(args[0], args.slice(1), { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   };
   const cpu = new Map(variants.map((v) => [v, []]));
@@ -209,13 +220,15 @@ async function splitMain(argv) {
     for (const v of variants) {
       const ir = (n) => {
         const file = `/tmp/picomcp-callgrind-${process.pid}.out`;
-        child(v, 4000, n, ["valgrind", "--tool=callgrind", `--callgrind-out-file=${file}`]);
+        // one thread: no concurrent compiler or GC thread whose timing would move the count
+        const valgrind = ["valgrind", "--tool=callgrind", `--callgrind-out-file=${file}`];
+        child(v, 4000, n, valgrind, ["--single-threaded"]);
         const total = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(file, "utf8"))[1]);
         rmSync(file);
         return total;
       };
       const small = ir(0);
-      instructions.set(v, (ir(8000) - small) / 8000);
+      instructions.set(v, (ir(20_000) - small) / 20_000);
     }
   const off = variants.find((v) => v.mode === undefined && v.dist === dist);
   const lines = [
