@@ -8,7 +8,7 @@ import { META } from "../eras/stateless.js";
 import { isStatelessVersion } from "../eras/versions.js";
 import type { Carrier } from "../extension.js";
 import { peerOf } from "../http/request.js";
-import { isObject, type JsonRpcResponse, type Params } from "../types.js";
+import { isObject, type Params } from "../types.js";
 
 /** Attribute names (the MCP, GenAI, JSON-RPC, RPC, network and error conventions). */
 export const A = {
@@ -49,17 +49,56 @@ export function metaOf(params: Params): Params | undefined {
   return isObject(meta) ? meta : undefined;
 }
 
-/** The tool or prompt a message is about: the `target` of its span name. */
-export function targetOf(method: string, params: Params): { key: string; name: string } | undefined {
-  if (method !== "tools/call" && method !== "prompts/get") return undefined;
-  const name = shortString(params.name);
-  if (name === undefined) return undefined;
-  return { key: method === "tools/call" ? A.toolName : A.promptName, name };
+/** The tool or prompt name a message is about: the `target` of its span name. */
+export function targetOf(method: string, params: Params): string | undefined {
+  return method === "tools/call" || method === "prompts/get" ? shortString(params.name) : undefined;
 }
 
-/** The span name: `{mcp.method.name} {target}`, or the method alone. */
-export function spanName(method: string, target: { name: string } | undefined): string {
-  return target ? `${method} ${target.name}` : method;
+/**
+ * What a method (and its target) says alone, made once per pair and shared by every message of it:
+ * the span name, the attributes a sampler decides on, the options a span starts with.
+ */
+export interface Kind {
+  readonly method: string;
+  /** `{mcp.method.name} {target}`, or the method alone. */
+  readonly name: string;
+  /** `gen_ai.tool.name` or `gen_ai.prompt.name`, when there is a target. */
+  readonly targetKey: string | undefined;
+  readonly target: string | undefined;
+  /** `mcp.method.name`, the target and `gen_ai.operation.name` (frozen: what every sampler is given). */
+  readonly start: Attributes;
+  /** The points of `mcp.server.operation.duration` it had, by revision, network and outcome (see `Points`). */
+  readonly points: Map<string, Map<Network, Map<string, Attributes>>>;
+}
+
+/** The {@link Kind} of `method` about `target`. */
+export function kindOf(method: string, target: string | undefined): Kind {
+  const start: Attributes = { [A.method]: method };
+  const targetKey = target === undefined ? undefined : method === "tools/call" ? A.toolName : A.promptName;
+  if (targetKey !== undefined) start[targetKey] = target;
+  if (method === "tools/call") start[A.operation] = "execute_tool";
+  const name = target === undefined ? method : `${method} ${target}`;
+  return { method, name, targetKey, target, start: Object.freeze(start), points: new Map() };
+}
+
+/** Kinds by method, then by target: a few hundred of each are kept (methods and names come from clients). */
+export class Kinds {
+  readonly #byMethod = new Map<string, Map<string | undefined, Kind>>();
+
+  /** The kind of `method` about `target`. */
+  of(method: string, target: string | undefined): Kind {
+    let byTarget = this.#byMethod.get(method);
+    if (byTarget === undefined) {
+      byTarget = new Map();
+      if (this.#byMethod.size < 256) this.#byMethod.set(method, byTarget);
+    }
+    let kind = byTarget.get(target);
+    if (kind === undefined) {
+      kind = kindOf(method, target);
+      if (byTarget.size < 1024) byTarget.set(target, kind);
+    }
+    return kind;
+  }
 }
 
 /** The revision a message is served at, as far as it is known before it is handled. */
@@ -69,52 +108,54 @@ export function versionOf(conn: Connection, params: Params): string | undefined 
   return isStatelessVersion(v) ? (v as string) : undefined;
 }
 
-/** `network.*` and `client.*` of what carried a message (none in memory). */
-export function carrierAttributes(carrier: Carrier | undefined, into: Attributes): void {
-  if (carrier === undefined) return;
-  if (carrier === "pipe") {
-    into[A.transport] = "pipe";
-    return;
+/** What carried a message, as the metrics see it: `network.transport`, `network.protocol.*` (frozen). */
+export interface Network {
+  readonly attributes: Attributes;
+}
+
+const IN_MEMORY: Network = Object.freeze({ attributes: Object.freeze({}) });
+const PIPE: Network = Object.freeze({ attributes: Object.freeze({ [A.transport]: "pipe" }) });
+/** HTTP networks by `network.protocol.version` (a handful: what Node's parser accepts). */
+const HTTP = new Map<string | undefined, Network>();
+
+/** The {@link Network} of `carrier` (one object per transport and HTTP version). */
+export function networkOf(carrier: Carrier | undefined): Network {
+  if (carrier === undefined) return IN_MEMORY;
+  if (carrier === "pipe") return PIPE;
+  const version = peerOf(carrier)?.httpVersion;
+  let network = HTTP.get(version);
+  if (network === undefined) {
+    const attributes: Attributes = { [A.transport]: "tcp", [A.protocolName]: "http" };
+    if (version !== undefined) attributes[A.networkVersion] = version;
+    network = Object.freeze({ attributes: Object.freeze(attributes) });
+    if (HTTP.size < 16) HTTP.set(version, network);
   }
-  into[A.transport] = "tcp";
-  into[A.protocolName] = "http";
+  return network;
+}
+
+/** What a request's outbound spans share with it: `mcp.protocol.version`, `mcp.session.id`, the transport. */
+export function baseAttributes(
+  version: string | undefined,
+  sessionId: string | undefined,
+  network: Network,
+): Attributes {
+  const base: Attributes = {};
+  if (version !== undefined) base[A.protocolVersion] = version;
+  if (sessionId !== undefined) base[A.sessionId] = sessionId;
+  const n = network.attributes;
+  if (n[A.transport] !== undefined) base[A.transport] = n[A.transport];
+  if (n[A.protocolName] !== undefined) base[A.protocolName] = n[A.protocolName];
+  return base;
+}
+
+/** `client.address` and `client.port` of what carried a message (HTTP only), into `into`. */
+export function clientAttributes(carrier: Carrier | undefined, into: Attributes): void {
+  if (carrier === undefined || carrier === "pipe") return;
   const peer = peerOf(carrier);
-  if (peer?.httpVersion !== undefined) into[A.networkVersion] = peer.httpVersion;
   if (peer?.address !== undefined) {
     into[A.clientAddress] = peer.address;
     if (peer.port !== undefined) into[A.clientPort] = peer.port;
   }
-}
-
-/** What an answer says of the outcome. */
-export interface Outcome {
-  /** `error.type`: the JSON-RPC code, or `tool_error` for a tool result with `isError`. */
-  readonly errorType: string | undefined;
-  /** The JSON-RPC code, as a string, when the answer is an error. */
-  readonly code: string | undefined;
-  /** The error's message (the span status's description). */
-  readonly message: string | undefined;
-  /** The result, when it is one. */
-  readonly result: Params | undefined;
-}
-
-const NOTHING: Outcome = Object.freeze({
-  errorType: undefined,
-  code: undefined,
-  message: undefined,
-  result: undefined,
-});
-
-/** The outcome of `answer` (nothing for a notification or a cancelled request). */
-export function outcomeOf(answer: JsonRpcResponse | undefined): Outcome {
-  if (answer === undefined) return NOTHING;
-  if ("error" in answer) {
-    const code = String(answer.error.code);
-    return { errorType: code, code, message: shortString(answer.error.message), result: undefined };
-  }
-  const result = isObject(answer.result) ? answer.result : undefined;
-  const toolError = result?.isError === true;
-  return { errorType: toolError ? "tool_error" : undefined, code: undefined, message: undefined, result };
 }
 
 /** A value as a span attribute: its JSON, or undefined when it has none (or a cycle). */

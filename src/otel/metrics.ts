@@ -4,6 +4,7 @@
  * method or tool name a client made up.
  */
 import type { Attributes, Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
+import { A, type Kind, type Network } from "./attributes.js";
 
 /** The bucket boundaries the convention gives both histograms, in seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -72,9 +73,63 @@ export class Instruments {
   }
 }
 
-/** The attributes of a metric point: only the keys that `keep` names, out of `all`. */
-export function pick(all: Attributes, keep: readonly string[]): Attributes {
-  const out: Attributes = {};
-  for (const key of keep) if (all[key] !== undefined) out[key] = all[key];
-  return out;
+/** How many values each level of the caches below keeps (beyond: made afresh each time, never kept). */
+const KEEP = 64;
+
+function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    if (map.size < KEEP) map.set(key, value);
+  }
+  return value;
+}
+
+/** What makes a point of `mcp.server.operation.duration` differ, beyond its kind and network. */
+export interface PointOutcome {
+  /** The revision served (`mcp.protocol.version`). */
+  readonly version: string | undefined;
+  /** `error.type`: the JSON-RPC code, or `tool_error`. */
+  readonly errorType: string | undefined;
+  /** The JSON-RPC code (`rpc.response.status_code`), when the answer is an error. */
+  readonly code: string | undefined;
+  /** A notification whose method the metrics do not name (`_OTHER`). */
+  readonly other: boolean;
+}
+
+/**
+ * The attribute sets of the metric points, made once per combination of the few values they hold
+ * and shared (frozen): a point costs a few map lookups, not an object.
+ */
+export class Points {
+  /** `mcp.server.operation.duration`'s attributes for a message of `kind` carried by `network`. */
+  operation(kind: Kind, network: Network, o: PointOutcome): Attributes {
+    const byNetwork = cached(kind.points, o.version ?? "", () => new Map<Network, Map<string, Attributes>>());
+    const byOutcome = cached(byNetwork, network, () => new Map<string, Attributes>());
+    const key = o.other ? "\0other" : (o.errorType ?? "");
+    return cached(byOutcome, key, () => {
+      // a name the client made up is not a metric's attribute: an unknown method, a tool that failed to resolve
+      const unknown = o.code === "-32601" || o.other;
+      const point: Attributes = { [A.method]: unknown ? "_OTHER" : kind.method };
+      if (o.errorType !== undefined) point[A.errorType] = o.errorType;
+      if (o.code !== undefined) point[A.statusCode] = o.code;
+      if (kind.method === "tools/call") point[A.operation] = "execute_tool";
+      if (o.version !== undefined) point[A.protocolVersion] = o.version;
+      Object.assign(point, network.attributes);
+      if (kind.targetKey !== undefined && o.code === undefined) point[kind.targetKey] = kind.target;
+      return Object.freeze(point);
+    });
+  }
+
+  /** The session metrics' (and listen streams') attributes: the revision and the network. */
+  session(version: string | undefined, network: Network): Attributes {
+    const byNetwork = cached(this.#sessions, version ?? "", () => new Map<Network, Attributes>());
+    return cached(byNetwork, network, () => {
+      const point: Attributes = {};
+      if (version !== undefined) point[A.protocolVersion] = version;
+      return Object.freeze(Object.assign(point, network.attributes));
+    });
+  }
+
+  readonly #sessions = new Map<string, Map<Network, Attributes>>();
 }

@@ -27,12 +27,27 @@ const setter: TextMapSetter<{ [key: string]: unknown }> = {
   },
 };
 
+/** The fields of a propagator too old to name them: every `_meta` is given to it. */
+const ANY: readonly string[] = [];
+
+function fieldsOf(propagator: Pick<TextMapPropagator, "fields">): readonly string[] {
+  return typeof propagator.fields === "function" ? propagator.fields() : ANY;
+}
+
+function hasAny(meta: Params, keys: readonly string[]): boolean {
+  for (const key of keys) if (Object.hasOwn(meta, key)) return true;
+  return false;
+}
+
 /** Reads and writes trace context with a propagator (default: the global one). */
 export class MetaPropagation {
   readonly #propagator: TextMapPropagator | undefined;
+  /** The keys the given propagator reads (asked once); undefined: ask the global one per message. */
+  readonly #fields: readonly string[] | undefined;
 
   constructor(propagator: TextMapPropagator | undefined) {
     this.#propagator = propagator;
+    this.#fields = propagator ? fieldsOf(propagator) : undefined;
   }
 
   /** The context a message's `_meta` carries (the root context when it carries none, or a malformed one). */
@@ -40,9 +55,12 @@ export class MetaPropagation {
     const meta = metaOf(params);
     if (meta === undefined) return ROOT_CONTEXT;
     try {
-      return this.#propagator
-        ? this.#propagator.extract(ROOT_CONTEXT, meta, getter)
-        : propagation.extract(ROOT_CONTEXT, meta, getter);
+      const propagator = this.#propagator ?? propagation;
+      // most messages carry no trace context: the propagator is asked only when a key it reads is there
+      const fields = this.#fields ?? fieldsOf(propagation);
+      return fields === ANY || hasAny(meta, fields)
+        ? propagator.extract(ROOT_CONTEXT, meta, getter)
+        : ROOT_CONTEXT;
     } catch {
       // a propagator that throws on what a client sent must not fail the request
       return ROOT_CONTEXT;

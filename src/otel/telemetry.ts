@@ -27,17 +27,20 @@ import {
 } from "../types.js";
 import {
   A,
-  carrierAttributes,
+  baseAttributes,
+  clientAttributes,
   createdTask,
   json,
+  type Kind,
+  Kinds,
   metaOf,
-  outcomeOf,
+  type Network,
+  networkOf,
   shortString,
-  spanName,
   targetOf,
   versionOf,
 } from "./attributes.js";
-import { type Instruments, pick } from "./metrics.js";
+import { type Instruments, Points } from "./metrics.js";
 import type { MetaPropagation } from "./propagation.js";
 import type { TaskSpans } from "./tasks.js";
 
@@ -51,21 +54,6 @@ export interface Recording {
   readonly notifications: boolean;
 }
 
-/** Attributes of `mcp.server.operation.duration`. */
-const OPERATION_KEYS = [
-  A.method,
-  A.errorType,
-  A.statusCode,
-  A.operation,
-  A.protocolVersion,
-  A.transport,
-  A.protocolName,
-  A.networkVersion,
-];
-/** Attributes a request's outbound spans share with it. */
-const BASE_KEYS = [A.protocolVersion, A.sessionId, A.transport, A.protocolName];
-/** Attributes of the session metrics. */
-const SESSION_KEYS = [A.protocolVersion, A.transport, A.protocolName, A.networkVersion];
 /** Notifications a client sends that the metrics name; any other is `_OTHER`. */
 const CLIENT_NOTIFICATIONS = new Set([
   "notifications/initialized",
@@ -91,6 +79,10 @@ export class Telemetry implements Observer {
   readonly propagation: MetaPropagation;
   readonly tasks: TaskSpans;
   readonly recording: Recording;
+  /** Span names and sampler attributes per method and target, made once. */
+  readonly kinds = new Kinds();
+  /** The metrics' attribute sets, made once per combination. */
+  readonly points = new Points();
   readonly #pending = new Map<RequestId, Pending>();
   /** Messages already seen on their way out (a request's are, once more, on its connection's way). */
   readonly #seen = new WeakSet<object>();
@@ -239,98 +231,125 @@ export class Telemetry implements Observer {
 class Observed implements MessageObservation {
   readonly #t: Telemetry;
   readonly #start: MessageStart;
+  readonly #kind: Kind;
+  readonly #network: Network;
+  readonly #version: string | undefined;
+  readonly #sessionId: string | undefined;
   readonly #span: Span;
   readonly #parent: Context;
   readonly #context: Context;
-  readonly #attributes: Attributes;
   readonly #began = performance.now();
-  readonly #target: { key: string; name: string } | undefined;
+  #base: Attributes | undefined;
 
   constructor(t: Telemetry, start: MessageStart) {
     this.#t = t;
     this.#start = start;
-    const { method, id, params, connection, carrier } = start;
-    const r = t.recording;
-    const attributes: Attributes = { [A.method]: method };
+    const { method, params, connection, carrier } = start;
+    const kind = t.kinds.of(method, targetOf(method, params));
+    this.#kind = kind;
+    this.#network = networkOf(carrier);
+    this.#version = versionOf(connection, params);
+    this.#sessionId =
+      t.recording.sessionId && connection.peek(t.sessionSlot) !== undefined ? connection.id : undefined;
+    let links: Link[] | undefined;
+    // the transport's span (an instrumented HTTP server's) is linked: the client's MCP span is the parent
+    const ambient = trace.getSpanContext(context.active());
+    if (ambient && isSpanContextValid(ambient)) links = [{ context: ambient }];
+    const taskId = method.startsWith("tasks/") ? shortString(params.taskId) : undefined;
+    const task = taskId === undefined ? undefined : t.tasks.link(taskId);
+    if (task) links = [...(links ?? []), { context: task }];
+    this.#parent = t.propagation.extract(params);
+    // a sampler decides on the method and its target; the rest is built only for a span that records
+    const options = { kind: SpanKind.SERVER, attributes: kind.start, ...(links && { links }) };
+    const span = t.tracer.startSpan(kind.name, options, this.#parent);
+    this.#span = span;
+    if (span.isRecording()) span.setAttributes(this.#attributes());
+    // a span with no valid context (the API's no-op tracer at a root) changes nothing in the context
+    this.#context = isSpanContextValid(span.spanContext()) ? trace.setSpan(this.#parent, span) : this.#parent;
+    if (method === "subscriptions/listen")
+      t.instruments.listens.add(1, t.points.session(this.#version, this.#network));
+  }
+
+  /** The span's attributes beyond the kind's. */
+  #attributes(): Attributes {
+    const { id, params, carrier, method } = this.#start;
+    const r = this.#t.recording;
+    const attributes = { ...this.#network.attributes, ...this.#baseAttributes() };
     if (id !== undefined) attributes[A.requestId] = String(id);
-    const version = versionOf(connection, params);
-    if (version !== undefined) attributes[A.protocolVersion] = version;
-    if (r.sessionId && connection.peek(t.sessionSlot) !== undefined) attributes[A.sessionId] = connection.id;
-    carrierAttributes(carrier, attributes);
-    const target = targetOf(method, params);
-    this.#target = target;
-    if (target) attributes[target.key] = target.name;
-    if (method === "tools/call") {
-      attributes[A.operation] = "execute_tool";
-      if (r.toolArguments && params.arguments !== undefined) {
-        const args = json(params.arguments);
-        if (args !== undefined) attributes[A.toolArguments] = args;
-      }
+    clientAttributes(carrier, attributes);
+    if (method === "tools/call" && r.toolArguments && params.arguments !== undefined) {
+      const args = json(params.arguments);
+      if (args !== undefined) attributes[A.toolArguments] = args;
     }
     const uri = RESOURCE_METHODS.has(method) ? shortString(params.uri) : undefined;
     if (uri !== undefined && r.resourceUri) attributes[A.resourceUri] = uri;
-    this.#attributes = attributes;
-    const links: Link[] = [];
-    // the transport's span (an instrumented HTTP server's) is linked: the client's MCP span is the parent
-    const ambient = trace.getSpanContext(context.active());
-    if (ambient && isSpanContextValid(ambient)) links.push({ context: ambient });
-    const taskId = method.startsWith("tasks/") ? shortString(params.taskId) : undefined;
-    const task = taskId === undefined ? undefined : t.tasks.link(taskId);
-    if (task) links.push({ context: task });
-    this.#parent = t.propagation.extract(params);
-    const options = { kind: SpanKind.SERVER, attributes, links };
-    this.#span = t.tracer.startSpan(spanName(method, target), options, this.#parent);
-    this.#context = trace.setSpan(this.#parent, this.#span);
-    if (method === "subscriptions/listen") t.instruments.listens.add(1, pick(attributes, SESSION_KEYS));
+    return attributes;
+  }
+
+  /** What a request's outbound spans share with it: revision, session, transport. */
+  #baseAttributes(): Attributes {
+    this.#base ??= baseAttributes(this.#version, this.#sessionId, this.#network);
+    return this.#base;
   }
 
   run<T>(run: () => T): T {
-    return context.with(this.#context, run);
+    const ctx = this.#context;
+    return ctx === context.active() ? run() : context.with(ctx, run);
   }
 
   send(send: (message: JsonRpcMessage) => void): (message: JsonRpcMessage) => void {
-    const owner = this.#start.connection.slot(this.#t.outboundSlot);
-    const base = pick(this.#attributes, BASE_KEYS);
-    return (m) => send(this.#t.outbound(m, this.#context, owner, base));
+    const t = this.#t;
+    return (m) =>
+      send(t.outbound(m, this.#context, this.#start.connection.slot(t.outboundSlot), this.#baseAttributes()));
   }
 
   end(answer: JsonRpcResponse | undefined): JsonRpcResponse | undefined {
     const t = this.#t;
     const span = this.#span;
+    const recording = span.isRecording();
     const { method, connection } = this.#start;
-    const outcome = outcomeOf(answer);
-    const attributes = this.#attributes;
-    const after: Attributes = {};
-    if (method === "initialize" && outcome.result !== undefined && connection.state === "ready") {
-      after[A.protocolVersion] = connection.protocolVersion;
-      if (t.recording.sessionId) after[A.sessionId] = connection.id;
-      this.#opened(connection, { ...attributes, ...after });
-    }
-    if (outcome.errorType !== undefined) {
-      after[A.errorType] = outcome.errorType;
-      if (outcome.code !== undefined) after[A.statusCode] = outcome.code;
+    let errorType: string | undefined;
+    let code: string | undefined;
+    let result: Params | undefined;
+    if (answer !== undefined && "error" in answer) {
+      code = String(answer.error.code);
+      errorType = code;
+      const message = shortString(answer.error.message);
       span.setStatus(
-        outcome.message === undefined
-          ? { code: SpanStatusCode.ERROR }
-          : { code: SpanStatusCode.ERROR, message: outcome.message },
+        message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
       );
-    } else if (method === "tools/call" && outcome.result && t.recording.toolResults) {
-      const { _meta, ...shown } = outcome.result;
-      const text = json(shown);
-      if (text !== undefined) after[A.toolResult] = text;
+    } else if (answer !== undefined && isObject(answer.result)) {
+      result = answer.result;
+      if (result.isError === true) {
+        errorType = "tool_error";
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
     }
-    span.setAttributes(after);
+    let version = this.#version;
+    if (method === "initialize" && result !== undefined && connection.state === "ready") {
+      version = connection.protocolVersion;
+      if (recording) span.setAttribute(A.protocolVersion, connection.protocolVersion!);
+      if (recording && t.recording.sessionId) span.setAttribute(A.sessionId, connection.id);
+      this.#opened(connection, version);
+    }
+    if (recording && errorType !== undefined) {
+      span.setAttribute(A.errorType, errorType);
+      if (code !== undefined) span.setAttribute(A.statusCode, code);
+    } else if (recording && result && method === "tools/call" && t.recording.toolResults) {
+      const { _meta, ...shown } = result;
+      const text = json(shown);
+      if (text !== undefined) span.setAttribute(A.toolResult, text);
+    }
     let out = answer;
-    const result = outcome.result;
     if (result?.resultType === "input_required" && isObject(result.inputRequests))
       out = {
         ...answer!,
         result: { ...result, inputRequests: this.#asked(result.inputRequests) },
       } as JsonRpcResponse;
     const taskId = createdTask(result);
-    if (taskId !== undefined) t.tasks.created(taskId, span, this.#parent, this.#target?.name);
+    if (taskId !== undefined) t.tasks.created(taskId, span, this.#parent, this.#kind.target);
     span.end();
-    this.#record({ ...attributes, ...after }, outcome.code);
+    this.#record(version, errorType, code);
     return out;
   }
 
@@ -342,7 +361,7 @@ class Observed implements MessageObservation {
         out[key] = request;
         continue;
       }
-      const attributes = { ...pick(this.#attributes, BASE_KEYS), [A.method]: request.method };
+      const attributes = { ...this.#baseAttributes(), [A.method]: request.method };
       const span = this.#t.tracer.startSpan(
         request.method,
         { kind: SpanKind.CLIENT, attributes },
@@ -357,23 +376,23 @@ class Observed implements MessageObservation {
     return out;
   }
 
-  #opened(connection: Connection, attributes: Attributes): void {
+  #opened(connection: Connection, version: string | undefined): void {
     const session = connection.slot(this.#t.sessionSlot);
-    session.attributes = pick(attributes, SESSION_KEYS);
+    session.attributes = this.#t.points.session(version, this.#network);
     this.#t.instruments.sessions.add(1, session.attributes);
   }
 
-  #record(all: Attributes, code: string | undefined): void {
+  #record(version: string | undefined, errorType: string | undefined, code: string | undefined): void {
     const t = this.#t;
-    const { method, id } = this.#start;
-    const point = pick(all, OPERATION_KEYS);
-    // a name the client made up is not a metric's attribute: an unknown method, a tool that failed to resolve
-    if (code === "-32601" || (id === undefined && !CLIENT_NOTIFICATIONS.has(method)))
-      point[A.method] = "_OTHER";
-    if (this.#target && code === undefined) point[this.#target.key] = this.#target.name;
-    if (t.recording.resourceUriInMetrics && all[A.resourceUri] !== undefined)
-      point[A.resourceUri] = all[A.resourceUri];
+    const { method, id, params } = this.#start;
+    const other = id === undefined && !CLIENT_NOTIFICATIONS.has(method);
+    let point = t.points.operation(this.#kind, this.#network, { version, errorType, code, other });
+    if (t.recording.resourceUriInMetrics && t.recording.resourceUri && RESOURCE_METHODS.has(method)) {
+      const uri = shortString(params.uri);
+      if (uri !== undefined) point = { ...point, [A.resourceUri]: uri };
+    }
     t.instruments.operation.record((performance.now() - this.#began) / 1000, point);
-    if (method === "subscriptions/listen") t.instruments.listens.add(-1, pick(all, SESSION_KEYS));
+    if (method === "subscriptions/listen")
+      t.instruments.listens.add(-1, t.points.session(version, this.#network));
   }
 }
