@@ -234,7 +234,12 @@ const PHASES = only ? ALL_PHASES.filter(([p]) => only.split(",").includes(p.repl
 // --from FILE: the report and chart again from the samples a run saved with --json, without measuring
 const from = flag("--from");
 const saved = from ? JSON.parse(readFileSync(from, "utf8")) : undefined;
-if (saved) Object.assign(samples, saved.samples);
+// JSON keeps a NaN sample (a contender the phase could not measure) as null: NaN again, as measured
+if (saved)
+  for (const [metric, byName] of Object.entries(saved.samples))
+    samples[metric] = Object.fromEntries(
+      Object.entries(byName).map(([n, values]) => [n, values.map((v) => (v === null ? Number.NaN : v))]),
+    );
 const started = performance.now();
 for (let round = 0; round < (saved ? 0 : rounds); round++) {
   for (const [phase, run] of PHASES) {
