@@ -212,9 +212,10 @@ export class RedisTaskStore implements TaskStore {
     const reply = await this.#run(this.#scripts.fail, this.#keys(record.taskId), args);
     if (reply === null) return undefined;
     const stored = parse(reply);
-    // this instance failed it: its own listeners hear it here (the message it published is skipped)
+    // this instance failed it, and no server wrote it: its own listeners hear it here, once (the
+    // message it published comes back as its own, and is skipped)
     if (stored.status === "failed" && stored.lastUpdatedAt === failed.lastUpdatedAt)
-      this.#channels.changed(stored, true);
+      this.#channels.changed(stored, false);
     return stored;
   }
 

@@ -113,6 +113,23 @@ describe.runIf(withRedisServer)("RedisTaskStore", () => {
     await expect(aborted).rejects.toThrow("the client went away");
   });
 
+  it("fails a task whose instance went away, and every other instance's listeners hear it once", async () => {
+    const { peers } = await deployment(3, { leaseMs: 1000, renewMs: 100 });
+    const [a, b, c] = peers as [(typeof peers)[0], (typeof peers)[0], (typeof peers)[0]];
+    await a.store.create(task("lost"));
+    a.store.close(); // a went away: nobody renews its lease
+    // whichever of b and c fails it (a read, or its renewal tick), the listeners of both hear it
+    await until(
+      async () => (await b.store.get("lost"))?.status === "failed",
+      10_000,
+      "the lease to run out",
+    );
+    const failedOn = (p: (typeof peers)[0]) => p.got.changes.filter((t) => t.status === "failed").length;
+    await until(() => failedOn(b) === 1 && failedOn(c) === 1, 10_000, "b and c to hear the failure");
+    expect(b.got.changes.map((t) => [t.taskId, t.status])).toEqual([["lost", "failed"]]);
+    expect(c.got.changes.map((t) => [t.taskId, t.status])).toEqual([["lost", "failed"]]);
+  });
+
   it("drops the lease of a task that expired with its ttl, instead of renewing it forever", async () => {
     const { prefix, raw, peers } = await deployment(1, { leaseMs: 1000, renewMs: 100 });
     await peers[0]!.store.create(task("short", 300));
