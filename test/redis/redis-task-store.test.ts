@@ -119,11 +119,7 @@ describe.runIf(withRedisServer)("RedisTaskStore", () => {
     await a.store.create(task("lost"));
     a.store.close(); // a went away: nobody renews its lease
     // whichever of b and c fails it (a read, or its renewal tick), the listeners of both hear it
-    await until(
-      async () => (await b.store.get("lost"))?.status === "failed",
-      10_000,
-      "the lease to run out",
-    );
+    await until(async () => (await b.store.get("lost"))?.status === "failed", 10_000, "the lease to run out");
     const failedOn = (p: (typeof peers)[0]) => p.got.changes.filter((t) => t.status === "failed").length;
     await until(() => failedOn(b) === 1 && failedOn(c) === 1, 10_000, "b and c to hear the failure");
     expect(b.got.changes.map((t) => [t.taskId, t.status])).toEqual([["lost", "failed"]]);
