@@ -26,7 +26,11 @@ export interface RedisSessionStoreOptions {
   log?: RedisLog;
 }
 
-/** Redis's clock in milliseconds, so that instances whose clocks differ agree on expiry. */
+/**
+ * Redis's clock in milliseconds, so that instances whose clocks differ agree on expiry. Keys expire at
+ * `now + ttl` too (PEXPIREAT), the deadline the caps' scores hold: a relative PEXPIRE counts from the
+ * script's start, which on a starved Redis lags TIME, and the record outlived its count.
+ */
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
@@ -41,9 +45,9 @@ redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 1 end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 2 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
-redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIREAT', KEYS[1], now + ttl)
 redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIREAT', KEYS[2], now + ttl)
 redis.call('ZADD', KEYS[3], now + ttl, ARGV[4])
 return 0`);
 
@@ -56,10 +60,10 @@ const TOUCH = new Script(`${NOW}
 local h = redis.call('HGETALL', KEYS[1])
 if #h == 0 then return false end
 local ttl = tonumber(ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIREAT', KEYS[1], now + ttl)
 local caller = redis.call('HGET', KEYS[1], 'k')
 redis.call('ZADD', KEYS[2] .. caller, 'XX', now + ttl, ARGV[2])
-redis.call('PEXPIRE', KEYS[2] .. caller, ttl)
+redis.call('PEXPIREAT', KEYS[2] .. caller, now + ttl)
 redis.call('ZADD', KEYS[3], 'XX', now + ttl, ARGV[2])
 if ARGV[3] == 'claim' then
   redis.call('HSET', KEYS[1], 'h', ARGV[4])
