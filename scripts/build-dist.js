@@ -1,6 +1,7 @@
 // `npm run build:dist`: the published dist/. tsc writes the declarations (dist/**/*.d.ts, one per source
 // file, as always); rolldown writes the JavaScript, one file per subpath of package.json's "exports" and
-// the `picomcp` bin, with the code two of them share in one chunk, and a source map beside each. A stdio
+// the `picomcp` bin, with the code two of them share in one chunk (the HTTP handler's, shared by the HTTP
+// entries alone, in a second one the core never loads), and a source map beside each. A stdio
 // server then loads three of picomcp's files instead of 65: Node's ES module loader resolves, reads and
 // links every file on its own, and that was most of a cold start.
 import { execFileSync } from "node:child_process";
@@ -33,6 +34,9 @@ for (const target of targets) {
  */
 const NODE_ONLY = /[\\/]src[\\/](stdio\.ts|http[\\/]node(-request)?\.ts|dev[\\/])/;
 
+/** The web-standard HTTP handler's modules: the HTTP entries share them, and the core's entry needs none. */
+const HTTP = /[\\/]src[\\/]http[\\/]/;
+
 rmSync(dist, { recursive: true, force: true });
 // the declarations, as before the bundling (tsconfig.build.json: emitDeclarationOnly)
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
@@ -44,6 +48,9 @@ await build({
   // node:*, and the optional peers (jose, @opentelemetry/api, redis): found where picomcp is installed
   external: [/^node:/, ...Object.keys(pkg.peerDependencies ?? {}).map((p) => new RegExp(`^${p}(/|$)`))],
   transform: { target: "es2022" },
+  // the http group leaves its modules' dependencies where they were (includeDependenciesRecursively),
+  // which rolldown allows only when an entry may export more than its own names
+  preserveEntrySignatures: "allow-extension",
   logLevel: "warn",
   output: {
     dir: dist,
@@ -61,7 +68,17 @@ await build({
     // two folders down, as dist/dev/cli.js is: a URL relative to import.meta.url means the same in both
     chunkFileNames: "chunks/[name].js",
     codeSplitting: {
-      groups: [{ name: "shared", minShareCount: 2, test: (id) => !NODE_ONLY.test(id) }],
+      groups: [
+        // code the HTTP entries share that the core never loads: a stdio server does not parse it
+        {
+          name: "http",
+          minShareCount: 2,
+          priority: 1,
+          includeDependenciesRecursively: false,
+          test: (id) => HTTP.test(id) && !NODE_ONLY.test(id),
+        },
+        { name: "shared", minShareCount: 2, test: (id) => !NODE_ONLY.test(id) },
+      ],
     },
   },
 });

@@ -132,8 +132,10 @@ export function toNodeListener(
   const exact = path !== undefined && new URL(path, "http://h").pathname === path ? path : undefined;
   // picomcp's own handler answers without making a Response, and its answer is written as it is
   const answer: (request: Request) => Answer | Promise<Answer> = (handler as Answering)[ANSWER] ?? handler;
+  const deadlines = bodyDeadlines(bodyMs);
   return (req, res) => {
-    bridge(answer, req, res, path, exact, bodyMs).catch(() => res.destroy());
+    if (hasBody(req)) deadlines(req, res);
+    bridge(answer, req, res, path, exact).catch(() => res.destroy());
   };
 }
 
@@ -141,6 +143,31 @@ export function toNodeListener(
 function hasBody(req: IncomingMessage): boolean {
   const length = firstHeader(req, "content-length");
   return (length !== undefined && length !== "0") || firstHeader(req, "transfer-encoding") !== undefined;
+}
+
+/**
+ * Watches the bodies of requests for their deadline. A body that comes with its headers (nearly every
+ * one) has arrived by the end of that turn of the event loop, and gets no timer at all: the requests of
+ * a turn are looked at once it is over, and only a body still arriving then gets its timer.
+ */
+function bodyDeadlines(ms: number): (req: IncomingMessage, res: ServerResponse) => void {
+  let requests: IncomingMessage[] = [];
+  let responses: ServerResponse[] = [];
+  const check = () => {
+    const reqs = requests;
+    const ress = responses;
+    requests = [];
+    responses = [];
+    for (let i = 0; i < reqs.length; i++) {
+      const req = reqs[i]!;
+      if (!req.complete && !req.destroyed) bodyDeadline(req, ress[i]!, ms);
+    }
+  };
+  return (req, res) => {
+    if (requests.length === 0) setImmediate(check);
+    requests.push(req);
+    responses.push(res);
+  };
 }
 
 /**
@@ -168,9 +195,7 @@ async function bridge(
   res: ServerResponse,
   path: string | undefined,
   exact: string | undefined,
-  bodyMs: number,
 ): Promise<void> {
-  if (hasBody(req)) bodyDeadline(req, res, bodyMs);
   const host = firstHeader(req, "host");
   // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
   if (host !== undefined && !validHost(host)) {

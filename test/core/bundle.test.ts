@@ -1,6 +1,7 @@
 /**
  * The published build (run `npm run build` first): one file per subpath of package.json's "exports"
- * and the bin, the code they share in one chunk, a source map beside each, and what the architecture
+ * and the bin, the code they share in one chunk (and the HTTP handler's, which only the HTTP entries
+ * share, in a second one that the core never loads), a source map beside each, and what the architecture
  * test holds for src/ still true of dist/: only the Node entries reach `node:*`.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -44,15 +45,22 @@ function graph(file: string): { files: string[]; external: Set<string> } {
 const PORTABLE = new Set([".", "./testing", "./http", "./auth", "./redis", "./otel"]);
 
 describe("the published build", () => {
-  it("is one file per subpath and the bin, with the shared code in one chunk", () => {
+  it("is one file per subpath and the bin, with the shared code in one chunk and the HTTP handler's in another", () => {
     for (const { subpath, file } of [...entries, { subpath: "bin", file: bin }]) {
       const { files } = graph(file);
       expect(
-        files.slice(1).filter((f) => f !== "chunks/shared.js"),
+        files.slice(1).filter((f) => f !== "chunks/shared.js" && f !== "chunks/http.js"),
         subpath,
       ).toEqual([]);
     }
+    // a stdio server parses neither the HTTP handler nor anything else it does not use
     expect(graph(join(dist, "index.js")).files).toEqual(["index.js", "chunks/shared.js"]);
+    expect(graph(join(dist, "stdio.js")).files).toEqual(["stdio.js", "chunks/shared.js"]);
+    expect(graph(join(dist, "http", "index.js")).files).toEqual([
+      "http/index.js",
+      "chunks/http.js",
+      "chunks/shared.js",
+    ]);
   });
 
   it("reaches node:* only from the Node entries, and imports no package but the optional peers", () => {
