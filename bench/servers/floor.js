@@ -3,7 +3,8 @@
 // encode; and the least work per message on each transport, with every I/O trick picomcp uses (any it
 // learns later goes here too), so that picomcp can equal the floor but never beat it:
 //   stdio: lines framed on bytes (no readline, no stream decoder), each line decoded once where it lies,
-//          answers written 32 to a write and the rest of a turn of the event loop in one write;
+//          answers written 32 to a write, and the rest of a chunk's answers in one write as soon as its
+//          lines are framed (picomcp's `writeNow`);
 //   HTTP:  the body's bytes decoded once, headers read from rawHeaders (no req.headers object), and the
 //          answer's headers and body in one write with a Content-Length (no chunked encoding).
 // node:http and node:crypto are loaded by the HTTP floor alone: a stdio server has no use for them, and
@@ -128,6 +129,10 @@ function serveStdio() {
       setImmediate(pump);
     }
   };
+  // the answers of a chunk's lines go out once they are framed, not a turn of the event loop later
+  const writeNow = () => {
+    if (scheduled) pump();
+  };
   const serve = (bytes, start, end) => {
     if (end > start && bytes[end - 1] === 0x0d) end--;
     if (end === start) return;
@@ -153,6 +158,7 @@ function serveStdio() {
     }
     if (at < chunk.length)
       rest = rest === undefined ? Buffer.from(chunk.subarray(at)) : Buffer.concat([rest, chunk]);
+    writeNow();
   });
   process.stdin.on("end", () => {
     if (rest !== undefined) serve(rest, 0, rest.length);
