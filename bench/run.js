@@ -37,6 +37,8 @@ if (baseline) {
   CONTENDERS.baseline = "picomcp before (--baseline)";
 }
 const names = flag("--only", Object.keys(CONTENDERS).join(",")).split(",");
+// the build --baseline names runs beside whatever --only lists
+if (baseline && !names.includes("baseline")) names.push("baseline");
 const T = quick
   ? { load: 150, latency: 20, cold: 1, scaling: [10, 1000], list: 1, conns: 4, http: 200, warm: 50 }
   : {
