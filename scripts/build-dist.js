@@ -5,13 +5,17 @@
 // server then loads three of picomcp's files instead of 65: Node's ES module loader resolves, reads and
 // links every file on its own, and that was most of a cold start.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
+// written beside dist/ (at its depth, so that the source maps' paths hold) and swapped in whole at the
+// end: a test that starts a server from dist/ while a build runs never finds it half written or gone
+const next = join(root, "dist.next");
+const old = join(root, "dist.old");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 /** Each entry's output name (under dist/, without `.js`) and its source, from "exports" and "bin". */
@@ -37,10 +41,14 @@ const NODE_ONLY = /[\\/]src[\\/](stdio\.ts|http[\\/]node(-request)?\.ts|dev[\\/]
 /** The web-standard HTTP handler's modules: the HTTP entries share them, and the core's entry needs none. */
 const HTTP = /[\\/]src[\\/]http[\\/]/;
 
-rmSync(dist, { recursive: true, force: true });
+rmSync(next, { recursive: true, force: true });
+rmSync(old, { recursive: true, force: true });
 // the declarations, as before the bundling (tsconfig.build.json: emitDeclarationOnly)
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", next], {
+  cwd: root,
+  stdio: "inherit",
+});
 await build({
   cwd: root,
   input,
@@ -53,7 +61,7 @@ await build({
   preserveEntrySignatures: "allow-extension",
   logLevel: "warn",
   output: {
-    dir: dist,
+    dir: next,
     format: "esm",
     // a stack trace (node --enable-source-maps) names the TypeScript file and line in src/ of the
     // version's commit; the sources themselves stay out of the package: they would double its size
@@ -82,3 +90,7 @@ await build({
     },
   },
 });
+
+if (existsSync(dist)) renameSync(dist, old);
+renameSync(next, dist);
+rmSync(old, { recursive: true, force: true });
