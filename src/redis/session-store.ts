@@ -29,7 +29,9 @@ export interface RedisSessionStoreOptions {
 /**
  * Redis's clock in milliseconds, so that instances whose clocks differ agree on expiry. Keys expire at
  * `now + ttl` too (PEXPIREAT), the deadline the caps' scores hold: a relative PEXPIRE counts from the
- * script's start, which on a starved Redis lags TIME, and the record outlived its count.
+ * script's start, which on a starved Redis lags TIME, and the record outlived its count. Redis expires
+ * a key once its deadline has passed (the millisecond after it), so a count lets go of a session only
+ * then too: scores below `now`, never at it.
  */
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
@@ -40,8 +42,8 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  */
 const CREATE = new Script(`${NOW}
 local ttl = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 1 end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 2 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 5))
