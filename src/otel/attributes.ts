@@ -152,7 +152,12 @@ export interface Kind {
 }
 
 /** The {@link Kind} of `method` about `target`, counted in `request` and `notification`. */
-export function kindOf(method: string, target: string | undefined, request: Series, notification: Series): Kind {
+export function kindOf(
+  method: string,
+  target: string | undefined,
+  request: Series,
+  notification: Series,
+): Kind {
   const m = cap(method);
   const start: Attributes = { [A.method]: m };
   const t = target === undefined ? undefined : cap(target);

@@ -102,7 +102,11 @@ export interface PointOutcome {
 export class Points {
   /** `mcp.server.operation.duration`'s attributes for a message of `series` carried by `network`. */
   operation(series: Series, network: Network, o: PointOutcome): Attributes {
-    const byNetwork = cached(series.points, o.version ?? "", () => new Map<Network, Map<string, Attributes>>());
+    const byNetwork = cached(
+      series.points,
+      o.version ?? "",
+      () => new Map<Network, Map<string, Attributes>>(),
+    );
     const byOutcome = cached(byNetwork, network, () => new Map<string, Attributes>());
     return cached(byOutcome, o.errorType ?? "", () => {
       const point: Attributes = { [A.method]: series.method };

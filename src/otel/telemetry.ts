@@ -397,7 +397,8 @@ class Observed implements MessageObservation {
     let point = t.points.operation(series, this.#network, { version, errorType, code });
     const uri = params.uri;
     if (t.recording.resourceUriInMetrics && t.recording.resourceUri && typeof uri === "string")
-      if (RESOURCE_METHODS.has(method) && series !== t.kinds.other) point = { ...point, [A.resourceUri]: t.uri(uri) };
+      if (RESOURCE_METHODS.has(method) && series !== t.kinds.other)
+        point = { ...point, [A.resourceUri]: t.uri(uri) };
     t.instruments.operation.record((performance.now() - this.#began) / 1000, point);
     if (method === "subscriptions/listen")
       t.instruments.listens.add(-1, t.points.session(version, this.#network));
