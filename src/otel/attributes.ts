@@ -58,6 +58,16 @@ export function cap(value: string): string {
   return JSON.parse(JSON.stringify(value.slice(0, end))) as string;
 }
 
+/** The string `value` cut at {@link MAX_VALUE} characters; undefined for any other value. */
+export function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? cap(value) : undefined;
+}
+
+/** `mcp.resource.uri` of `uri`: redacted (see {@link redactUri}) unless `redact` is false, and capped. */
+export function uriAttribute(uri: string, redact: boolean): string {
+  return redact ? redactUri(uri) : cap(uri);
+}
+
 /** What replaces a secret of a URI (the OpenTelemetry conventions' word for it). */
 export const REDACTED = "REDACTED";
 const AUTHORITY = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\//;

@@ -11,6 +11,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { McpServer, Registration } from "../server.js";
+import { Kinds } from "./attributes.js";
 import { Instruments } from "./metrics.js";
 import { MetaPropagation } from "./propagation.js";
 import { TaskSpans } from "./tasks.js";
@@ -70,12 +71,12 @@ export function instrument(server: McpServer, options: InstrumentOptions = {}): 
       toolArguments: options.recordToolArguments === true,
       toolResults: options.recordToolResults === true,
       resourceUri: options.recordResourceUri !== false,
-      resourceUriInMetrics: options.resourceUriInMetrics === true,
+      resourceUriInMetrics: options.resourceUriInMetrics === true && options.recordResourceUri !== false,
       redactUri: options.redactResourceUri !== false,
       sessionId: options.recordSessionId !== false,
       notifications: options.notificationSpans !== false,
     },
-    (what, name) => server.knows(what, name),
+    new Kinds((what, name) => server.knows(what, name)),
   );
   return server.use({ id: "picomcp/otel", observer: telemetry });
 }

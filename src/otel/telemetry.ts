@@ -33,14 +33,14 @@ import {
   createdTask,
   json,
   type Kind,
-  Kinds,
-  type Knows,
+  type Kinds,
   metaOf,
   type Network,
   networkOf,
-  redactUri,
   shortString,
   targetOf,
+  textOf,
+  uriAttribute,
   versionOf,
 } from "./attributes.js";
 import { type Instruments, Points } from "./metrics.js";
@@ -52,6 +52,7 @@ export interface Recording {
   readonly toolArguments: boolean;
   readonly toolResults: boolean;
   readonly resourceUri: boolean;
+  /** Only while `resourceUri` is on too. */
   readonly resourceUriInMetrics: boolean;
   readonly redactUri: boolean;
   readonly sessionId: boolean;
@@ -105,9 +106,9 @@ export class Telemetry implements Observer {
     propagation: MetaPropagation,
     tasks: TaskSpans,
     recording: Recording,
-    knows: Knows,
+    kinds: Kinds,
   ) {
-    this.kinds = new Kinds(knows);
+    this.kinds = kinds;
     this.tracer = tracer;
     this.instruments = instruments;
     this.propagation = propagation;
@@ -128,7 +129,7 @@ export class Telemetry implements Observer {
     if ("error" in message && isObject(message.error)) {
       const code = String(message.error.code);
       pending.span.setAttributes({ [A.errorType]: code, [A.statusCode]: code });
-      const text = typeof message.error.message === "string" ? cap(message.error.message) : undefined;
+      const text = textOf(message.error.message);
       pending.span.setStatus(
         text ? { code: SpanStatusCode.ERROR, message: text } : { code: SpanStatusCode.ERROR },
       );
@@ -161,13 +162,8 @@ export class Telemetry implements Observer {
         : "notifications/resources/updated";
     const attributes: Attributes = { [A.method]: method };
     if (event.type === "resource_updated" && this.recording.resourceUri)
-      attributes[A.resourceUri] = this.uri(event.uri);
+      attributes[A.resourceUri] = uriAttribute(event.uri, this.recording.redactUri);
     this.tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, context.active()).end();
-  }
-
-  /** `mcp.resource.uri` of `uri`: redacted (unless asked not to), capped. */
-  uri(uri: string): string {
-    return this.recording.redactUri ? redactUri(uri) : cap(uri);
   }
 
   refused(reason: string, network: "pipe" | "tcp"): void {
@@ -279,7 +275,7 @@ class Observed implements MessageObservation {
     const { id, params, carrier, method } = this.#start;
     const r = this.#t.recording;
     const attributes = { ...this.#network.attributes, ...this.#baseAttributes() };
-    if (id !== undefined) attributes[A.requestId] = typeof id === "string" ? cap(id) : String(id);
+    if (id !== undefined) attributes[A.requestId] = cap(String(id));
     clientAttributes(carrier, attributes);
     if (method === "tools/call" && r.toolArguments && params.arguments !== undefined) {
       const args = json(params.arguments);
@@ -287,7 +283,7 @@ class Observed implements MessageObservation {
     }
     const uri = params.uri;
     if (r.resourceUri && typeof uri === "string" && RESOURCE_METHODS.has(method))
-      attributes[A.resourceUri] = this.#t.uri(uri);
+      attributes[A.resourceUri] = uriAttribute(uri, r.redactUri);
     return attributes;
   }
 
@@ -319,8 +315,7 @@ class Observed implements MessageObservation {
     if (answer !== undefined && "error" in answer) {
       code = String(answer.error.code);
       errorType = code;
-      const text = answer.error.message;
-      const message = typeof text === "string" ? cap(text) : undefined;
+      const message = textOf(answer.error.message);
       span.setStatus(
         message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
       );
@@ -395,10 +390,8 @@ class Observed implements MessageObservation {
     const series =
       code === "-32601" ? t.kinds.other : id === undefined ? this.#kind.notification : this.#kind.request;
     let point = t.points.operation(series, this.#network, { version, errorType, code });
-    const uri = params.uri;
-    if (t.recording.resourceUriInMetrics && t.recording.resourceUri && typeof uri === "string")
-      if (RESOURCE_METHODS.has(method) && series !== t.kinds.other)
-        point = { ...point, [A.resourceUri]: t.uri(uri) };
+    if (t.recording.resourceUriInMetrics && typeof params.uri === "string" && RESOURCE_METHODS.has(method))
+      point = { ...point, [A.resourceUri]: uriAttribute(params.uri, t.recording.redactUri) };
     t.instruments.operation.record((performance.now() - this.#began) / 1000, point);
     if (method === "subscriptions/listen")
       t.instruments.listens.add(-1, t.points.session(version, this.#network));
