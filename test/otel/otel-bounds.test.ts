@@ -267,12 +267,14 @@ describe("the memory of names a client invents (child process, --expose-gc)", ()
     const plain = await run("plain");
     const dropped = await run("dropped");
     const kept = await run("kept");
-    // picomcp/otel's own caches: what the uninstrumented server keeps, within 1 MiB (before: +100 MiB)
-    expect(dropped.grown).toBeLessThan(plain.grown + 2 ** 20);
-    // 144 spans kept, as a batch not yet exported holds them: each name and attribute cut at 8192
+    // picomcp/otel's own caches: what the uninstrumented server keeps, give or take the GC's noise
+    // (measured: +1.3 MiB beside +1.1 MiB; before the bound, +102 MiB)
+    expect(dropped.grown).toBeLessThan(plain.grown + 4 * 2 ** 20);
+    // 150 spans kept, as a batch not yet exported holds them, 144 of them with names cut at 8192
+    // (measured: +3.6 MiB; with cuts that are slices of the 1 MiB names, +203 MiB)
     expect(kept.spans).toBe(150);
     expect(kept.longestSpanName).toBe(MAX_VALUE);
-    expect(kept.grown).toBeLessThan(plain.grown + 8 * 2 ** 20);
+    expect(kept.grown).toBeLessThan(plain.grown + 16 * 2 ** 20);
     expect(dropped.methods).toEqual(["_OTHER", "initialize", "notifications/initialized", "tools/call"]);
   }, 60_000);
 });
