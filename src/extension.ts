@@ -238,6 +238,11 @@ export class Extensions {
     return m && served.has(m.ext.id) ? m : undefined;
   }
 
+  /** Whether an extension added a method (or, with `notification`, a notification handler) named `name`. */
+  has(name: string, notification: boolean): boolean {
+    return notification ? this.#notifications.has(name) : this.#methods.has(name);
+  }
+
   /** The handler of notification `name` when its extension is among `served`. */
   notification(name: string, served: ReadonlySet<string>): NotificationHandler | undefined {
     const n = this.#notifications.get(name);

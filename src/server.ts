@@ -3,7 +3,7 @@
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, ServerCore } from "./core.js";
-import { dispatch, establish, type HandleOptions } from "./dispatch/envelope.js";
+import { dispatch, establish, type HandleOptions, handles } from "./dispatch/envelope.js";
 import { operationScopes } from "./dispatch/scopes.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
@@ -352,6 +352,13 @@ export class McpServer {
       { tools: this.#tools, prompts: this.#prompts, resources: this.#resources },
       message,
     );
+  }
+
+  /** @internal — whether this server registered `name` (the core's or an extension's, a tool, a prompt): telemetry names nothing else. */
+  knows(what: "method" | "notification" | "tool" | "prompt", name: string): boolean {
+    if (what === "tool") return this.#tools.get(name) !== undefined;
+    if (what === "prompt") return this.#prompts.get(name) !== undefined;
+    return handles(this.#core, name, what === "notification");
   }
 
   /** @internal — the observer an extension brought (telemetry), for transports' refusals. */

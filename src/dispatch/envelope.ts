@@ -44,6 +44,15 @@ export interface HandleOptions {
   carrier?: Carrier;
 }
 
+/** The requests the core answers itself; every other method is an extension's. */
+const CORE_METHODS = new Set(["initialize", "ping", "server/discover"]);
+
+/** Whether `core` handles the request (or, with `notification`, the notification) `name`: its own, or an extension's. */
+export function handles(core: ServerCore, name: string, notification: boolean): boolean {
+  if (notification ? name === "notifications/cancelled" : CORE_METHODS.has(name)) return true;
+  return core.extensions.has(name, notification);
+}
+
 function invalid(id: RequestId | undefined, message: string, conn: Connection): JsonRpcResponse {
   return errorResponse(id, { code: ErrorCode.InvalidRequest, message }, conn.features);
 }

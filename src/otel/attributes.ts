@@ -35,12 +35,80 @@ export const A = {
   taskId: "mcp.task.id",
 } as const;
 
-/** A value in `_meta` (or a name) longer than this is not looked at: no header of W3C trace context is. */
+/**
+ * The most characters of a string a span carries (its name, an attribute, a status message), and of a
+ * `_meta` value read at all: no header of W3C trace context is longer.
+ */
 export const MAX_VALUE = 8192;
 
 /** The string `value`, if it is one of at most {@link MAX_VALUE} characters. */
 export function shortString(value: unknown): string | undefined {
   return typeof value === "string" && value.length <= MAX_VALUE ? value : undefined;
+}
+
+/**
+ * `value` cut to {@link MAX_VALUE} characters, never between the halves of a surrogate pair: every
+ * string a client could make long goes through it before a span (or a metric) holds it.
+ */
+export function cap(value: string): string {
+  if (value.length <= MAX_VALUE) return value;
+  const code = value.charCodeAt(MAX_VALUE - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? MAX_VALUE - 1 : MAX_VALUE;
+  // a copy of its own: a slice of a long string keeps the whole of it alive in V8
+  return JSON.parse(JSON.stringify(value.slice(0, end))) as string;
+}
+
+/** The string `value` cut at {@link MAX_VALUE} characters; undefined for any other value. */
+export function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? cap(value) : undefined;
+}
+
+/** `mcp.resource.uri` of `uri`: redacted (see {@link redactUri}) unless `redact` is false, and capped. */
+export function uriAttribute(uri: string, redact: boolean): string {
+  return redact ? redactUri(uri) : cap(uri);
+}
+
+/** What replaces a secret of a URI (the OpenTelemetry conventions' word for it). */
+export const REDACTED = "REDACTED";
+const AUTHORITY = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\//;
+
+/**
+ * `uri` with its user info and the values of its query and fragment replaced by `REDACTED`, keys
+ * kept (`https://REDACTED:REDACTED@host/a?access_token=REDACTED&page=REDACTED#REDACTED`), then capped.
+ */
+export function redactUri(uri: string): string {
+  const hash = uri.indexOf("#");
+  let query = uri.indexOf("?");
+  if (hash !== -1 && query > hash) query = -1; // a `?` in the fragment is the fragment's
+  const head = uri.slice(0, query !== -1 ? query : hash !== -1 ? hash : uri.length);
+  let out = head;
+  const authority = AUTHORITY.exec(head)?.[0].length;
+  if (authority !== undefined) {
+    const slash = head.indexOf("/", authority);
+    const at = head.lastIndexOf("@", slash === -1 ? head.length : slash - 1);
+    if (at >= authority) out = `${head.slice(0, authority)}${REDACTED}:${REDACTED}${head.slice(at)}`;
+  }
+  if (query !== -1) out += `?${redactPairs(uri.slice(query + 1, hash === -1 ? uri.length : hash))}`;
+  if (hash !== -1) out += `#${redactPairs(uri.slice(hash + 1))}`;
+  return cap(out);
+}
+
+/** `a=1&b&c=` as `a=REDACTED&REDACTED&c=`: every value (a part without `=` is one) replaced, up to the cap. */
+function redactPairs(part: string): string {
+  let out = "";
+  let eq = -1;
+  for (let i = 0; out.length < MAX_VALUE; ) {
+    let end = part.indexOf("&", i);
+    if (end === -1) end = part.length;
+    if (eq < i && eq !== -2) eq = part.indexOf("=", i);
+    if (eq === -1) eq = -2; // no `=` further on: never searched for again
+    if (eq >= 0 && eq < end) out += part.slice(i, eq + 1) + (eq + 1 < end ? REDACTED : "");
+    else if (end > i) out += REDACTED;
+    if (end === part.length) break;
+    out += "&";
+    i = end + 1;
+  }
+  return out;
 }
 
 /** The `_meta` of `params`, when it is an object. */
@@ -51,53 +119,141 @@ export function metaOf(params: Params): Params | undefined {
 
 /** The tool or prompt name a message is about: the `target` of its span name. */
 export function targetOf(method: string, params: Params): string | undefined {
-  return method === "tools/call" || method === "prompts/get" ? shortString(params.name) : undefined;
+  return method === "tools/call" || method === "prompts/get"
+    ? typeof params.name === "string"
+      ? params.name
+      : undefined
+    : undefined;
 }
 
-/**
- * What a method (and its target) says alone, made once per pair and shared by every message of it:
- * the span name, the attributes a sampler decides on, the options a span starts with.
- */
-export interface Kind {
+/** `mcp.server.operation.duration`'s series of one name the server knows, or of `_OTHER`. */
+export interface Series {
+  /** `mcp.method.name`: a method the server knows, or `_OTHER`. */
   readonly method: string;
-  /** `{mcp.method.name} {target}`, or the method alone. */
-  readonly name: string;
-  /** `gen_ai.tool.name` or `gen_ai.prompt.name`, when there is a target. */
+  /** `gen_ai.tool.name` or `gen_ai.prompt.name`, when the tool or prompt is one the server registered. */
   readonly targetKey: string | undefined;
   readonly target: string | undefined;
-  /** `mcp.method.name`, the target and `gen_ai.operation.name` (frozen: what every sampler is given). */
-  readonly start: Attributes;
-  /** The points of `mcp.server.operation.duration` it had, by revision, network and outcome (see `Points`). */
+  /** Its points' attribute sets, by revision, network and outcome (see `Points`). */
   readonly points: Map<string, Map<Network, Map<string, Attributes>>>;
 }
 
-/** The {@link Kind} of `method` about `target`. */
-export function kindOf(method: string, target: string | undefined): Kind {
-  const start: Attributes = { [A.method]: method };
-  const targetKey = target === undefined ? undefined : method === "tools/call" ? A.toolName : A.promptName;
-  if (targetKey !== undefined) start[targetKey] = target;
-  if (method === "tools/call") start[A.operation] = "execute_tool";
-  const name = target === undefined ? method : `${method} ${target}`;
-  return { method, name, targetKey, target, start: Object.freeze(start), points: new Map() };
+function seriesOf(method: string, targetKey?: string, target?: string): Series {
+  return { method, targetKey, target, points: new Map() };
 }
 
-/** Kinds by method, then by target: a few hundred of each are kept (methods and names come from clients). */
+/**
+ * What a method (and its target) says alone, made once per pair the server knows and shared by every
+ * message of it: the span name, the attributes a sampler decides on, the options a span starts with,
+ * and the series it counts in.
+ */
+export interface Kind {
+  /** `mcp.method.name` on spans (capped). */
+  readonly method: string;
+  /** `{mcp.method.name} {target}`, or the method alone (capped). */
+  readonly name: string;
+  /** The target (capped), on the span. */
+  readonly target: string | undefined;
+  /** `mcp.method.name`, the target and `gen_ai.operation.name` (frozen: what every sampler is given). */
+  readonly start: Attributes;
+  /** Its series as a request: `_OTHER` unless the server handles the method. */
+  readonly request: Series;
+  /** Its series as a notification: `_OTHER` unless it is the spec's or the server handles it. */
+  readonly notification: Series;
+}
+
+/** The {@link Kind} of `method` about `target`, counted in `request` and `notification`. */
+export function kindOf(
+  method: string,
+  target: string | undefined,
+  request: Series,
+  notification: Series,
+): Kind {
+  const m = cap(method);
+  const start: Attributes = { [A.method]: m };
+  const t = target === undefined ? undefined : cap(target);
+  if (t !== undefined) start[method === "tools/call" ? A.toolName : A.promptName] = t;
+  if (method === "tools/call") start[A.operation] = "execute_tool";
+  const name = t === undefined ? m : cap(`${m} ${t}`);
+  return { method: m, name, target: t, start: Object.freeze(start), request, notification };
+}
+
+/** Notifications a client sends that the spec defines: the metrics name them, whoever handles them. */
+const CLIENT_NOTIFICATIONS = new Set([
+  "notifications/initialized",
+  "notifications/cancelled",
+  "notifications/progress",
+  "notifications/roots/list_changed",
+]);
+
+/** Whether the server registered a method, a notification, a tool or a prompt by this name (see `McpServer.knows`). */
+export type Knows = (what: "method" | "notification" | "tool" | "prompt", name: string) => boolean;
+
+/** The kinds of a method the server knows: untargeted, and by the tools or prompts it registered. */
+interface Known {
+  readonly kind: Kind;
+  readonly byTarget: Map<string, Kind>;
+}
+
+/** Targets kept per method: past it, a kind is made per message (the server registered that many). */
+const TARGETS = 1024;
+
+/**
+ * Kinds by method, then by target: only names the server registered are kept (its methods and
+ * notifications, the spec's notifications, its tools and prompts, at most {@link TARGETS} of each),
+ * so nothing a client invents is ever kept, however long or many. Any other name gets a kind made
+ * for its one message, counted in the metrics as `_OTHER`.
+ */
 export class Kinds {
-  readonly #byMethod = new Map<string, Map<string | undefined, Kind>>();
+  /** The series of every name the server does not know, and of a -32601 answer. */
+  readonly other = seriesOf("_OTHER");
+  readonly #byMethod = new Map<string, Known>();
+  readonly #knows: Knows;
+
+  constructor(knows: Knows) {
+    this.#knows = knows;
+  }
 
   /** The kind of `method` about `target`. */
   of(method: string, target: string | undefined): Kind {
-    let byTarget = this.#byMethod.get(method);
-    if (byTarget === undefined) {
-      byTarget = new Map();
-      if (this.#byMethod.size < 256) this.#byMethod.set(method, byTarget);
+    const known = this.#byMethod.get(method) ?? this.#known(method);
+    if (known === undefined) return kindOf(method, target, this.other, this.other);
+    if (target === undefined) return known.kind;
+    const kind = known.byTarget.get(target);
+    if (kind !== undefined) return kind;
+    const { request, notification } = known.kind;
+    if (!this.#knows(method === "tools/call" ? "tool" : "prompt", target))
+      return kindOf(method, target, request, notification); // counted without its target
+    const own = seriesOf(request.method, method === "tools/call" ? A.toolName : A.promptName, target);
+    const made = kindOf(method, target, request === this.other ? request : own, notification);
+    if (known.byTarget.size < TARGETS) known.byTarget.set(target, made);
+    return made;
+  }
+
+  /** How many kinds are kept, and the characters of their names: what a test asserts stays bounded. */
+  get size(): { kinds: number; chars: number } {
+    let kinds = 0;
+    let chars = 0;
+    for (const [method, known] of this.#byMethod) {
+      kinds += 1 + known.byTarget.size;
+      chars += method.length;
+      for (const target of known.byTarget.keys()) chars += target.length;
     }
-    let kind = byTarget.get(target);
-    if (kind === undefined) {
-      kind = kindOf(method, target);
-      if (byTarget.size < 1024) byTarget.set(target, kind);
-    }
-    return kind;
+    return { kinds, chars };
+  }
+
+  #known(method: string): Known | undefined {
+    const request = this.#knows("method", method);
+    const notification = CLIENT_NOTIFICATIONS.has(method) || this.#knows("notification", method);
+    if (!request && !notification) return undefined;
+    const kind = kindOf(
+      method,
+      undefined,
+      request ? seriesOf(method) : this.other,
+      notification ? seriesOf(method) : this.other,
+    );
+    const known = { kind, byTarget: new Map<string, Kind>() };
+    this.#byMethod.set(method, known);
+    return known;
   }
 }
 

@@ -11,6 +11,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { McpServer, Registration } from "../server.js";
+import { Kinds } from "./attributes.js";
 import { Instruments } from "./metrics.js";
 import { MetaPropagation } from "./propagation.js";
 import { TaskSpans } from "./tasks.js";
@@ -35,6 +36,11 @@ export interface InstrumentOptions {
   recordResourceUri?: boolean;
   /** Records `mcp.resource.uri` on `mcp.server.operation.duration` too (one series per URI). Default: false. */
   resourceUriInMetrics?: boolean;
+  /**
+   * Records `mcp.resource.uri` with its user info and the values of its query and fragment replaced by
+   * `REDACTED` (`s3://REDACTED:REDACTED@host/k?token=REDACTED`); false records it as sent. Default: true.
+   */
+  redactResourceUri?: boolean;
   /** Records `mcp.session.id` (over HTTP, the `Mcp-Session-Id` a client presents). Default: true. */
   recordSessionId?: boolean;
   /** A CLIENT span for each progress and log notification the server sends. Default: true. */
@@ -65,10 +71,12 @@ export function instrument(server: McpServer, options: InstrumentOptions = {}): 
       toolArguments: options.recordToolArguments === true,
       toolResults: options.recordToolResults === true,
       resourceUri: options.recordResourceUri !== false,
-      resourceUriInMetrics: options.resourceUriInMetrics === true,
+      resourceUriInMetrics: options.resourceUriInMetrics === true && options.recordResourceUri !== false,
+      redactUri: options.redactResourceUri !== false,
       sessionId: options.recordSessionId !== false,
       notifications: options.notificationSpans !== false,
     },
+    new Kinds((what, name) => server.knows(what, name)),
   );
   return server.use({ id: "picomcp/otel", observer: telemetry });
 }

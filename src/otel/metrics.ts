@@ -1,10 +1,10 @@
 /**
  * The metrics: the two histograms of the MCP semantic conventions, and counters the convention leaves
  * open, named in its style. Every attribute has few values: no ids, no URIs (unless asked for), no
- * method or tool name a client made up.
+ * method or tool name the server did not register (see `Kinds`).
  */
 import type { Attributes, Counter, Histogram, Meter, UpDownCounter } from "@opentelemetry/api";
-import { A, type Kind, type Network } from "./attributes.js";
+import { A, type Network, type Series } from "./attributes.js";
 
 /** The bucket boundaries the convention gives both histograms, in seconds. */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -85,7 +85,7 @@ function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   return value;
 }
 
-/** What makes a point of `mcp.server.operation.duration` differ, beyond its kind and network. */
+/** What makes a point of `mcp.server.operation.duration` differ, beyond its series and network. */
 export interface PointOutcome {
   /** The revision served (`mcp.protocol.version`). */
   readonly version: string | undefined;
@@ -93,8 +93,6 @@ export interface PointOutcome {
   readonly errorType: string | undefined;
   /** The JSON-RPC code (`rpc.response.status_code`), when the answer is an error. */
   readonly code: string | undefined;
-  /** A notification whose method the metrics do not name (`_OTHER`). */
-  readonly other: boolean;
 }
 
 /**
@@ -102,21 +100,23 @@ export interface PointOutcome {
  * and shared (frozen): a point costs a few map lookups, not an object.
  */
 export class Points {
-  /** `mcp.server.operation.duration`'s attributes for a message of `kind` carried by `network`. */
-  operation(kind: Kind, network: Network, o: PointOutcome): Attributes {
-    const byNetwork = cached(kind.points, o.version ?? "", () => new Map<Network, Map<string, Attributes>>());
+  /** `mcp.server.operation.duration`'s attributes for a message of `series` carried by `network`. */
+  operation(series: Series, network: Network, o: PointOutcome): Attributes {
+    const byNetwork = cached(
+      series.points,
+      o.version ?? "",
+      () => new Map<Network, Map<string, Attributes>>(),
+    );
     const byOutcome = cached(byNetwork, network, () => new Map<string, Attributes>());
-    const key = o.other ? "\0other" : (o.errorType ?? "");
-    return cached(byOutcome, key, () => {
-      // a name the client made up is not a metric's attribute: an unknown method, a tool that failed to resolve
-      const unknown = o.code === "-32601" || o.other;
-      const point: Attributes = { [A.method]: unknown ? "_OTHER" : kind.method };
+    return cached(byOutcome, o.errorType ?? "", () => {
+      const point: Attributes = { [A.method]: series.method };
       if (o.errorType !== undefined) point[A.errorType] = o.errorType;
       if (o.code !== undefined) point[A.statusCode] = o.code;
-      if (kind.method === "tools/call") point[A.operation] = "execute_tool";
+      if (series.method === "tools/call") point[A.operation] = "execute_tool";
       if (o.version !== undefined) point[A.protocolVersion] = o.version;
       Object.assign(point, network.attributes);
-      if (kind.targetKey !== undefined && o.code === undefined) point[kind.targetKey] = kind.target;
+      // a tool or prompt is named once it answered: not one that failed to resolve
+      if (series.targetKey !== undefined && o.code === undefined) point[series.targetKey] = series.target;
       return Object.freeze(point);
     });
   }

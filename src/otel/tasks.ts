@@ -14,7 +14,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { isObject } from "../types.js";
-import { A } from "./attributes.js";
+import { A, cap } from "./attributes.js";
 import type { Instruments } from "./metrics.js";
 
 /** Finished tasks kept for links of later `tasks/*` requests, and early changes kept; the oldest go first. */
@@ -27,7 +27,8 @@ interface LiveTask {
   status: string;
 }
 
-type Change = { readonly status: string; readonly error: unknown };
+/** A status change, as much of it as the span records (an early one is kept: the error's message capped). */
+type Change = { readonly status: string; readonly code: string; readonly message: string | undefined };
 
 function keep<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.delete(key);
@@ -80,7 +81,10 @@ export class TaskSpans {
   changed(task: { taskId: string; [key: string]: unknown }): void {
     const status = task.status;
     if (typeof status !== "string") return;
-    const change = { status, error: task.error };
+    const error = task.error;
+    const code = isObject(error) && typeof error.code === "number" ? String(error.code) : "tool_error";
+    const message = isObject(error) && typeof error.message === "string" ? cap(error.message) : undefined;
+    const change = { status, code, message };
     const live = this.#live.get(task.taskId);
     if (live) this.#move(task.taskId, live, change);
     else if (!this.#links.has(task.taskId)) keep(this.#early, task.taskId, change);
@@ -110,9 +114,7 @@ export class TaskSpans {
     }
     this.#instruments.tasksEnded.add(1, { ...live.metric, [A.taskStatus]: status });
     if (status === "failed") {
-      const error = change.error;
-      const code = isObject(error) && typeof error.code === "number" ? String(error.code) : "tool_error";
-      const message = isObject(error) && typeof error.message === "string" ? error.message : undefined;
+      const { code, message } = change;
       live.span.setAttribute(A.errorType, code);
       live.span.setStatus(
         message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },

@@ -28,16 +28,19 @@ import {
 import {
   A,
   baseAttributes,
+  cap,
   clientAttributes,
   createdTask,
   json,
   type Kind,
-  Kinds,
+  type Kinds,
   metaOf,
   type Network,
   networkOf,
   shortString,
   targetOf,
+  textOf,
+  uriAttribute,
   versionOf,
 } from "./attributes.js";
 import { type Instruments, Points } from "./metrics.js";
@@ -49,18 +52,13 @@ export interface Recording {
   readonly toolArguments: boolean;
   readonly toolResults: boolean;
   readonly resourceUri: boolean;
+  /** Only while `resourceUri` is on too. */
   readonly resourceUriInMetrics: boolean;
+  readonly redactUri: boolean;
   readonly sessionId: boolean;
   readonly notifications: boolean;
 }
 
-/** Notifications a client sends that the metrics name; any other is `_OTHER`. */
-const CLIENT_NOTIFICATIONS = new Set([
-  "notifications/initialized",
-  "notifications/cancelled",
-  "notifications/progress",
-  "notifications/roots/list_changed",
-]);
 /** Notifications the server sends that get a span of their own (list changes get one per change). */
 const OWN_SPAN = new Set(["notifications/progress", "notifications/message"]);
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
@@ -79,8 +77,8 @@ export class Telemetry implements Observer {
   readonly propagation: MetaPropagation;
   readonly tasks: TaskSpans;
   readonly recording: Recording;
-  /** Span names and sampler attributes per method and target, made once. */
-  readonly kinds = new Kinds();
+  /** Span names, sampler attributes and series per method and target the server knows, made once. */
+  readonly kinds: Kinds;
   /** The metrics' attribute sets, made once per combination. */
   readonly points = new Points();
   readonly #pending = new Map<RequestId, Pending>();
@@ -108,7 +106,9 @@ export class Telemetry implements Observer {
     propagation: MetaPropagation,
     tasks: TaskSpans,
     recording: Recording,
+    kinds: Kinds,
   ) {
+    this.kinds = kinds;
     this.tracer = tracer;
     this.instruments = instruments;
     this.propagation = propagation;
@@ -129,7 +129,7 @@ export class Telemetry implements Observer {
     if ("error" in message && isObject(message.error)) {
       const code = String(message.error.code);
       pending.span.setAttributes({ [A.errorType]: code, [A.statusCode]: code });
-      const text = shortString(message.error.message);
+      const text = textOf(message.error.message);
       pending.span.setStatus(
         text ? { code: SpanStatusCode.ERROR, message: text } : { code: SpanStatusCode.ERROR },
       );
@@ -162,7 +162,7 @@ export class Telemetry implements Observer {
         : "notifications/resources/updated";
     const attributes: Attributes = { [A.method]: method };
     if (event.type === "resource_updated" && this.recording.resourceUri)
-      attributes[A.resourceUri] = event.uri;
+      attributes[A.resourceUri] = uriAttribute(event.uri, this.recording.redactUri);
     this.tracer.startSpan(method, { kind: SpanKind.CLIENT, attributes }, context.active()).end();
   }
 
@@ -275,14 +275,15 @@ class Observed implements MessageObservation {
     const { id, params, carrier, method } = this.#start;
     const r = this.#t.recording;
     const attributes = { ...this.#network.attributes, ...this.#baseAttributes() };
-    if (id !== undefined) attributes[A.requestId] = String(id);
+    if (id !== undefined) attributes[A.requestId] = cap(String(id));
     clientAttributes(carrier, attributes);
     if (method === "tools/call" && r.toolArguments && params.arguments !== undefined) {
       const args = json(params.arguments);
-      if (args !== undefined) attributes[A.toolArguments] = args;
+      if (args !== undefined) attributes[A.toolArguments] = cap(args);
     }
-    const uri = RESOURCE_METHODS.has(method) ? shortString(params.uri) : undefined;
-    if (uri !== undefined && r.resourceUri) attributes[A.resourceUri] = uri;
+    const uri = params.uri;
+    if (r.resourceUri && typeof uri === "string" && RESOURCE_METHODS.has(method))
+      attributes[A.resourceUri] = uriAttribute(uri, r.redactUri);
     return attributes;
   }
 
@@ -314,7 +315,7 @@ class Observed implements MessageObservation {
     if (answer !== undefined && "error" in answer) {
       code = String(answer.error.code);
       errorType = code;
-      const message = shortString(answer.error.message);
+      const message = textOf(answer.error.message);
       span.setStatus(
         message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
       );
@@ -338,7 +339,7 @@ class Observed implements MessageObservation {
     } else if (recording && result && method === "tools/call" && t.recording.toolResults) {
       const { _meta, ...shown } = result;
       const text = json(shown);
-      if (text !== undefined) span.setAttribute(A.toolResult, text);
+      if (text !== undefined) span.setAttribute(A.toolResult, cap(text));
     }
     let out = answer;
     if (result?.resultType === "input_required" && isObject(result.inputRequests))
@@ -347,7 +348,7 @@ class Observed implements MessageObservation {
         result: { ...result, inputRequests: this.#asked(result.inputRequests) },
       } as JsonRpcResponse;
     const taskId = createdTask(result);
-    if (taskId !== undefined) t.tasks.created(taskId, span, this.#parent, this.#kind.target);
+    if (taskId !== undefined) t.tasks.created(taskId, span, this.#parent, this.#kind.request.target);
     span.end();
     this.#record(version, errorType, code);
     return out;
@@ -385,12 +386,12 @@ class Observed implements MessageObservation {
   #record(version: string | undefined, errorType: string | undefined, code: string | undefined): void {
     const t = this.#t;
     const { method, id, params } = this.#start;
-    const other = id === undefined && !CLIENT_NOTIFICATIONS.has(method);
-    let point = t.points.operation(this.#kind, this.#network, { version, errorType, code, other });
-    if (t.recording.resourceUriInMetrics && t.recording.resourceUri && RESOURCE_METHODS.has(method)) {
-      const uri = shortString(params.uri);
-      if (uri !== undefined) point = { ...point, [A.resourceUri]: uri };
-    }
+    // a method the server registered but does not serve this client is no name of its own either
+    const series =
+      code === "-32601" ? t.kinds.other : id === undefined ? this.#kind.notification : this.#kind.request;
+    let point = t.points.operation(series, this.#network, { version, errorType, code });
+    if (t.recording.resourceUriInMetrics && typeof params.uri === "string" && RESOURCE_METHODS.has(method))
+      point = { ...point, [A.resourceUri]: uriAttribute(params.uri, t.recording.redactUri) };
     t.instruments.operation.record((performance.now() - this.#began) / 1000, point);
     if (method === "subscriptions/listen")
       t.instruments.listens.add(-1, t.points.session(version, this.#network));
