@@ -26,9 +26,9 @@ export interface DevOptions {
 
 /** A running `picomcp dev`. */
 export interface DevRunner {
-  /** The console's address with this run's secret, `http://127.0.0.1:<port>/?token=<secret>`: open it. */
+  /** The console's address with this run's secret in its fragment, `http://127.0.0.1:<port>/#<secret>`: open it. */
   readonly url: string;
-  /** `http://127.0.0.1:<port>`, where the console answers (with the secret's cookie). */
+  /** `http://127.0.0.1:<port>`, where the console answers (its endpoints with the secret's header). */
   readonly origin: string;
   /** Stops the watcher, the child and the console. */
   close(): Promise<void>;

@@ -48,14 +48,14 @@ open({
     if (document.body.dataset.taken) return;
     $("server").textContent = closed ? "disconnected" : "picomcp dev is not answering; retrying…";
     if (!closed) return;
-    // a 401: picomcp dev was started again, with a new secret, or this page never had it
+    // a 401: picomcp dev was started again, with a new secret, or this tab never had it
     drop("the console lost its connection to picomcp dev");
     clearLists();
     showScreen(
       [
         el("h1", {}, "This page lost its connection to picomcp dev"),
         hint(
-          "picomcp dev stopped, or runs again with a new secret. Open the address it printed in its terminal (http://127.0.0.1:…/?token=…).",
+          "picomcp dev stopped, or runs again with a new secret, or this tab never had it. Open the address it printed in its terminal (http://127.0.0.1:…/#…).",
         ),
       ],
       "lost",
