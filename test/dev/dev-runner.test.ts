@@ -281,8 +281,9 @@ describe("the picomcp command", () => {
     const dev = await run("dev", "--help");
     expect([dev.code, dev.stderr]).toEqual([0, ""]);
     expect(dev.stdout).toMatch(
-      /^Usage: picomcp dev <entry.js> \[--port 6280\] \[-- arguments for the entry\]\n/,
+      /^Usage: picomcp dev <entry.js> \[--port 6280\] \[--ignore <glob>\]\.\.\. \[-- arguments for the entry\]\n/,
     );
+    expect(dev.stdout).toContain("  --ignore <glob>  changes there never restart the server");
     expect(dev.stdout).toContain("it carries a secret made for this run");
   });
 
@@ -294,6 +295,8 @@ describe("the picomcp command", () => {
     expect([unknown.code, unknown.stderr.split("\n")[0]]).toEqual([2, "Unknown command: serve"]);
     const bare = await run("dev");
     expect([bare.code, bare.stderr.split("\n")[0]]).toEqual([2, "picomcp dev needs the server's entry file"]);
+    const ignore = await run("dev", "x.js", "--ignore");
+    expect([ignore.code, ignore.stderr.split("\n")[0]]).toEqual([2, "--ignore takes a glob"]);
     const port = await run("dev", "x.js", "--port", "http");
     expect([port.code, port.stderr.split("\n")[0]]).toEqual([
       2,

@@ -103,6 +103,26 @@ function crashed(s) {
   clearLists();
   header(`exited (${why(s)})`);
   const lines = s.stderr ?? [];
+  if (s.served === false) {
+    // it ran to its end and exited 0 without answering anything: it never started serving
+    showScreen(
+      [
+        el("h1", {}, "The server exited (code 0) without serving"),
+        hint(
+          "It never answered a request: it ran to its end and stopped. Does the entry call serveStdio(server) from picomcp/stdio? Add it as the file's last line and save: picomcp dev restarts the server.",
+        ),
+        lines.length
+          ? [
+              el("p", {}, "The last lines it wrote to stderr:"),
+              el("pre", { class: "stderr" }, lines.join("\n")),
+            ]
+          : [],
+      ],
+      "never-served",
+    );
+    document.body.dataset.ready = "";
+    return;
+  }
   showScreen(
     [
       el("h1", {}, `The server exited (${why(s)})`),
