@@ -116,11 +116,11 @@ const hashOf = (path: string): string => {
 /** Watches `options.dir` and calls `onChange` after each burst of changes that matter. */
 export function watchChanges(options: WatchOptions): ChangeWatcher {
   const ignored = options.ignore.map(globTest);
-  /** The modules the last server that reported loaded (absolute paths), and the hash of each. */
+  /** The modules the last server that reported loaded (absolute paths), and the hash of each as loaded. */
   let graph = new Map<string, string>();
   /** false: the hooks cannot see every module (a CommonJS one's requires on Node 20), so any change counts. */
   let complete = false;
-  /** The hash of each file last seen, so that a rewrite of the same bytes (a build's) is no change. */
+  /** The hash of each file as last loaded or seen, so that a rewrite of the same bytes (a build's) is no change. */
   const known = new Map<string, string>();
   const pending = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -133,23 +133,27 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
   const changed = (name: string) => {
     const file = name.split(sep).join("/");
     if (ALWAYS_IGNORED.test(file) || ignored.some((test) => test.test(file))) return;
-    const path = join(options.dir, name);
-    // the bytes of a file that may matter: a rewrite of the same bytes (a build's) is no change. A file
-    // outside the graph is looked at again when the burst ends (a new server reports its graph
-    // while it starts, and may write a file meanwhile)
-    if (!useGraph() || graph.has(path)) {
-      const hash = hashOf(path);
-      const before = known.get(path) ?? graph.get(path);
-      known.set(path, hash);
-      if (before === hash) return;
-    }
+    // not one of a running server's modules: dropped at once, so that a server writing its log every
+    // few milliseconds cannot hold a restart back by never letting the burst end
+    if (useGraph() && !graph.has(join(options.dir, name))) return;
     pending.add(file);
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      const files = [...pending].filter(matters);
-      pending.clear();
-      if (files.length) options.onChange(files);
-    }, options.debounceMs);
+    timer = setTimeout(settled, options.debounceMs);
+  };
+
+  // the burst is over: the files that matter now (a new server reports its graph while it starts, and
+  // may write a file meanwhile), read once their writes have settled, and only those whose bytes differ
+  // from the last seen (a build rewrites files it did not change)
+  const settled = () => {
+    const files = [...pending].filter(matters).filter((file) => {
+      const path = join(options.dir, file);
+      const hash = hashOf(path);
+      const before = known.get(path);
+      known.set(path, hash);
+      return before !== hash;
+    });
+    pending.clear();
+    if (files.length) options.onChange(files);
   };
 
   let watcher: FSWatcher | undefined;
@@ -184,7 +188,9 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
           if (fresh || !url.startsWith("file:")) continue;
           const path = fileURLToPath(url);
           if (relative(options.dir, path).startsWith("..")) continue;
-          graph.set(path, hash === "-" ? hashOf(path) : hash);
+          const bytes = hash === "-" ? hashOf(path) : hash;
+          graph.set(path, bytes);
+          known.set(path, bytes);
           if (cjs) complete = false;
         }
       });

@@ -18,9 +18,9 @@ const stdio = fileURLToPath(new URL("../../dist/stdio.js", import.meta.url));
 const tsc = fileURLToPath(new URL("../../node_modules/typescript/bin/tsc", import.meta.url));
 
 /** Starts picomcp dev with its log kept; `restarts()` are the lines that announce a restart. */
-async function watched(entry: string, ignore: string[] = []) {
+async function watched(entry: string, ignore: string[] = [], debounceMs = 20) {
   const lines: string[] = [];
-  const dev = await start(entry, { log: (l) => lines.push(l), ignore });
+  const dev = await start(entry, { log: (l) => lines.push(l), ignore, debounceMs });
   const restarts = () => lines.filter((l) => l.endsWith("changed, restarting"));
   const answer = async (id: number, name = "answer") =>
     (await call(dev, toolCall(id, name))).result.content[0].text as string;
@@ -46,6 +46,21 @@ server.tool("answer", { run: () => (save("called"), ${JSON.stringify(answer)}) }
     await expect.poll(() => answer(3), { timeout: 30_000 }).toBe("two");
     expect(await answer(4)).toBe("two");
     // one restart, for the module; the server's writes (at each start and in each call) none
+    expect(restarts()).toEqual(["picomcp dev: server.js changed, restarting"]);
+    expect(await status(dev)).toMatchObject({ state: "running", generation: 2 });
+  });
+
+  it("restarts on a change to its module while it writes a file of its own every few milliseconds", async () => {
+    const busy = (answer: string) => `import { appendFileSync } from "node:fs";
+const log = new URL("busy.log", import.meta.url);
+setInterval(() => appendFileSync(log, "tick\\n"), 2).unref();
+server.tool("answer", { run: () => ${JSON.stringify("x")}.replace("x", ${JSON.stringify(answer)}) });`;
+    const p = project(busy("one"));
+    // a quiet period far longer than the server's pauses: its writes alone would never let it end
+    const { dev, restarts, answer } = await watched(p.entry, [], 500);
+    expect(await answer(1)).toBe("one");
+    p.write(busy("two"));
+    await expect.poll(() => answer(2), { timeout: 30_000 }).toBe("two");
     expect(restarts()).toEqual(["picomcp dev: server.js changed, restarting"]);
     expect(await status(dev)).toMatchObject({ state: "running", generation: 2 });
   });
