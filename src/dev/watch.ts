@@ -36,19 +36,27 @@ const fd = Number(process.env.${GRAPH_FD_ENV});
 // the server's own child processes (a fork runs this preload too) have no such descriptor
 delete process.env.${GRAPH_FD_ENV};
 const say = (line) => { try { writeSync(fd, line + "\\n"); } catch {} };
+// the hooks are picomcp dev's, not the server's: a warning Node may print about them is not its news
+const quietly = (register) => {
+  const emit = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    if (!/hooks|register/i.test(String(warning?.message ?? warning))) emit.call(process, warning, ...rest);
+  };
+  try { register(); } finally { process.emitWarning = emit; }
+};
 if (fd > 2 && module.registerHooks) {
   say("hooks all");
-  module.registerHooks({
+  quietly(() => module.registerHooks({
     load(url, context, next) {
       const result = next(url, context);
       if (url.startsWith("file:"))
         say(url + " " + (result.source == null ? "-" : createHash("sha1").update(result.source).digest("hex")));
       return result;
     },
-  });
+  }));
 } else if (fd > 2 && module.register) {
   say("hooks import");
-  module.register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)}, { data: { fd } });
+  quietly(() => module.register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)}, { data: { fd } }));
 }`;
 
 /** The child's Node arguments that load the hooks, before its entry. */
