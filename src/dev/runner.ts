@@ -140,20 +140,6 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
       proc.kill("SIGTERM");
     });
 
-  const watcher = watchChanges({
-    dir: dirname(entry),
-    ignore: options.ignore ?? [],
-    debounceMs: options.debounceMs ?? 150,
-    running: () => child !== undefined,
-    onChange: (files) => {
-      const what =
-        files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
-      log(`picomcp dev: ${what} changed, restarting`);
-      void restart(`${what} changed`);
-    },
-    log,
-  });
-
   let restarting: Promise<void> = Promise.resolve();
   const restart = (reason: string) => {
     restarting = restarting.then(async () => {
@@ -181,6 +167,21 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     },
     options.port ?? 6280,
   );
+
+  // made once the console listens: a console that cannot listen leaves no watcher behind
+  const watcher = watchChanges({
+    dir: dirname(entry),
+    ignore: options.ignore ?? [],
+    debounceMs: options.debounceMs ?? 150,
+    running: () => child !== undefined,
+    onChange: (files) => {
+      const what =
+        files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
+      log(`picomcp dev: ${what} changed, restarting`);
+      void restart(`${what} changed`);
+    },
+    log,
+  });
 
   start();
   log(
