@@ -195,7 +195,10 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
           }
           if (fresh || !url.startsWith("file:")) continue;
           const path = fileURLToPath(url);
-          if (relative(options.dir, path).startsWith("..")) continue;
+          // the project's own modules: not picomcp's, nor an installed package's (a CommonJS one among
+          // them requires files no change of the project's touches)
+          const file = relative(options.dir, path).split(sep).join("/");
+          if (file.startsWith("../") || ALWAYS_IGNORED.test(file)) continue;
           const bytes = hash === "-" ? hashOf(path) : hash;
           graph.set(path, bytes);
           known.set(path, bytes);

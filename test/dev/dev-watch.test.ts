@@ -50,6 +50,27 @@ server.tool("answer", { run: () => (save("called"), ${JSON.stringify(answer)}) }
     expect(await status(dev)).toMatchObject({ state: "running", generation: 2 });
   });
 
+  it("follows the graph with a CommonJS package installed in node_modules among its imports", async () => {
+    const p = project("");
+    const legacy = join(p.dir, "node_modules", "legacy");
+    mkdirSync(legacy, { recursive: true });
+    writeFileSync(join(legacy, "package.json"), '{ "name": "legacy", "main": "index.js" }\n');
+    writeFileSync(join(legacy, "index.js"), 'module.exports = { word: require("./word.js") };\n');
+    writeFileSync(join(legacy, "word.js"), 'module.exports = "legacy";\n');
+    const body = (answer: string) => `import legacy from "legacy";
+import { writeFileSync } from "node:fs";
+writeFileSync(new URL("state.json", import.meta.url), JSON.stringify({ at: Math.random() }));
+server.tool("answer", { run: () => legacy.word + " " + ${JSON.stringify(answer)} });`;
+    p.write(body("one"));
+    const { dev, restarts, answer } = await watched(p.entry);
+    expect(await answer(1)).toBe("legacy one");
+    p.write(body("two"));
+    await expect.poll(() => answer(2), { timeout: 30_000 }).toBe("legacy two");
+    expect(await answer(3)).toBe("legacy two");
+    expect(restarts()).toEqual(["picomcp dev: server.js changed, restarting"]);
+    expect(await status(dev)).toMatchObject({ state: "running", generation: 2 });
+  });
+
   it("restarts on a change to its module while it writes a file of its own every few milliseconds", async () => {
     const busy = (answer: string) => `import { appendFileSync } from "node:fs";
 const log = new URL("busy.log", import.meta.url);
