@@ -5,10 +5,11 @@
 // server then loads three of picomcp's files instead of 65: Node's ES module loader resolves, reads and
 // links every file on its own, and that was most of a cold start.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
+import { inputsOf, outputsOf, STAMP } from "./build-stamp.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
@@ -41,6 +42,8 @@ const NODE_ONLY = /[\\/]src[\\/](stdio\.ts|http[\\/]node(-request)?\.ts|dev[\\/]
 /** The web-standard HTTP handler's modules: the HTTP entries share them, and the core's entry needs none. */
 const HTTP = /[\\/]src[\\/]http[\\/]/;
 
+// what this build reads, hashed before it reads it: a source saved during the build makes the stamp stale
+const inputs = inputsOf(root);
 rmSync(next, { recursive: true, force: true });
 rmSync(old, { recursive: true, force: true });
 // the declarations, as before the bundling (tsconfig.build.json: emitDeclarationOnly)
@@ -91,6 +94,10 @@ await build({
   },
 });
 
+// the bin is executable whatever made it: npm sets a bin's mode only when it first links it, so a dist/
+// swapped in later (by the `prepare` of a second `npm install` in a project that links picomcp) keeps it
+for (const bin of Object.values(pkg.bin)) chmodSync(join(next, bin.replace(/^(\.\/)?dist\//, "")), 0o755);
+writeFileSync(join(next, STAMP), `${JSON.stringify({ inputs, outputs: outputsOf(next) }, null, 2)}\n`);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(next, dist);
 rmSync(old, { recursive: true, force: true });

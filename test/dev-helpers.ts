@@ -1,6 +1,6 @@
 /**
  * What the `picomcp dev` tests share: a server project in a fresh directory, and raw HTTP to the
- * console as curl would speak it (any Host, any header, the secret's cookie or not).
+ * console as curl would speak it (any Host, any header, the secret's header or not).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -48,16 +48,15 @@ serveStdio(server);
   return { dir, entry, write };
 }
 
-/** The Cookie header the console's page holds after opening the printed address. */
-export function cookieOf(dev: DevRunner): string {
-  const url = new URL(dev.url);
-  return `picomcp-dev-${url.port}=${url.searchParams.get("token")}`;
+/** This run's secret: the fragment of the address the runner prints. */
+export function secretOf(dev: DevRunner): string {
+  return new URL(dev.url).hash.slice(1);
 }
 
-/** What the console's own page sends with each request: its cookie, and Sec-Fetch-Site as a browser sets it. */
+/** What the console's own page sends with each request: the secret's header, and Sec-Fetch-Site as a browser sets it. */
 export const pageHeaders = (dev: DevRunner) => ({
   host: new URL(dev.url).host,
-  cookie: cookieOf(dev),
+  "x-picomcp-secret": secretOf(dev),
   "sec-fetch-site": "same-origin",
 });
 
@@ -85,7 +84,7 @@ export function raw(origin: string, method: string, path: string, headers: objec
 
 /** The console's event stream, as the page reads it; `until` waits for a frame of one event. */
 export async function events(dev: DevRunner) {
-  const res = await fetch(`${dev.origin}/events`, { headers: { cookie: cookieOf(dev) } });
+  const res = await fetch(`${dev.origin}/events`, { headers: { "x-picomcp-secret": secretOf(dev) } });
   expect(res.status).toBe(200);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";

@@ -12,14 +12,17 @@ Options:
   --version        print picomcp's version
   --help           print this help`;
 
-const DEV_USAGE = `Usage: picomcp dev <entry.js> [--port 6280] [-- arguments for the entry]
+const DEV_USAGE = `Usage: picomcp dev <entry.js> [--port 6280] [--ignore <glob>]... [-- arguments for the entry]
 
-Runs your MCP server over stdio, restarts it when files beside the entry change, and serves a console
-on 127.0.0.1 to list, call, read and watch everything it offers, in either protocol era. Open the
-address it prints: it carries a secret made for this run, without which the console answers 401.
+Runs your MCP server over stdio, restarts it when a module it loaded changes (once per build, never for
+a file it writes itself), and serves a console on 127.0.0.1 to list, call, read and watch everything it
+offers, in either protocol era. Open the address it prints: it carries a secret made for this run,
+without which the console answers 401.
 
 Options:
   --port N         the console's port (default 6280; a taken one falls back to a free one)
+  --ignore <glob>  changes there never restart the server: \`data\` (a file or folder of that name
+                   anywhere under the entry's folder), \`*.log\`, \`src/generated/**\`; repeatable
   --help           print this help`;
 
 /** Prints `text` and exits: help asked for goes to stdout (exit 0), a mistake to stderr (exit 2). */
@@ -44,9 +47,15 @@ const args = split < 0 ? [] : rest.slice(split + 1);
 if (own.includes("--help") || own.includes("-h")) finish(DEV_USAGE, 0);
 let entry: string | undefined;
 let port: number | undefined;
+const ignore: string[] = [];
 for (let i = 0; i < own.length; i++) {
   const arg = own[i]!;
   if (arg === "--port") port = Number(own[++i]);
+  else if (arg === "--ignore") {
+    const glob = own[++i];
+    if (glob === undefined || glob === "") finish(`--ignore takes a glob\n\n${DEV_USAGE}`, 2);
+    ignore.push(glob);
+  } else if (arg.startsWith("--ignore=")) ignore.push(arg.slice("--ignore=".length));
   else if (entry === undefined && !arg.startsWith("-")) entry = arg;
   else finish(`Unexpected argument: ${arg}\n\n${DEV_USAGE}`, 2);
 }
@@ -55,7 +64,7 @@ if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)
   finish(`--port takes a port number from 0 to 65535\n\n${DEV_USAGE}`, 2);
 
 try {
-  const dev = await runDev({ entry, args, ...(port === undefined ? {} : { port }) });
+  const dev = await runDev({ entry, args, ignore, ...(port === undefined ? {} : { port }) });
   // the address on stdout, alone on its line, for scripts; everything else on stderr
   console.log(dev.url);
   const quit = () => void dev.close().then(() => process.exit(0));

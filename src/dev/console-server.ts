@@ -1,8 +1,9 @@
 /**
  * The console's side of `picomcp dev`: an HTTP server on 127.0.0.1 that serves the page and gives it
  * two endpoints to the user's server: `POST /send` (one JSON-RPC message to its stdin) and `GET /events`
- * (what it writes back, and the runner's status). Every request needs this run's secret, every response
- * forbids framing, and only the page itself may send or restart.
+ * (what it writes back, and the runner's status). Each of them needs this run's secret in a header (the
+ * page's static files need none), every response forbids framing, and only the page itself may send or
+ * restart.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -20,7 +21,7 @@ export interface ConsoleBackend {
 
 /** The running console. */
 export interface ConsoleServer {
-  /** The address to open, carrying this run's secret: `http://127.0.0.1:<port>/?token=<secret>`. */
+  /** The address to open, carrying this run's secret in its fragment: `http://127.0.0.1:<port>/#<secret>`. */
   readonly url: string;
   /** `http://127.0.0.1:<port>`. */
   readonly origin: string;
@@ -39,6 +40,13 @@ const TYPES: { readonly [ext: string]: string } = {
   svg: "image/svg+xml",
 };
 const MAX_BODY = 4 * 1024 * 1024;
+/**
+ * The header that carries the secret, on the page's every request but for its files. No cookie: a
+ * browser sends a cookie of 127.0.0.1 to every port of it, so any local server the person visits would
+ * get it. The page keeps the secret in sessionStorage, which is its origin's alone (the port included),
+ * and a header of its own forces another origin's fetch into a preflight, which the console refuses.
+ */
+export const SECRET_HEADER = "x-picomcp-secret";
 
 /**
  * Sent on every response, errors included. The page has no inline script or style, so `'self'` is all
@@ -76,7 +84,6 @@ export async function serveConsole(backend: ConsoleBackend, port: number): Promi
   const clients = new Map<ServerResponse, string | undefined>();
   let owner: string | undefined;
   let origin = "";
-  let cookie = "";
 
   const frame = (event: string, data: string) =>
     `event: ${event}\ndata: ${data.split("\n").join("\ndata: ")}\n\n`;
@@ -98,24 +105,19 @@ export async function serveConsole(backend: ConsoleBackend, port: number): Promi
     const cut = target.indexOf("?");
     const path = cut < 0 ? target : target.slice(0, cut);
     const query = new URLSearchParams(cut < 0 ? "" : target.slice(cut + 1));
-    const token = query.get("token");
-    if (req.method === "GET" && path === "/" && token !== null) {
-      if (!same(token, secret)) return unauthorized(res, "This address's token is not this run's");
-      // the secret moves into a cookie no script can read and no other site's request carries, and
-      // out of the address bar (and the history) at once
-      res.setHeader("set-cookie", `${cookie}=${secret}; HttpOnly; SameSite=Strict; Path=/`);
-      res.writeHead(303, { location: "/" }).end();
-      return;
-    }
-    const given = cookieValue(req.headers.cookie, cookie);
-    if (given === undefined) return unauthorized(res, "This request has no secret");
-    if (!same(given, secret)) return unauthorized(res, "This request's secret is not this run's");
-    if (req.method === "GET" && path === "/events") return events(res, pageId(query.get("page")));
+    // the page's files are the package's, the same for everyone: they carry no secret and need none (a
+    // navigation cannot carry a header); the page finds the secret in the address's fragment
     const file = files.get(path);
     if (req.method === "GET" && file) {
       res.writeHead(200, { "content-type": file[1] }).end(readFileSync(new URL(file[0], PAGE_DIR)));
       return;
     }
+    // a preflight: another origin's fetch that sets the secret's header asks first, and hears no
+    if (req.method === "OPTIONS") return text(res, 403, "Forbidden: the console answers its own page only");
+    const given = req.headers[SECRET_HEADER];
+    if (typeof given !== "string" || given === "") return unauthorized(res, "This request has no secret");
+    if (!same(given, secret)) return unauthorized(res, "This request's secret is not this run's");
+    if (req.method === "GET" && path === "/events") return events(res, pageId(query.get("page")));
     if (req.method !== "POST") return text(res, 404, "Not found");
     // only the console's own page may change anything: not another origin, not another site's frame or form
     if (req.headers.origin !== undefined && req.headers.origin !== `http://${host}`)
@@ -151,7 +153,7 @@ export async function serveConsole(backend: ConsoleBackend, port: number): Promi
     text(
       res,
       401,
-      `${why}. Open the address that picomcp dev printed in its terminal (${origin}/?token=…): it carries a secret made for each run.`,
+      `${why}. Open the address that picomcp dev printed in its terminal (${origin}/#…): it carries a secret made for each run.`,
     );
 
   const events = (res: ServerResponse, page: string | undefined) => {
@@ -182,11 +184,9 @@ export async function serveConsole(backend: ConsoleBackend, port: number): Promi
     bound = await listen(0);
   }
   origin = `http://127.0.0.1:${bound}`;
-  // cookies are not kept apart by port: each console names its own, so two of them do not overwrite
-  cookie = `picomcp-dev-${bound}`;
 
   return {
-    url: `${origin}/?token=${secret}`,
+    url: `${origin}/#${secret}`,
     origin,
     broadcast,
     close: async () => {
@@ -202,15 +202,6 @@ export async function serveConsole(backend: ConsoleBackend, port: number): Promi
 function same(given: string, secret: string): boolean {
   const digest = (s: string) => createHash("sha256").update(s).digest();
   return timingSafeEqual(digest(given), digest(secret));
-}
-
-/** The value of cookie `name` in a Cookie header, or undefined. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 function text(res: ServerResponse, status: number, body: string, type = "text/plain; charset=utf-8"): void {

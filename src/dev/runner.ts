@@ -3,9 +3,10 @@
  * the console (console-server.ts) on 127.0.0.1, which speaks JSON-RPC to the child through the runner.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, type FSWatcher, watch } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { serveConsole } from "./console-server.js";
+import { GRAPH_ARGS, GRAPH_FD_ENV, watchChanges } from "./watch.js";
 
 /** Options of {@link runDev}. */
 export interface DevOptions {
@@ -20,21 +21,29 @@ export interface DevOptions {
    * as it comes. Default: `console.error`.
    */
   log?: (line: string) => void;
-  /** Milliseconds of quiet after a file change before the restart. Default: 150. */
+  /**
+   * Milliseconds of quiet after the last file change before the restart: a build that writes many
+   * files restarts the server once. Default: 150.
+   */
   debounceMs?: number;
+  /**
+   * Globs of paths under the entry's folder whose changes never restart the server: `data` (a file or
+   * folder of that name at any depth), `*.log`, `src/generated/**`. Default: none; `node_modules` and
+   * folders whose name starts with a dot are never watched.
+   */
+  ignore?: readonly string[];
 }
 
 /** A running `picomcp dev`. */
 export interface DevRunner {
-  /** The console's address with this run's secret, `http://127.0.0.1:<port>/?token=<secret>`: open it. */
+  /** The console's address with this run's secret in its fragment, `http://127.0.0.1:<port>/#<secret>`: open it. */
   readonly url: string;
-  /** `http://127.0.0.1:<port>`, where the console answers (with the secret's cookie). */
+  /** `http://127.0.0.1:<port>`, where the console answers (its endpoints with the secret's header). */
   readonly origin: string;
   /** Stops the watcher, the child and the console. */
   close(): Promise<void>;
 }
 
-const IGNORED = /(^|[\\/])(node_modules|\.git)([\\/]|$)/;
 /** How many of the server's last stderr lines an exit status carries to the page. */
 const LAST_LINES = 40;
 
@@ -53,7 +62,7 @@ export function nodeArgs(entry: string, version = process.versions.node): string
 export async function runDev(options: DevOptions): Promise<DevRunner> {
   const entry = resolve(options.entry);
   if (!existsSync(entry)) throw new Error(`${options.entry} does not exist`);
-  const argv = [...nodeArgs(entry), ...(options.args ?? [])];
+  const argv = [...GRAPH_ARGS, ...nodeArgs(entry), ...(options.args ?? [])];
   const log = options.log ?? ((line: string) => console.error(line));
   let child: ChildProcess | undefined;
   let generation = 0;
@@ -61,6 +70,8 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
   let closing = false;
   // the current process's last stderr lines, in order: what a crash screen shows
   let stderr: string[] = [];
+  // whether the current process ever answered a request: one that exits 0 without has never served
+  let answered = false;
 
   const setStatus = (next: object) => {
     status = next;
@@ -70,14 +81,21 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
   const start = () => {
     const gen = ++generation;
     stderr = [];
-    // MCP_TRANSPORT tells a server that serves HTTP by default (like the bookshop) to speak stdio
+    answered = false;
+    // MCP_TRANSPORT tells a server that serves HTTP by default (like the bookshop) to speak stdio; on
+    // descriptor 3 it reports the modules it loads (watch.ts)
     const proc = spawn(process.execPath, argv, {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, MCP_TRANSPORT: "stdio" },
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      env: { ...process.env, MCP_TRANSPORT: "stdio", [GRAPH_FD_ENV]: "3" },
     });
     child = proc;
+    watcher.follow(proc.stdio[3] as NodeJS.ReadableStream);
     lines(proc.stdout!, (got) => {
-      for (const line of got) page.broadcast(isJson(line) ? "rpc" : "stdout", line);
+      for (const line of got) {
+        const message = parse(line);
+        if (message !== undefined && child === proc && isResponse(message)) answered = true;
+        page.broadcast(message !== undefined ? "rpc" : "stdout", line);
+      }
     });
     // one event per write, so a stack trace stays one entry, in order
     lines(proc.stderr!, (got) => {
@@ -95,6 +113,14 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
       // stop() lets go of the child before it ends it: only an exit of its own is news
       if (child !== proc || closing) return;
       child = undefined;
+      if (code === 0 && !answered) {
+        // it ran to its end without serving: the usual cause is a forgotten serveStdio(server)
+        log(
+          `picomcp dev: the server exited (code 0) without serving: it never answered a request. Does ${options.entry} call serveStdio(server) from picomcp/stdio? Waiting for a change to restart`,
+        );
+        setStatus({ state: "exited", generation: gen, code, signal, stderr, served: false });
+        return;
+      }
       log(`picomcp dev: the server exited (${signal ?? `code ${code}`}); waiting for a change to restart`);
       setStatus({ state: "exited", generation: gen, code, signal, stderr });
     });
@@ -142,21 +168,20 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     options.port ?? 6280,
   );
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let watcher: FSWatcher | undefined;
-  try {
-    watcher = watch(dirname(entry), { recursive: true }, (_event, name) => {
-      const file = name ? name.toString() : "";
-      if (IGNORED.test(file)) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        log(`picomcp dev: ${file || "a file"} changed, restarting`);
-        void restart(`${file || "a file"} changed`);
-      }, options.debounceMs ?? 150);
-    });
-  } catch (error) {
-    log(`picomcp dev: cannot watch ${dirname(entry)} (${(error as Error).message}); no restarts on change`);
-  }
+  // made once the console listens: a console that cannot listen leaves no watcher behind
+  const watcher = watchChanges({
+    dir: dirname(entry),
+    ignore: options.ignore ?? [],
+    debounceMs: options.debounceMs ?? 150,
+    running: () => child !== undefined,
+    onChange: (files) => {
+      const what =
+        files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");
+      log(`picomcp dev: ${what} changed, restarting`);
+      void restart(`${what} changed`);
+    },
+    log,
+  });
 
   start();
   log(
@@ -168,8 +193,7 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     origin: page.origin,
     close: async () => {
       closing = true;
-      clearTimeout(timer);
-      watcher?.close();
+      watcher.close();
       await stop();
       await page.close();
     },
@@ -198,11 +222,21 @@ function lines(stream: NodeJS.ReadableStream, each: (lines: string[]) => void): 
   stream.on("end", () => flush(buffer.length));
 }
 
-function isJson(line: string): boolean {
+function parse(line: string): unknown {
   try {
-    JSON.parse(line);
-    return true;
+    return JSON.parse(line);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** A JSON-RPC response (or a batch of them): what a server writes once it serves. */
+function isResponse(message: unknown): boolean {
+  if (Array.isArray(message)) return message.some(isResponse);
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    "id" in message &&
+    ("result" in message || "error" in message)
+  );
 }

@@ -17,6 +17,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
   ["dev/cli.ts"], // the `picomcp` command (Node only)
   ["dev/runner.ts"], // picomcp dev: the child and the watcher (Node only)
+  ["dev/watch.ts"], // which file changes restart the server: the child's module graph, ignores, bursts (Node only)
   ["dev/console-server.ts"], // the console's endpoints: secret, headers, page files, /send, /events (Node only)
   ["dev/console/"], // the console's page: browser modules served as they are, importing only each other
   ["auth/", "redis/", "otel/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus, and the event, rate and task stores); picomcp/otel (OpenTelemetry)
@@ -42,6 +43,7 @@ const NODE_ONLY = new Set([
   "http/node-request.ts",
   "dev/cli.ts",
   "dev/runner.ts",
+  "dev/watch.ts",
   "dev/console-server.ts",
 ]);
 

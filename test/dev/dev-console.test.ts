@@ -70,7 +70,7 @@ describe.skipIf(!chromium)(
     it("loads its modules and its icon with no error, and the address bar loses the secret", async () => {
       await poll(() => page.locator("body").getAttribute("data-ready")).toBeTruthy();
       expect(problems).toEqual([]);
-      expect(loaded.slice(0, 3)).toEqual(["303 /", "200 /", "200 /console.css"]);
+      expect(loaded.slice(0, 2)).toEqual(["200 /", "200 /console.css"]);
       for (const module of [
         "console",
         "connection",
@@ -200,12 +200,18 @@ describe.skipIf(!chromium)(
       await page.getByRole("button", { name: "Call" }).click();
     };
     const dialog = () => page.locator("dialog#ask");
+    // a page load of its own each time: from the console's own address, the address differs only in
+    // its fragment, which the page answers with a reload of its own
+    const open = async () => {
+      await page.goto("about:blank");
+      await page.goto(runner.url);
+    };
     const answer = () => page.locator("#detail .result").textContent();
 
     it.each(["2025-11-25", "2026-07-28"])(
       "%s: an elicitation is a form in a dialog (accept, decline), sampling a reply written as the model",
       async (era) => {
-        await page.goto(runner.url);
+        await open();
         if (era !== "2025-11-25") await page.selectOption("#era", era);
         await poll(() => page.locator("#server").textContent()).toContain(era);
         await poll(() => nav("tools").allTextContents()).toEqual(["order", "haiku", "hurry"]);
@@ -244,7 +250,7 @@ describe.skipIf(!chromium)(
     );
 
     it("2025-11-25: a question the server withdraws (notifications/cancelled) leaves the screen, unanswered", async () => {
-      await page.goto(runner.url);
+      await open();
       await poll(() => nav("tools").allTextContents()).toEqual(["order", "haiku", "hurry"]);
       await call("hurry");
       await poll(() => dialog().isVisible()).toBe(true);
@@ -292,7 +298,11 @@ describe.skipIf(!chromium)("the dev console in chromium: two tabs", { timeout: B
       const refused = await first.evaluate(async () => {
         const r = await fetch("/send", {
           method: "POST",
-          headers: { "content-type": "application/json", "x-picomcp-page": "stale-page" },
+          headers: {
+            "content-type": "application/json",
+            "x-picomcp-page": "stale-page",
+            "x-picomcp-secret": sessionStorage.getItem("picomcp-dev-secret") ?? "",
+          },
           body: JSON.stringify({ jsonrpc: "2.0", id: "x", method: "ping" }),
         });
         return [r.status, await r.text()];

@@ -1,9 +1,9 @@
 /**
  * A server that crashes, in the console in a real browser: at start (a registration mistake) and later
- * (a tool that exits the process). The page says the server exited, with its last stderr lines in order
+ * (a tool that exits the process), and an entry that never serves. The page says the server exited, with its last stderr lines in order
  * and what to do; the header is never left at "connecting…"; a fix or a restart brings it back.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
@@ -81,6 +81,22 @@ describe.skipIf(!chromium)(
       await poll(() => text("#server")).toBe("p 1 · 2026-07-28");
       await poll(() => page.locator("#tools li").allTextContents()).toEqual(["quit"]);
       expect(await page.locator("#detail pre.stderr").count()).toBe(0);
+    });
+
+    it("an entry that never calls serveStdio: says it exited without serving, and why, until it does", async () => {
+      const p = project(`server.tool("served", { run: () => "yes" });`);
+      const serving = readFileSync(p.entry, "utf8");
+      writeFileSync(p.entry, serving.replace("serveStdio(server);", ""));
+      const dev = await start(p.entry);
+      await page.goto(dev.url);
+      await poll(() => text("#detail h1")).toBe("The server exited (code 0) without serving");
+      expect(await page.locator("#detail .hint").allTextContents()).toEqual([
+        "It never answered a request: it ran to its end and stopped. Does the entry call serveStdio(server) from picomcp/stdio? Add it as the file's last line and save: picomcp dev restarts the server.",
+      ]);
+      expect(await text("#server")).toBe("exited (code 0)");
+      writeFileSync(p.entry, serving);
+      await poll(() => page.locator("#tools li").allTextContents()).toEqual(["served"]);
+      expect(await text("#server")).toBe("p 1 · 2025-11-25");
     });
   },
 );

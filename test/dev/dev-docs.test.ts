@@ -75,7 +75,7 @@ describe("docs/dev.md in the README's project", () => {
       });
       dev!.on("exit", (code) => fail(new Error(`exited (${code}) before printing an address: ${stderr}`)));
     });
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#[\w-]{43}$/);
     expect(readdirSync(dir).filter((f) => f.startsWith("server."))).toEqual(
       expect.arrayContaining(["server.js", "server.ts"]),
     );

@@ -12,10 +12,10 @@ import { nodeArgs } from "../../src/dev/runner.js";
 import {
   call,
   cleanUp,
-  cookieOf,
   pageHeaders,
   project,
   raw,
+  secretOf,
   send,
   start,
   status,
@@ -118,43 +118,45 @@ describe("picomcp dev: the runner", () => {
 });
 
 describe("picomcp dev: the secret", () => {
-  it("is 256 random bits, new each run, carried by the address it gives", async () => {
+  it("is 256 random bits, new each run, carried by the address's fragment, which no request sends", async () => {
     const one = await start(project(answering("x")).entry);
     const two = await start(project(answering("x")).entry);
-    const token = (url: string) => new URL(url).searchParams.get("token");
-    expect(one.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
-    expect(token(one.url)).not.toBe(token(two.url));
-    expect(one.url.startsWith(`${one.origin}/?token=`)).toBe(true);
+    expect(one.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#[\w-]{43}$/);
+    expect(secretOf(one)).not.toBe(secretOf(two));
+    expect(one.url).toBe(`${one.origin}/#${secretOf(one)}`);
   });
 
-  it("trades the address's token for an HttpOnly, SameSite=Strict cookie, and sends the page to /", async () => {
+  it("serves the page's files to anyone, with no cookie, since they hold no secret", async () => {
     const dev = await start(project(answering("x")).entry);
-    const url = new URL(dev.url);
-    const traded = await raw(dev.origin, "GET", `${url.pathname}${url.search}`, { host: url.host });
-    expect(traded.status).toBe(303);
-    expect(traded.headers.location).toBe("/");
-    expect(traded.headers["set-cookie"]).toEqual([`${cookieOf(dev)}; HttpOnly; SameSite=Strict; Path=/`]);
-    expect((await raw(dev.origin, "GET", "/", { host: url.host, cookie: cookieOf(dev) })).status).toBe(200);
+    const host = new URL(dev.url).host;
+    for (const path of ["/", "/console.js", "/connection.js", "/console.css", "/favicon.svg"]) {
+      const answer = await raw(dev.origin, "GET", path, { host });
+      expect([path, answer.status, answer.headers["set-cookie"]]).toEqual([path, 200, undefined]);
+      expect(answer.body).not.toContain(secretOf(dev));
+    }
   });
 
   it("answers 401 to every endpoint without it, or with a wrong one, and runs nothing", async () => {
     const dev = await start(project(RECORDER).entry);
     const host = new URL(dev.url).host;
-    const token = new URL(dev.url).searchParams.get("token")!;
-    const wrong = cookieOf(dev).replace(/=.*/, `=${token.slice(1)}x`);
+    const secret = secretOf(dev);
     const endpoints = [
-      ["GET", "/"],
-      ["GET", "/console.js"],
-      ["GET", "/connection.js"],
-      ["GET", "/console.css"],
-      ["GET", "/favicon.svg"],
       ["GET", "/events"],
       ["GET", "/no-such-file"],
       ["POST", "/send"],
       ["POST", "/restart"],
     ] as const;
     const body = JSON.stringify(toolCall(1, "record", { value: "evil" }));
-    for (const credentials of [{}, { cookie: wrong }, { cookie: "picomcp-dev-1=" + token }]) {
+    const port = new URL(dev.url).port;
+    for (const credentials of [
+      {},
+      { "x-picomcp-secret": "" },
+      { "x-picomcp-secret": `${secret.slice(1)}x` },
+      { "x-picomcp-secret": secret.toUpperCase() },
+      // the old ways: a cookie, the address's query, a bearer token
+      { cookie: `picomcp-dev-${port}=${secret}` },
+      { authorization: `Bearer ${secret}` },
+    ]) {
       for (const [method, path] of endpoints) {
         const answer = await raw(
           dev.origin,
@@ -168,19 +170,33 @@ describe("picomcp dev: the secret", () => {
         expect(answer.headers["set-cookie"]).toBeUndefined();
       }
     }
-    // the token is good on / only, where it becomes the cookie; anywhere else it is no secret
-    expect((await raw(dev.origin, "GET", `/events?token=${token}`, { host })).status).toBe(401);
-    expect((await raw(dev.origin, "GET", `/?token=${token.slice(1)}x`, { host })).status).toBe(401);
+    expect((await raw(dev.origin, "GET", `/events?token=${secret}`, { host })).status).toBe(401);
+    expect((await raw(dev.origin, "GET", `/events#${secret}`, { host })).status).toBe(401);
     // nothing ran: the server's first call is this one, and the first process still runs
     expect(
       JSON.parse((await call(dev, toolCall(2, "record", { value: "good" }))).result.content[0].text),
     ).toEqual(["good"]);
     expect(await status(dev)).toMatchObject({ state: "running", generation: 1 });
   });
+
+  it("refuses every preflight, so another origin's fetch with the secret's header is never sent", async () => {
+    const dev = await start(project(answering("x")).entry);
+    const host = new URL(dev.url).host;
+    for (const path of ["/send", "/events", "/restart", "/"]) {
+      const answer = await raw(dev.origin, "OPTIONS", path, {
+        host,
+        origin: "http://127.0.0.1:9",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-picomcp-secret",
+      });
+      expect([path, answer.status]).toEqual([path, 403]);
+      expect(Object.keys(answer.headers).filter((h) => h.startsWith("access-control-"))).toEqual([]);
+    }
+  });
 });
 
 describe("picomcp dev: only the page itself changes anything", () => {
-  it("refuses /send and /restart unless Sec-Fetch-Site is same-origin, with the right cookie", async () => {
+  it("refuses /send and /restart unless Sec-Fetch-Site is same-origin, with the right secret", async () => {
     const dev = await start(project(RECORDER).entry);
     for (const site of ["cross-site", "same-site", "none", undefined]) {
       const { "sec-fetch-site": _, ...rest } = pageHeaders(dev);
@@ -210,14 +226,14 @@ describe("picomcp dev: only the page itself changes anything", () => {
       await raw(dev.origin, "GET", "/console.js", page),
       await raw(dev.origin, "GET", "/favicon.svg", page),
       await raw(dev.origin, "GET", "/events", page),
-      await raw(dev.origin, "GET", `/${url.search}`, { host: url.host }),
-      await raw(dev.origin, "GET", "/", { host: url.host }),
+      await raw(dev.origin, "OPTIONS", "/send", { host: url.host }),
+      await raw(dev.origin, "GET", "/events", { host: url.host }),
       await raw(dev.origin, "GET", "/", { ...page, host: "evil.example" }),
       await raw(dev.origin, "GET", "/nothing-here", page),
       await send(dev, toolCall(1, "answer")),
       await send(dev, toolCall(2, "answer"), { ...page, "sec-fetch-site": "cross-site" }),
     ];
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 303, 401, 403, 404, 202, 403]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 403, 401, 403, 404, 202, 403]);
     for (const answer of answers) expect(answer.headers).toMatchObject(SECURITY_HEADERS);
     expect(answers[1]!.headers["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(answers[2]!.headers["content-type"]).toBe("image/svg+xml");
@@ -265,8 +281,9 @@ describe("the picomcp command", () => {
     const dev = await run("dev", "--help");
     expect([dev.code, dev.stderr]).toEqual([0, ""]);
     expect(dev.stdout).toMatch(
-      /^Usage: picomcp dev <entry.js> \[--port 6280\] \[-- arguments for the entry\]\n/,
+      /^Usage: picomcp dev <entry.js> \[--port 6280\] \[--ignore <glob>\]\.\.\. \[-- arguments for the entry\]\n/,
     );
+    expect(dev.stdout).toContain("  --ignore <glob>  changes there never restart the server");
     expect(dev.stdout).toContain("it carries a secret made for this run");
   });
 
@@ -278,6 +295,8 @@ describe("the picomcp command", () => {
     expect([unknown.code, unknown.stderr.split("\n")[0]]).toEqual([2, "Unknown command: serve"]);
     const bare = await run("dev");
     expect([bare.code, bare.stderr.split("\n")[0]]).toEqual([2, "picomcp dev needs the server's entry file"]);
+    const ignore = await run("dev", "x.js", "--ignore");
+    expect([ignore.code, ignore.stderr.split("\n")[0]]).toEqual([2, "--ignore takes a glob"]);
     const port = await run("dev", "x.js", "--port", "http");
     expect([port.code, port.stderr.split("\n")[0]]).toEqual([
       2,

@@ -8,6 +8,23 @@ export const MODERN = "2026-07-28";
 const CLIENT = { name: "picomcp-dev", version: "1.0.0" };
 /** This page's id: the runner sends what the server says only to the page that last restarted it. */
 export const PAGE = crypto.randomUUID();
+/**
+ * This run's secret: the address picomcp dev prints carries it in its fragment, which no request sends.
+ * It moves to sessionStorage (this origin's alone, port included, and this tab's: a reload keeps it) and
+ * out of the address bar at once; every request to the runner carries it in a header, never a cookie.
+ */
+export const SECRET = (() => {
+  const KEY = "picomcp-dev-secret";
+  const given = location.hash.slice(1);
+  if (given) {
+    sessionStorage.setItem(KEY, given);
+    history.replaceState(null, "", location.pathname);
+  }
+  // the address pasted again into this tab (a new run's, say) changes only the fragment: start afresh
+  addEventListener("hashchange", () => location.hash.length > 1 && location.reload());
+  return sessionStorage.getItem(KEY) ?? "";
+})();
+const SECRET_HEADER = "x-picomcp-secret";
 /** The console answers elicitations (form mode) and sampling itself: a person fills the form, or writes the model's reply. */
 const CAPABILITIES = { elicitation: { form: {} }, sampling: {} };
 
@@ -24,7 +41,7 @@ export const state = {
 async function post(path, body) {
   const res = await fetch(path, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-picomcp-page": PAGE },
+    headers: { "content-type": "application/json", "x-picomcp-page": PAGE, [SECRET_HEADER]: SECRET },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
@@ -98,17 +115,57 @@ export function drop(why) {
 /**
  * Opens the event stream. `on.status(s)` hears the runner (running, restarting, exited),
  * `on.notification(m)` every notification of the server's, `on.stderr` and `on.stdout` its other output,
- * `on.lost(closed)` a stream that broke (closed: it will not come back by itself), `on.back()` one that
- * came back.
+ * `on.lost(closed)` a stream that broke (closed: refused, it will not come back), `on.back()` one that
+ * came back. A fetch, not an EventSource, which cannot send the secret's header; it reconnects as one.
  */
 export function open(on) {
-  const events = new EventSource(`/events?page=${PAGE}`);
-  events.addEventListener("rpc", (e) => receive(JSON.parse(e.data), on.notification));
-  events.addEventListener("stderr", (e) => on.stderr(e.data));
-  events.addEventListener("stdout", (e) => on.stdout(e.data));
-  events.addEventListener("status", (e) => on.status(JSON.parse(e.data)));
-  events.addEventListener("error", () => on.lost(events.readyState === EventSource.CLOSED));
-  events.addEventListener("open", () => on.back());
+  const handlers = {
+    rpc: (data) => receive(JSON.parse(data), on.notification),
+    stderr: (data) => on.stderr(data),
+    stdout: (data) => on.stdout(data),
+    status: (data) => on.status(JSON.parse(data)),
+  };
+  const connect = async () => {
+    let res;
+    try {
+      res = await fetch(`/events?page=${PAGE}`, { headers: { [SECRET_HEADER]: SECRET }, cache: "no-store" });
+    } catch {
+      on.lost(false);
+      return setTimeout(connect, 1000);
+    }
+    // a refusal (401: picomcp dev runs again, with a new secret, or this tab never had it) is final
+    if (!res.ok) return on.lost(true);
+    on.back();
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
+          const frame = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          let event = "message";
+          const data = [];
+          for (const line of frame.split("\n")) {
+            if (line.startsWith("event: ")) event = line.slice(7);
+            else if (line.startsWith("data: ")) data.push(line.slice(6));
+          }
+          try {
+            handlers[event]?.(data.join("\n"));
+          } catch (error) {
+            console.error(error); // one bad frame is not a broken stream
+          }
+        }
+      }
+    } catch {
+      // the connection broke: picomcp dev stopped, or the network did
+    }
+    on.lost(false);
+    setTimeout(connect, 1000);
+  };
+  void connect();
 }
 
 function receive(message, notification) {

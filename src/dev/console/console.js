@@ -48,14 +48,14 @@ open({
     if (document.body.dataset.taken) return;
     $("server").textContent = closed ? "disconnected" : "picomcp dev is not answering; retrying…";
     if (!closed) return;
-    // a 401: picomcp dev was started again, with a new secret, or this page never had it
+    // a 401: picomcp dev was started again, with a new secret, or this tab never had it
     drop("the console lost its connection to picomcp dev");
     clearLists();
     showScreen(
       [
         el("h1", {}, "This page lost its connection to picomcp dev"),
         hint(
-          "picomcp dev stopped, or runs again with a new secret. Open the address it printed in its terminal (http://127.0.0.1:…/?token=…).",
+          "picomcp dev stopped, or runs again with a new secret, or this tab never had it. Open the address it printed in its terminal (http://127.0.0.1:…/#…).",
         ),
       ],
       "lost",
@@ -103,6 +103,26 @@ function crashed(s) {
   clearLists();
   header(`exited (${why(s)})`);
   const lines = s.stderr ?? [];
+  if (s.served === false) {
+    // it ran to its end and exited 0 without answering anything: it never started serving
+    showScreen(
+      [
+        el("h1", {}, "The server exited (code 0) without serving"),
+        hint(
+          "It never answered a request: it ran to its end and stopped. Does the entry call serveStdio(server) from picomcp/stdio? Add it as the file's last line and save: picomcp dev restarts the server.",
+        ),
+        lines.length
+          ? [
+              el("p", {}, "The last lines it wrote to stderr:"),
+              el("pre", { class: "stderr" }, lines.join("\n")),
+            ]
+          : [],
+      ],
+      "never-served",
+    );
+    document.body.dataset.ready = "";
+    return;
+  }
   showScreen(
     [
       el("h1", {}, `The server exited (${why(s)})`),
