@@ -16,8 +16,9 @@ import {
 } from "./eras/input.js";
 import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
+import { ClientCapabilityError } from "./errors.js";
 import type { Governor } from "./limits/governor.js";
-import { callerKey } from "./limits/key.js";
+import { callerAddress, callerKey } from "./limits/key.js";
 import {
   type ElicitFormParams,
   type ElicitResult,
@@ -70,6 +71,11 @@ export interface Context {
   readonly auth: AuthInfo | undefined;
   /** The connection's id (the HTTP session id, say). */
   readonly sessionId: string;
+  /**
+   * The client's address, as HTTP knows it: its peer (`picomcp/node`, `withPeer`), or the client that
+   * trusted proxies name (`trustProxy`); for a 2025 session, the address that opened it. Else undefined.
+   */
+  readonly clientAddress: string | undefined;
   /** What the request's revision carries (`stateless`, `elicitation`, …): decide by these, never by the version string. */
   readonly features: Features;
   /**
@@ -106,14 +112,6 @@ export interface Context {
 export interface ResourceContext extends Context {
   /** The concrete URI requested. */
   readonly uri: string;
-}
-
-/** Thrown by `elicit`, `sample` and `roots` when the client did not declare what they need. */
-export class ClientCapabilityError extends Error {
-  constructor(what: string, capability: string) {
-    super(`The client does not support ${what}: it did not declare the \`${capability}\` capability`);
-    this.name = "ClientCapabilityError";
-  }
 }
 
 /** @internal — what a 2026-07-28 request brings: its log level and, where it may ask for input, its round. */
@@ -222,6 +220,10 @@ export class RequestContext implements Context {
     this.aborted = true;
     this.#abortReason = reason;
     this.#controller?.abort(reason);
+  }
+
+  get clientAddress(): string | undefined {
+    return callerAddress(this.connection);
   }
 
   get sessionId(): string {

@@ -43,3 +43,11 @@ export class McpError extends Error {
     if (data !== undefined) this.data = data;
   }
 }
+
+/** Thrown by `elicit`, `sample` and `roots` when the client did not declare what they need. */
+export class ClientCapabilityError extends Error {
+  constructor(what: string, capability: string) {
+    super(`The client does not support ${what}: it did not declare the \`${capability}\` capability`);
+    this.name = "ClientCapabilityError";
+  }
+}

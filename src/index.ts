@@ -25,7 +25,6 @@ export type {
   SampleResult,
   TaskHandle,
 } from "./context.js";
-export { ClientCapabilityError } from "./context.js";
 export type { ErrorInfo } from "./core.js";
 export type { HandleOptions } from "./dispatch/envelope.js";
 export type { SubscriptionFilter, SubscriptionLimits } from "./eras/listen.js";
@@ -59,7 +58,7 @@ export {
   STATELESS_VERSIONS,
   SUPPORTED_VERSIONS,
 } from "./eras/versions.js";
-export { ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
+export { ClientCapabilityError, ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { APP_MIME_TYPE, APPS, type AppOptions, type AppUi, rendersApps } from "./ext/apps.js";
 export { SKILLS, type SkillOptions } from "./ext/skills.js";
 export {

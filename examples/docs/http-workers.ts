@@ -1,5 +1,5 @@
 import { McpServer } from "picomcp";
-import { createHttpHandler } from "picomcp/http";
+import { createHttpHandler, withPeer } from "picomcp/http";
 
 const server = new McpServer({ name: "edge", version: "1.0.0" });
 
@@ -12,4 +12,6 @@ server.tool("greet", {
 // no sessions: any isolate answers any request; only this host name is served
 const mcp = createHttpHandler(server, { sessions: false, allowedHosts: ["mcp.example.com"] });
 
-export default { fetch: (req: Request) => mcp(req) };
+// Cloudflare sets CF-Connecting-IP to the client's address (a client cannot set it): each address is
+// an anonymous caller of its own
+export default { fetch: (req: Request) => mcp(withPeer(req, req.headers.get("cf-connecting-ip"))) };

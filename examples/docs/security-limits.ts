@@ -1,5 +1,5 @@
 import { McpServer } from "picomcp";
-import { remoteAddress, serve } from "picomcp/node";
+import { serve } from "picomcp/node";
 
 const server = new McpServer({
   name: "search",
@@ -7,7 +7,7 @@ const server = new McpServer({
   limits: {
     // what one caller may hold, and all callers together (every other resource keeps its default)
     listens: { perPrincipal: 4, total: 2000 },
-    tasks: { perPrincipal: 100 },
+    tasks: { perPrincipal: 50 },
     // token buckets per caller: 600 calls a minute, and `search` 30 a minute in bursts of 5
     rates: {
       methods: { "tools/call": { perMinute: 600 } },
@@ -24,6 +24,7 @@ server.tool("search", {
 
 await serve(server, {
   port: 3000,
-  // without credentials, each client address is a caller of its own (else all share one)
-  limits: { key: remoteAddress, sessions: { perPrincipal: 20 } },
+  // without credentials, each client address is a caller of its own (an IPv6 one by its /48 here)
+  limits: { sessions: { perPrincipal: 20 }, ipv6Prefix: 48 },
+  anonymousSessionsPerMinute: { perCaller: 30, total: 3000 },
 });

@@ -1,5 +1,5 @@
 import { McpServer } from "npm:picomcp";
-import { createHttpHandler } from "npm:picomcp/http";
+import { createHttpHandler, withPeer } from "npm:picomcp/http";
 
 const server = new McpServer({ name: "greeter", version: "1.0.0" });
 
@@ -16,5 +16,9 @@ Deno.serve(
     port: Number(Deno.env.get("PORT") ?? 3000), // 0 picks a free port
     onListen: ({ port }) => console.error(`MCP server at http://127.0.0.1:${port}/mcp`),
   },
-  (req) => (new URL(req.url).pathname === "/mcp" ? mcp(req) : new Response("Not Found", { status: 404 })),
+  // withPeer: anonymous callers are told apart by their address, as picomcp/node does by itself
+  (req, info) =>
+    new URL(req.url).pathname === "/mcp"
+      ? mcp(withPeer(req, info.remoteAddr.hostname))
+      : new Response("Not Found", { status: 404 }),
 );

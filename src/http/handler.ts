@@ -40,7 +40,7 @@ import {
 } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
 import { HttpGovernor } from "./limits.js";
-import { count, type HttpHandlerOptions, positive } from "./options.js";
+import { anonymousRates, count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
@@ -91,10 +91,7 @@ export class StreamableHttp {
     });
     this.#maxBatch = count(o.maxBatchSize ?? (o.sessions === false ? 0 : 100), "maxBatchSize");
     this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
-    const limits = {
-      idleMs: this.#idleMs,
-      anonymousPerMinute: positive(o.anonymousSessionsPerMinute ?? 1200, "anonymousSessionsPerMinute"),
-    };
+    const limits = { idleMs: this.#idleMs, anonymousPerMinute: anonymousRates(o.anonymousSessionsPerMinute) };
     this.#limits = new HttpGovernor(o);
     this.#statelessHttp = new StatelessHttp({
       server,
@@ -132,6 +129,7 @@ export class StreamableHttp {
       if (line) (this.#o.log ?? console.warn)(line);
       return httpError(403, SERVER_ERROR, `Forbidden: the Host "${host}" is not in allowedHosts`);
     }
+    if (this.#o.trustProxy !== undefined) this.#limits.address(request); // the client, for telemetry too
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }
@@ -247,7 +245,7 @@ export class StreamableHttp {
 
   async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined, request: Request) {
     const caller = this.#limits.caller(request, auth);
-    const wait = principalKey(auth) === undefined ? table.admitAnonymous() : 0;
+    const wait = principalKey(auth) === undefined ? table.admitAnonymous(caller) : 0;
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
     const full = this.#shared ? undefined : noRoom(table, caller);
     if (full) return full;

@@ -7,9 +7,12 @@ import { StreamableHttp } from "./handler.js";
 import type { HttpHandler, HttpHandlerOptions } from "./options.js";
 import { ANSWER, type Answer, type Answering, toResponse } from "./reply.js";
 
+export type { ForwardedHeader, TrustProxy } from "./client-address.js";
+export { addressKey, ProxyTrust } from "./client-address.js";
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
 export type { ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
+export { withPeer } from "./request.js";
 export type {
   HomeChange,
   SessionCaps,

@@ -1,13 +1,15 @@
 /**
- * The HTTP handler's governor: who a request's caller is (its principal, or the key `limits.key`
- * gives an anonymous one), and what the handler counts for it: sessions, GET streams, the bytes
- * queued for SSE clients and the bodies of requests in flight.
+ * The HTTP handler's governor: who a request's caller is (its principal; an anonymous one by the key
+ * `limits.key` gives, else by its address, behind trusted proxies the client's), and what the handler
+ * counts for it: sessions, GET streams, the bytes queued for SSE clients and the bodies of requests in flight.
  */
 import type { AuthInfo, Connection } from "../connection.js";
 import type { McpError } from "../errors.js";
 import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
+import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
+import { CLIENT, header, peerOf } from "./request.js";
 
 /** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
 const SMALL_BODY = 1024;
@@ -19,12 +21,19 @@ export type QueueAccount = (delta: number, stalled: boolean) => boolean;
 export class HttpGovernor {
   readonly governor: Governor;
   readonly #key: ((request: Request) => string | undefined) | undefined;
+  readonly #prefix: number;
+  readonly #trust: ProxyTrust | undefined;
+  // the key of the last address asked for: a request asks several times, and a crowd's are all new
+  #lastAddress: string | undefined;
+  #lastKey: string | undefined;
 
   constructor(o: HttpHandlerOptions) {
     const limits = o.limits ?? {};
     if (limits.key !== undefined && typeof limits.key !== "function")
       throw new TypeError("limits.key must be a function of the request");
     this.#key = limits.key;
+    this.#prefix = checkedPrefix(limits.ipv6Prefix);
+    this.#trust = o.trustProxy === undefined ? undefined : new ProxyTrust(o.trustProxy);
     const sessions = {
       perPrincipal: limits.sessions?.perPrincipal ?? o.maxSessionsPerPrincipal,
       total: limits.sessions?.total ?? o.maxSessions,
@@ -41,16 +50,42 @@ export class HttpGovernor {
     this.governor = new Governor({ ...limits, sessions });
   }
 
-  /** The key `limits.key` gives a request without a principal; undefined with a principal, without the option, or when it fails. */
+  /**
+   * The client's address: its peer's (the Node bridge's socket, `withPeer`), or, behind trusted
+   * proxies, the one they name (kept on the request for telemetry); undefined when unknown.
+   */
+  address(request: Request): string | undefined {
+    const trust = this.#trust;
+    if (trust === undefined) return peerOf(request)?.address;
+    const r = request as { [CLIENT]?: string };
+    if (r[CLIENT] !== undefined) return r[CLIENT];
+    const client = trust.client(peerOf(request)?.address, header(request, trust.header));
+    if (client !== undefined) Object.defineProperty(request, CLIENT, { value: client, configurable: true });
+    return client;
+  }
+
+  /**
+   * The key an anonymous request's caller is counted under: what `limits.key` gives, else its
+   * address (an IPv6 one by its prefix); undefined with a principal, or when neither names it (or
+   * the key function fails: its caller is then the one shared anonymous caller, never an error).
+   */
   anonymous(request: Request, auth: AuthInfo | undefined): string | undefined {
-    if (this.#key === undefined || principalKey(auth) !== undefined) return undefined;
-    try {
-      const key = this.#key(request);
-      return typeof key === "string" ? key : undefined;
-    } catch {
-      // a key function that fails makes its caller the one shared anonymous caller, never an error
-      return undefined;
+    if (principalKey(auth) !== undefined) return undefined;
+    if (this.#key !== undefined) {
+      try {
+        const key = this.#key(request);
+        return typeof key === "string" ? key : undefined;
+      } catch {
+        return undefined;
+      }
     }
+    const address = this.address(request);
+    if (address === undefined) return undefined;
+    if (address !== this.#lastAddress) {
+      this.#lastKey = addressKey(address, this.#prefix);
+      this.#lastAddress = address;
+    }
+    return this.#lastKey;
   }
 
   /** The key a request's caller is counted under (see `callerKey`). */
@@ -61,7 +96,7 @@ export class HttpGovernor {
 
   /** Tells `connection` who its anonymous caller is, so that the server's own shares and rates count it too. */
   bind(connection: Connection, request: Request, auth: AuthInfo | undefined): Connection {
-    setCallerKey(connection, this.anonymous(request, auth));
+    setCallerKey(connection, this.anonymous(request, auth), this.address(request));
     return connection;
   }
 

@@ -82,9 +82,9 @@ function normalize(v: string): string {
 }
 
 /**
- * The address of the client a request of the Node bridge came from: give it as the HTTP handler's
- * `limits.key`, so that anonymous callers each get shares and rates of their own. Undefined for a
- * request the bridge did not make. Behind a proxy it is the proxy's: read its header instead.
+ * The address of the peer a request of the Node bridge came from (undefined for a request the bridge
+ * did not make). The handler already counts anonymous callers by it (an IPv6 one by its /64); as
+ * `limits.key` it counts each address whole. Behind a proxy it is the proxy's: see `trustProxy`.
  * @example await serve(server, { port: 3000, limits: { key: remoteAddress } });
  */
 export function remoteAddress(request: Request): string | undefined {

@@ -6,10 +6,11 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
 import { httpError, SERVER_ERROR } from "./answers.js";
+import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import { LOOPBACK_HOSTS, validHost } from "./guard.js";
 import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
@@ -32,6 +33,12 @@ export interface ServeOptions extends HttpHandlerOptions {
   bodyTimeoutMs?: number;
   /** Most connections open at once; one more is closed as soon as it is accepted. Default: 10000. */
   maxConnections?: number;
+  /**
+   * Most connections open at once from one address (an IPv6 one by `limits.ipv6Prefix`), so that no
+   * address holds every connection; one more is closed as soon as it is accepted. Connections from
+   * proxies `trustProxy` trusts are not counted so. Default: 256.
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /** A running server. */
@@ -60,8 +67,10 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     headersTimeoutMs = 30_000,
     bodyTimeoutMs = 30_000,
     maxConnections = 10_000,
+    maxConnectionsPerAddress = 256,
     ...httpOptions
   } = options;
+  positive(maxConnectionsPerAddress, "maxConnectionsPerAddress");
   positive(headersTimeoutMs, "headersTimeoutMs");
   positive(bodyTimeoutMs, "bodyTimeoutMs");
   positive(maxConnections, "maxConnections");
@@ -82,6 +91,7 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     toNodeListener(handler, { path, bodyTimeoutMs }),
   );
   http.maxConnections = maxConnections;
+  http.on("connection", connectionsPerAddress(maxConnectionsPerAddress, httpOptions));
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, hostname, () => {
@@ -101,6 +111,33 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
         http.close(() => resolve());
         http.closeAllConnections();
       }),
+  };
+}
+
+/**
+ * Counts the open connections of each address (an IPv6 one by its prefix) and closes one past `max`
+ * as soon as it is accepted: sockets that stay silent until their headers' deadline cannot take
+ * every place of `maxConnections` from one address. A trusted proxy's connections are not counted.
+ */
+function connectionsPerAddress(max: number, o: HttpHandlerOptions): (socket: Socket) => void {
+  const prefix = checkedPrefix(o.limits?.ipv6Prefix);
+  const trust = o.trustProxy === undefined ? undefined : new ProxyTrust(o.trustProxy);
+  const open = new Map<string, number>();
+  return (socket) => {
+    const address = socket.remoteAddress;
+    if (address === undefined || trust?.trusts(address)) return;
+    const key = addressKey(address, prefix) ?? address;
+    const n = open.get(key) ?? 0;
+    if (n >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(key, n + 1);
+    socket.once("close", () => {
+      const left = open.get(key)! - 1;
+      if (left === 0) open.delete(key);
+      else open.set(key, left);
+    });
   };
 }
 

@@ -3,6 +3,7 @@ import type { AuthInfo } from "../connection.js";
 import type { CountStore } from "../limits/counts.js";
 import type { Share } from "../limits/shares.js";
 import type { JsonRpcErrorObject, RequestId } from "../types.js";
+import type { TrustProxy } from "./client-address.js";
 import type { EventStore } from "./event-store.js";
 import type { SessionStore } from "./session-store.js";
 
@@ -18,10 +19,14 @@ export interface HttpHandlerOptions {
   sessionIdleMs?: number;
   /** Most live sessions; at the cap a new one replaces the least recently used idle anonymous one (or one of its own principal's), else 503. Default: 10000. */
   maxSessions?: number;
-  /** Most live sessions of one principal; at the cap its least recently used idle one ends, and if all are busy it gets 429. Default: 100. */
+  /** Most live sessions of one principal (or anonymous address); at the cap its least recently used idle one ends, and if all are busy it gets 429. Default: 32. */
   maxSessionsPerPrincipal?: number;
-  /** Sessions without a principal created per minute, in bursts of as many (a token bucket); past it, 429 with Retry-After. Default: 1200. */
-  anonymousSessionsPerMinute?: number;
+  /**
+   * Sessions without a principal created per minute, in bursts of as many (token buckets): by each
+   * anonymous caller the handler tells apart (an address, `limits.key`), and by all of them together
+   * (a number sets the total alone); past either, 429 with Retry-After. Default: 60 per caller, 6000 in all.
+   */
+  anonymousSessionsPerMinute?: number | { perCaller?: number; total?: number };
   /** Most messages in one JSON-RPC batch (2025-03-26 only); a larger one gets 400; 0 turns batches off. Default: 100, or 0 without sessions. */
   maxBatchSize?: number;
   /** Bytes of JSON the answers of one batch may take; an answer that would pass it becomes a short -32000 error. Default: 8388608 (8 MiB). */
@@ -61,6 +66,15 @@ export interface HttpHandlerOptions {
    */
   errorStatus?: ErrorStatus;
   /**
+   * The proxies in front of the server that are trusted to name the client: a count of hops, or
+   * their addresses (`["10.0.0.0/8"]`, `"loopback"`, `"private"`), and the header they append to
+   * (`X-Forwarded-For` by default, or RFC 7239 `Forwarded`). The client they name is what the
+   * limits, `ctx.clientAddress` and telemetry see; an entry a client wrote itself is never read.
+   * Only with such a proxy in front: without one, every client can name itself. Default: none (the
+   * peer's address).
+   */
+  trustProxy?: TrustProxy;
+  /**
    * What one caller may hold over HTTP, and all callers together; a caller at its share gets 429
    * (`Retry-After`), the server at a total 503. Defaults: docs/security.md.
    */
@@ -69,20 +83,23 @@ export interface HttpHandlerOptions {
 
 /** The HTTP handler's `limits`: its shares and totals, and who an anonymous caller is. */
 export interface HttpLimits {
-  /** 2025 sessions; `maxSessionsPerPrincipal` and `maxSessions` set the same. Default: 100 per principal, 10000 in all. */
+  /** 2025 sessions; `maxSessionsPerPrincipal` and `maxSessions` set the same. Default: 32 per principal, 10000 in all. */
   sessions?: Share;
-  /** Open GET streams of sessions. Default: 100 per principal, 10000 in all. */
+  /** Open GET streams of sessions. Default: 32 per principal, 10000 in all. */
   sseStreams?: Share;
   /** Bytes queued for SSE clients that do not read; the stream a write would take past them is dropped as gone. Default: 16 MiB per principal, 128 MiB in all. */
   sseBytes?: Share;
   /** Bytes of the bodies of 1 KiB or more of requests in flight (a listen's, while it is open). Default: 16 MiB per principal, 128 MiB in all. */
   requestBytes?: Share;
   /**
-   * Names the caller of a request without a principal (its address: `remoteAddress` of
-   * `picomcp/node`), so that anonymous callers each get a share and a rate of their own. Default: none
-   * (every anonymous caller is one, and shares one share and one bucket).
+   * Names the caller of a request without a principal, so that anonymous callers each get a share and
+   * a rate of their own; undefined makes it the one shared anonymous caller. Default: its address
+   * where the handler knows it (`picomcp/node`, `withPeer`, behind `trustProxy` the client's; an IPv6
+   * address by its `ipv6Prefix`), else none (every anonymous caller is one).
    */
   key?: (request: Request) => string | undefined;
+  /** Bits of an IPv6 address that name one anonymous caller (a host is given a /64 to choose from). Default: 64. */
+  ipv6Prefix?: number;
   /** Where the counts live. Default: in this process's memory. */
   store?: CountStore;
 }
@@ -120,4 +137,16 @@ export function positive(n: number, name: string): number {
 export function count(n: number, name: string): number {
   if (!Number.isInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer`);
   return n;
+}
+
+/** `anonymousSessionsPerMinute` checked: per caller and in all (a number is the total). */
+export function anonymousRates(o: HttpHandlerOptions["anonymousSessionsPerMinute"]): {
+  perCaller: number;
+  total: number;
+} {
+  const { perCaller = 60, total = 6000 } = typeof o === "number" ? { total: o } : (o ?? {});
+  return {
+    perCaller: positive(perCaller, "anonymousSessionsPerMinute.perCaller"),
+    total: positive(total, "anonymousSessionsPerMinute"),
+  };
 }

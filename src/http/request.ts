@@ -49,6 +49,40 @@ export function peerOf(request: Request): Peer | undefined {
   return (request as { [PEER]?: () => Peer })[PEER]?.call(request);
 }
 
+/**
+ * Tells picomcp's HTTP handler which address a request came from, on a runtime that gives it beside
+ * the request: Bun's `server.requestIP(request)`, Deno's `info.remoteAddr`, Workers' `CF-Connecting-IP`
+ * header. Anonymous callers are then told apart by address (as `picomcp/node` does by itself), and
+ * telemetry records it. Returns the request.
+ * @example Bun.serve({ fetch: (r, s) => handle(withPeer(r, s.requestIP(r)?.address)) });
+ */
+export function withPeer(
+  request: Request,
+  peer: string | { address: string; port?: number } | null | undefined,
+): Request {
+  if (peer === null || peer === undefined) return request;
+  const p: Peer =
+    typeof peer === "string"
+      ? { address: peer, port: undefined, httpVersion: undefined }
+      : { address: peer.address, port: peer.port, httpVersion: undefined };
+  Object.defineProperty(request, PEER, { value: () => p, configurable: true });
+  return request;
+}
+
+/** Where the HTTP handler keeps the client it resolved behind trusted proxies (see {@link clientOf}). */
+export const CLIENT: unique symbol = Symbol.for("picomcp.client");
+
+/**
+ * The client of a request: the address trusted proxies named (the handler's `trustProxy`), else its
+ * peer's address and port; undefined when neither is known.
+ */
+export function clientOf(request: Request): { address: string; port: number | undefined } | undefined {
+  const resolved = (request as { [CLIENT]?: string })[CLIENT];
+  if (resolved !== undefined) return { address: resolved, port: undefined };
+  const peer = peerOf(request);
+  return peer?.address === undefined ? undefined : { address: peer.address, port: peer.port };
+}
+
 /** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
 export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
 

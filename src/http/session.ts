@@ -2,6 +2,7 @@
 import { type Connection, principalOf } from "../connection.js";
 import type { McpError } from "../errors.js";
 import type { Governor } from "../limits/governor.js";
+import { ANONYMOUS } from "../limits/key.js";
 import type { RequestId } from "../types.js";
 import type { EventStore } from "./event-store.js";
 import type { SseWriter } from "./sse.js";
@@ -231,8 +232,46 @@ export class Session {
 /** Limits of a {@link SessionTable} besides the governor's shares. */
 export interface SessionLimits {
   idleMs: number;
-  /** Sessions without a principal created per minute (a token bucket that holds as many). */
-  anonymousPerMinute: number;
+  /** Sessions without a principal created per minute by one caller, and by all (token buckets that hold as many). */
+  anonymousPerMinute: { readonly perCaller: number; readonly total: number };
+}
+
+/** Token buckets of one rate, one per key, each holding a minute's tokens; a bucket full again is forgotten. */
+class Buckets {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #capacity: number;
+  readonly #perMs: number;
+  #sweepAt = 1024;
+
+  constructor(perMinute: number) {
+    this.#capacity = perMinute;
+    this.#perMs = perMinute / 60_000;
+  }
+
+  /** The tokens `key` holds now. */
+  level(key: string, now: number): number {
+    const b = this.#buckets.get(key);
+    return b ? Math.min(this.#capacity, b.tokens + (now - b.at) * this.#perMs) : this.#capacity;
+  }
+
+  /** 0 when `key` holds a token now, else the milliseconds until it will. */
+  wait(key: string, now: number): number {
+    const tokens = this.level(key, now);
+    return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.#perMs);
+  }
+
+  take(key: string, now: number): void {
+    this.#buckets.set(key, { tokens: this.level(key, now) - 1, at: now });
+    if (this.#buckets.size >= this.#sweepAt) {
+      this.sweep(now);
+      this.#sweepAt = Math.max(1024, this.#buckets.size * 2);
+    }
+  }
+
+  sweep(now: number): void {
+    for (const key of [...this.#buckets.keys()])
+      if (this.level(key, now) >= this.#capacity) this.#buckets.delete(key);
+  }
 }
 
 /**
@@ -246,14 +285,15 @@ export class SessionTable {
   readonly #limits: SessionLimits;
   readonly #governor: Governor;
   readonly #end: (session: Session) => void;
-  #tokens: number;
-  #refilled = Date.now();
+  readonly #perCaller: Buckets;
+  readonly #all: Buckets;
 
   constructor(limits: SessionLimits, governor: Governor, end: (session: Session) => void) {
     this.#limits = limits;
     this.#governor = governor;
     this.#end = end;
-    this.#tokens = limits.anonymousPerMinute;
+    this.#perCaller = new Buckets(limits.anonymousPerMinute.perCaller);
+    this.#all = new Buckets(limits.anonymousPerMinute.total);
   }
 
   get size(): number {
@@ -297,18 +337,17 @@ export class SessionTable {
   }
 
   /**
-   * Takes one anonymous creation from the bucket: 0 when it had one, else the milliseconds until
-   * it will have one.
+   * Takes one creation of a session by the anonymous `caller` from its bucket (the one shared
+   * anonymous caller has none of its own) and from the bucket of all: 0 when both had one, else the
+   * milliseconds until they will.
    */
-  admitAnonymous(now = Date.now()): number {
-    const rate = this.#limits.anonymousPerMinute / 60_000;
-    this.#tokens = Math.min(this.#limits.anonymousPerMinute, this.#tokens + (now - this.#refilled) * rate);
-    this.#refilled = now;
-    if (this.#tokens >= 1) {
-      this.#tokens--;
-      return 0;
-    }
-    return Math.ceil((1 - this.#tokens) / rate);
+  admitAnonymous(caller: string, now = Date.now()): number {
+    const own = caller === ANONYMOUS ? 0 : this.#perCaller.wait(caller, now);
+    const wait = Math.max(own, this.#all.wait("", now));
+    if (wait > 0) return wait;
+    if (caller !== ANONYMOUS) this.#perCaller.take(caller, now);
+    this.#all.take("", now);
+    return 0;
   }
 
   /** Makes room for one more session of `caller` (ending an idle one of its own if need be), or gives the refusal. */
@@ -335,6 +374,7 @@ export class SessionTable {
 
   /** Ends every idle session. */
   sweep(now = Date.now()): void {
+    this.#perCaller.sweep(now);
     for (const s of [...this.#sessions.values()]) if (this.#expired(s, now)) this.#end(s);
   }
 

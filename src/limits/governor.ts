@@ -14,11 +14,11 @@ import { DEFAULT_SHARES, limitError, type Share } from "./shares.js";
  * resource a caller can hold, and the rate limits. The defaults are in docs/security.md.
  */
 export interface LimitsOptions {
-  /** Requests running at once (past their synchronous part). Default: 256 per principal, 10000 in all. */
+  /** Requests running at once (past their synchronous part). Default: 64 per principal, 20000 in all. */
   requests?: Share;
   /** 2025 requests to the client (`ctx.elicit`, `sample`, `roots`) awaiting an answer. Default: 32 per principal, 2000 in all. */
   inputRounds?: Share;
-  /** Tasks kept, from their creation until their ttl ends. Default: 1000 per principal, 10000 in all. */
+  /** Tasks kept, from their creation until their ttl ends. Default: 100 per principal, 10000 in all. */
   tasks?: Share;
   /** Task handlers still running. Default: 32 per principal, 1000 in all. */
   runningTasks?: Share;

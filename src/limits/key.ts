@@ -1,7 +1,7 @@
 /**
  * Who a caller is, for the limits: its principal when it has verified credentials, else the key a
- * transport gave its connection (an HTTP client's address, through the handler's `limits.key`), else
- * the one anonymous caller that every caller without either is.
+ * transport gave its connection (an HTTP client's address, or what the handler's `limits.key` says),
+ * else the one anonymous caller that every caller without either is.
  */
 import { type AuthInfo, type Connection, principalOf, sessionSlot } from "../connection.js";
 
@@ -13,8 +13,14 @@ export function principalKey(auth: AuthInfo | undefined): string | undefined {
   return principalOf(auth);
 }
 
-/** What a transport tells of an anonymous caller: the key its limits are counted under. */
-const CALLER = sessionSlot<{ key: string | undefined }>("picomcp/caller", () => ({ key: undefined }));
+/** What a transport tells of a connection's caller: the key an anonymous one is counted under, and its address. */
+const CALLER = sessionSlot<{ key: string | undefined; address: string | undefined }>(
+  "picomcp/caller",
+  () => ({
+    key: undefined,
+    address: undefined,
+  }),
+);
 
 /** The key every anonymous caller without a key of its own shares. */
 export const ANONYMOUS = "anonymous";
@@ -23,8 +29,16 @@ export const ANONYMOUS = "anonymous";
  * Counts the anonymous callers of `conn` under `key` (their address, say) rather than as the one
  * anonymous caller. A caller with credentials is counted as its principal whatever this says.
  */
-export function setCallerKey(conn: Connection, key: string | undefined): void {
-  if (key !== undefined) conn.slot(CALLER).key = key;
+export function setCallerKey(conn: Connection, key: string | undefined, address?: string): void {
+  if (key === undefined && address === undefined) return;
+  const caller = conn.slot(CALLER);
+  if (key !== undefined) caller.key = key;
+  if (address !== undefined) caller.address = address;
+}
+
+/** The address of the client a connection's caller came from, as its transport resolved it; undefined when unknown. */
+export function callerAddress(conn: Connection): string | undefined {
+  return conn.peek(CALLER)?.address;
 }
 
 /**

@@ -15,13 +15,18 @@ export interface Share {
 /** The JSON-RPC code of every refusal of the governor (with `data.limit` naming what was refused). */
 export const LIMIT_CODE = -32000;
 
-/** Every resource's default share and total, and the wait a refused caller is told. */
+/**
+ * Every resource's default share and total, and the wait a refused caller is told. A share is what
+ * one caller (a principal, or an anonymous address) may hold; the totals let a crowd of 10000
+ * callers each hold what a client holds (a session and its GET stream, or a listen, and a request in
+ * flight) and bound the heap of all of them together (docs/security.md).
+ */
 export const DEFAULT_SHARES: {
   readonly [resource: string]: { perPrincipal: number; total: number; retryAfterMs: number; what: string };
 } = {
-  requests: { perPrincipal: 256, total: 10_000, retryAfterMs: 1000, what: "requests in flight" },
+  requests: { perPrincipal: 64, total: 20_000, retryAfterMs: 1000, what: "requests in flight" },
   inputRounds: { perPrincipal: 32, total: 2000, retryAfterMs: 1000, what: "open requests to the client" },
-  tasks: { perPrincipal: 1000, total: 10_000, retryAfterMs: 5000, what: "tasks" },
+  tasks: { perPrincipal: 100, total: 10_000, retryAfterMs: 5000, what: "tasks" },
   runningTasks: { perPrincipal: 32, total: 1000, retryAfterMs: 5000, what: "running tasks" },
   listens: { perPrincipal: 16, total: 10_000, retryAfterMs: 5000, what: "listen streams" },
   subscriptionBytes: {
@@ -30,8 +35,8 @@ export const DEFAULT_SHARES: {
     retryAfterMs: 5000,
     what: "bytes of subscriptions",
   },
-  sessions: { perPrincipal: 100, total: 10_000, retryAfterMs: 5000, what: "sessions" },
-  sseStreams: { perPrincipal: 100, total: 10_000, retryAfterMs: 5000, what: "GET streams" },
+  sessions: { perPrincipal: 32, total: 10_000, retryAfterMs: 5000, what: "sessions" },
+  sseStreams: { perPrincipal: 32, total: 10_000, retryAfterMs: 5000, what: "GET streams" },
   sseBytes: {
     perPrincipal: 16 * 1024 * 1024,
     total: 128 * 1024 * 1024,

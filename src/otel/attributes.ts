@@ -7,7 +7,7 @@ import type { Connection } from "../connection.js";
 import { META } from "../eras/stateless.js";
 import { isStatelessVersion } from "../eras/versions.js";
 import type { Carrier } from "../extension.js";
-import { peerOf } from "../http/request.js";
+import { clientOf, peerOf } from "../http/request.js";
 import { isObject, type Params } from "../types.js";
 
 /** Attribute names (the MCP, GenAI, JSON-RPC, RPC, network and error conventions). */
@@ -307,10 +307,11 @@ export function baseAttributes(
 /** `client.address` and `client.port` of what carried a message (HTTP only), into `into`. */
 export function clientAttributes(carrier: Carrier | undefined, into: Attributes): void {
   if (carrier === undefined || carrier === "pipe") return;
-  const peer = peerOf(carrier);
-  if (peer?.address !== undefined) {
-    into[A.clientAddress] = peer.address;
-    if (peer.port !== undefined) into[A.clientPort] = peer.port;
+  // behind trusted proxies, the client they name (the handler's `trustProxy`), without a port
+  const client = clientOf(carrier);
+  if (client !== undefined) {
+    into[A.clientAddress] = client.address;
+    if (client.port !== undefined) into[A.clientPort] = client.port;
   }
 }
 

@@ -230,9 +230,15 @@ describe("abuse over real sockets", () => {
       }
       return process.memoryUsage().heapUsed;
     };
-    // one anonymous caller opens them all: its share of sessions must hold 1,000
+    // one anonymous caller opens them all: its share of sessions and its rate must hold 1,000
     const limits = { sessions: { perPrincipal: 1000 } };
-    const own = await serve(server, { port: 0, sessionIdleMs: 12_000, limits });
+    const own = await serve(server, {
+      port: 0,
+      sessionIdleMs: 12_000,
+      limits,
+      anonymousSessionsPerMinute: { perCaller: 1000 },
+      maxConnectionsPerAddress: 1000,
+    });
     // Sessions age by Date: it is held still while the 1,000 open (on a loaded machine that can take
     // longer than sessionIdleMs), then moved past it; the sweep runs on its real timer.
     vi.useFakeTimers({ toFake: ["Date"] });

@@ -1,6 +1,6 @@
-// The Node bridge offers the client's address as the key of an anonymous caller: two anonymous
-// clients on real sockets (127.0.0.1 and 127.0.0.2) then have rate budgets of their own; without
-// the key they share one.
+// The Node bridge keys an anonymous caller by its address: two anonymous clients on real sockets
+// (127.0.0.1 and 127.0.0.2) have rate budgets of their own; a limits.key that names no one makes
+// them share one.
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type NodeServer, remoteAddress, serve } from "../../src/http/node.js";
@@ -43,15 +43,16 @@ function callFrom(url: string, localAddress: string, id: number): Promise<number
   });
 }
 
-describe("remoteAddress as limits.key", () => {
-  it("gives each address a bucket of its own; without it every anonymous caller shares one", async () => {
+describe("anonymous callers of the Node bridge", () => {
+  it("each address has a bucket of its own by default (and with remoteAddress as limits.key); a key that names none makes them one", async () => {
     const rates = { methods: { "tools/call": { perMinute: 1 } } };
-    for (const key of [remoteAddress, undefined]) {
+    for (const key of [undefined, remoteAddress, () => undefined]) {
       const { server } = governed({ rates });
       const http = await serve(server, { port: 0, ...(key ? { limits: { key } } : {}) });
       servers.push(http);
+      const own = key !== undefined && key !== remoteAddress ? 429 : 200;
       expect(await callFrom(http.url, "127.0.0.1", 1)).toBe(200);
-      expect(await callFrom(http.url, "127.0.0.2", 2)).toBe(key ? 200 : 429);
+      expect(await callFrom(http.url, "127.0.0.2", 2)).toBe(own);
       expect(await callFrom(http.url, "127.0.0.1", 3)).toBe(429);
     }
     expect(remoteAddress(new Request("http://x/"))).toBeUndefined();
