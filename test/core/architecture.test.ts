@@ -44,6 +44,7 @@ const NODE_ONLY = new Set([
   "dev/runner.ts",
   "dev/console-server.ts",
   "fs/index.ts",
+  "fs/directory.ts",
   "fs/open.ts",
   "fs/walk.ts",
   "fs/watch.ts",

@@ -19,7 +19,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type DirectoryOptions, directoryResources } from "../../src/fs/index.js";
+import {
+  createDirectoryResources,
+  type DirectoryInternals,
+  type DirectoryOptions,
+} from "../../src/fs/directory.js";
 import { nameIssue } from "../../src/fs/names.js";
 import type { RealPathStrategy } from "../../src/fs/open.js";
 import { McpServer } from "../../src/index.js";
@@ -71,13 +75,18 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const STRATEGIES: RealPathStrategy[] = ["proc", "stat"];
 
-function serve(strategy: RealPathStrategy, options: DirectoryOptions = {}) {
+function serve(
+  strategy: RealPathStrategy,
+  options: DirectoryOptions = {},
+  internal: DirectoryInternals = {},
+) {
   const server = new McpServer({ name: "fs", version: "1.0.0", pageSize: 3 });
-  const files = directoryResources(server, root, {
-    watch: false,
-    ...options,
-    internal: { strategy, ...options.internal },
-  });
+  const files = createDirectoryResources(
+    server,
+    root,
+    { watch: false, ...options },
+    { strategy, ...internal },
+  );
   const peer = rawPeer(server);
   const initialized = peer.initialize();
   let id = 1;
@@ -211,9 +220,10 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
         it(`after the path is validated, before the open: ${c.name} (followSymlinks: ${follow})`, async () => {
           reset();
           let swapped = 0;
-          const { files, read } = serve(strategy, {
-            followSymlinks: follow,
-            internal: {
+          const { files, read } = serve(
+            strategy,
+            { followSymlinks: follow },
+            {
               hooks: {
                 beforeOpen: (file) => {
                   if (file === c.at() || file.startsWith(`${c.at()}/`)) {
@@ -223,7 +233,7 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
                 },
               },
             },
-          });
+          );
           const answer = await read(files.uriOf(c.path));
           expect(swapped).toBe(1);
           expect(leaks(answer)).toBe(false);
@@ -232,9 +242,10 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
 
         it(`after the open, swapped back before the check: ${c.name} (followSymlinks: ${follow})`, async () => {
           reset();
-          const { files, read } = serve(strategy, {
-            followSymlinks: follow,
-            internal: {
+          const { files, read } = serve(
+            strategy,
+            { followSymlinks: follow },
+            {
               hooks: {
                 beforeOpen: (file) => {
                   if (file.startsWith(c.at())) swapIn(c.at(), targets[c.name]!());
@@ -245,7 +256,7 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
                 },
               },
             },
-          });
+          );
           const answer = await read(files.uriOf(c.path));
           expect(leaks(answer)).toBe(false);
           expect(answer.error?.code).toBe(-32002);

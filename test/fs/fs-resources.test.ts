@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createDirectoryResources } from "../../src/fs/directory.js";
 import { type DirectoryOptions, directoryResources } from "../../src/fs/index.js";
 import { McpServer } from "../../src/index.js";
 import { encodeMessage } from "../../src/jsonrpc.js";
@@ -242,7 +243,7 @@ describe.each([
   /** A server watching the root, a 2025-11-25 session and a 2026-07-28 listen on it. */
   async function watched() {
     const server = new McpServer({ name: "fs", version: "1.0.0", onError: () => {} });
-    const files = directoryResources(server, root, { debounce: 10, internal: { recursive } });
+    const files = createDirectoryResources(server, root, { debounce: 10 }, { recursive });
     cleanups.push(() => files.remove());
     await files.ready;
     const session = rawPeer(server);
