@@ -180,11 +180,19 @@ export function createDirectoryResources(
   const filter = { dir: allowedDir, file: allowedFile, link: served };
   const watching = options.watch ?? true;
   let listing: Promise<Listing> | undefined;
-  const list = (): Promise<Listing> => {
-    if (!watching) return walk(state, filter, maxListed);
-    listing ??= walk(state, filter, maxListed);
-    return listing;
+  /** Walks the root again; while watching, the listing is kept until a name comes or goes. */
+  const relist = (): Promise<Listing> => {
+    const next = walk(state, filter, maxListed);
+    if (!watching) return next;
+    // a walk that failed is not kept: the next list walks again
+    listing = next.catch((error) => {
+      if (listing === kept) listing = undefined;
+      throw error;
+    });
+    const kept = listing;
+    return kept;
   };
+  const list = (): Promise<Listing> => listing ?? relist();
 
   const registration = server.resource(template, {
     name: options.name ?? real.slice(real.lastIndexOf(sep) + 1),
@@ -227,15 +235,17 @@ export function createDirectoryResources(
   });
 
   let watcher: TreeWatcher | undefined;
+  let removed = false;
   let ready: Promise<void> = Promise.resolve();
   if (watching) {
     const onBatch = async (batch: ChangeBatch) => {
+      if (removed) return;
       const before = await list();
       let after = before;
       if (batch.renamed) {
-        listing = walk(state, filter, maxListed);
-        after = await listing;
+        after = await relist();
         watcher?.sync(after.dirs);
+        if (removed) return;
         if (!sameFiles(before.files, after.files)) server.resourceListChanged();
       }
       const known = new Set([...before.files, ...after.files]);
@@ -251,7 +261,7 @@ export function createDirectoryResources(
       onError: options.onError ?? console.error,
     });
     const started = watcher;
-    ready = list().then((l) => started.sync(l.dirs));
+    ready = list().then((l) => started.sync(l.dirs), options.onError ?? console.error);
   }
 
   return {
@@ -260,6 +270,7 @@ export function createDirectoryResources(
     uriOf,
     ready,
     remove: () => {
+      removed = true;
       watcher?.close();
       registration.remove();
     },
