@@ -4,7 +4,7 @@ import { dirname, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ErrorCode, McpError } from "../errors.js";
 import type { McpServer, Registration } from "../server.js";
-import type { ResourceContents } from "../types.js";
+import type { Resource, ResourceContents } from "../types.js";
 import { asText, isHidden, MAX_PATH_BYTES, MIME_TYPES, mimeTypeOf, nameIssue, pathNames } from "./names.js";
 import {
   type CheckedHandle,
@@ -193,17 +193,26 @@ export function createDirectoryResources(
     return kept;
   };
   const list = (): Promise<Listing> => listing ?? relist();
+  const shaped = new WeakMap<Listing, readonly Resource[]>();
 
   const registration = server.resource(template, {
     name: options.name ?? real.slice(real.lastIndexOf(sep) + 1),
     ...(options.title === undefined ? {} : { title: options.title }),
     description: options.description ?? `Files under ${real}`,
     pathSafety: true,
-    list: async () =>
-      (await list()).files.map((path) => {
-        const mimeType = mimeTypeOf(path, mimeTypes);
-        return { uri: uriOf(path), name: path, ...(mimeType ? { mimeType } : {}) };
-      }),
+    list: async () => {
+      // every page of resources/list asks again: one listing is shaped once
+      const current = await list();
+      let resources = shaped.get(current);
+      if (resources === undefined) {
+        resources = current.files.map((path) => {
+          const mimeType = mimeTypeOf(path, mimeTypes);
+          return { uri: uriOf(path), name: path, ...(mimeType ? { mimeType } : {}) };
+        });
+        shaped.set(current, resources);
+      }
+      return resources;
+    },
     complete: {
       path: async (value) => {
         const values = (await list()).files.filter((p) => p.startsWith(value));

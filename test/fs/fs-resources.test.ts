@@ -148,6 +148,21 @@ describe("picomcp/fs: a directory as resources", () => {
     ]);
   });
 
+  it("names a file whose name holds URI delimiters by its percent-encoded name, and reads it back", async () => {
+    writeFileSync(join(root, "100% #1?&=+;.txt"), "odd");
+    const { send, listAll, files } = serve();
+    const uri = `${prefix()}100%25%20%231%3F%26%3D%2B%3B.txt`;
+    expect(files.uriOf("100% #1?&=+;.txt")).toBe(uri);
+    expect((await listAll()).flat()).toContainEqual({
+      uri,
+      name: "100% #1?&=+;.txt",
+      mimeType: "text/plain",
+    });
+    expect((await send("resources/read", { uri })).result.contents).toEqual([
+      { uri, mimeType: "text/plain", text: "odd" },
+    ]);
+  });
+
   it("takes MIME types over the built-in table, with or without the dot", async () => {
     const { send, listAll } = serve({ mimeTypes: { ".md": "text/x-notes", TS: "application/typescript" } });
     expect((await listAll()).flat()).toContainEqual({

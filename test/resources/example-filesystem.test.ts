@@ -151,8 +151,8 @@ describe("examples/filesystem.ts through the official clients over stdio", () =>
     const listen = await v2.listen({ resourceSubscriptions: [url("notes.md")] });
     try {
       writeFileSync(join(root, "notes.md"), "# Notes\nchanged\n");
-      await expect.poll(() => heard, { timeout: 5000 }).toContain(`v1 ${url("notes.md")}`);
-      await expect.poll(() => heard, { timeout: 5000 }).toContain(`v2 ${url("notes.md")}`);
+      await expect.poll(() => heard).toContain(`v1 ${url("notes.md")}`);
+      await expect.poll(() => heard).toContain(`v2 ${url("notes.md")}`);
     } finally {
       await listen.close();
     }
@@ -168,13 +168,13 @@ describe("examples/filesystem.ts through the official clients over stdio", () =>
     const listen = await v2.listen({ resourcesListChanged: true });
     try {
       writeFileSync(join(root, "sub", "new.txt"), "new");
-      await expect.poll(() => changes, { timeout: 5000 }).toEqual({ v1: 1, v2: 1 });
+      await expect.poll(() => changes).toEqual({ v1: 1, v2: 1 });
       const names = async (c: Client) => (await c.listResources()).resources.map((r) => r.name);
       expect(await names(v1)).toContain("sub/new.txt");
       expect(await names(v2 as unknown as Client)).toContain("sub/new.txt");
       changes = { v1: 0, v2: 0 };
       rmSync(join(root, "sub", "new.txt"));
-      await expect.poll(() => changes, { timeout: 5000 }).toEqual({ v1: 1, v2: 1 });
+      await expect.poll(() => changes).toEqual({ v1: 1, v2: 1 });
       expect(await names(v1)).not.toContain("sub/new.txt");
     } finally {
       await listen.close();
