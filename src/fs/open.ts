@@ -22,6 +22,8 @@ export interface OpenHooks {
   beforeOpen?: (file: string) => void | Promise<void>;
   /** After the file is opened, before it is checked. */
   afterOpen?: (file: string) => void | Promise<void>;
+  /** After it is checked, before it is read (where a check-then-open design would open). */
+  afterCheck?: (file: string) => void | Promise<void>;
 }
 
 /** A root, resolved once: its real path, and how handles under it are checked. */
@@ -106,7 +108,8 @@ export interface CheckedHandle {
 /**
  * Opens `file` (a path under the root, already validated) as a regular file or a directory (`kind`),
  * and checks what was opened: the kind, and its real path under the root (the path itself, when symlinks
- * are not followed). Undefined when it is refused or missing; never throws for what a path names.
+ * are not followed, and always for a directory: the walk never enters a symlink, even one swapped in
+ * after its parent was read). Undefined when it is refused or missing; never throws for what a path names.
  */
 export async function openChecked(
   root: RootState,
@@ -114,13 +117,11 @@ export async function openChecked(
   kind: "file" | "directory",
 ): Promise<CheckedHandle | undefined> {
   await root.hooks?.beforeOpen?.(file);
+  const exact = kind === "directory" || !root.followSymlinks;
   // O_NOFOLLOW refuses a symlink as the last name at once (intermediate ones are caught by the check);
   // O_NONBLOCK keeps a FIFO from blocking the open until some writer comes
   const flags =
-    constants.O_RDONLY |
-    O_NONBLOCK |
-    (root.followSymlinks ? 0 : O_NOFOLLOW) |
-    (kind === "directory" ? O_DIRECTORY : 0);
+    constants.O_RDONLY | O_NONBLOCK | (exact ? O_NOFOLLOW : 0) | (kind === "directory" ? O_DIRECTORY : 0);
   let handle: FileHandle;
   try {
     handle = await open(file, flags);
@@ -133,9 +134,10 @@ export async function openChecked(
     const info = await handle.stat({ bigint: true });
     if (kind === "file" ? info.isFile() : info.isDirectory()) {
       const real = await realPathOf(root, handle, file, info);
-      if (real !== undefined && isUnder(root.path, real) && (root.followSymlinks || real === file))
+      if (real !== undefined && isUnder(root.path, real) && (!exact || real === file))
         checked = { handle, real, size: Number(info.size), dev: info.dev, ino: info.ino };
     }
+    if (checked) await root.hooks?.afterCheck?.(file);
   } finally {
     if (checked === undefined) await handle.close();
   }

@@ -75,12 +75,25 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 const STRATEGIES: RealPathStrategy[] = ["proc", "stat"];
 
+/** Puts a symlink to `target` where `path` is, atomically; the original moves to `path.orig`. */
+function swapIn(path: string, target: string) {
+  renameSync(path, `${path}.orig`);
+  symlinkSync(target, `${path}.new`);
+  renameSync(`${path}.new`, path);
+}
+
+function swapBack(path: string) {
+  unlinkSync(path);
+  renameSync(`${path}.orig`, path);
+}
+
 function serve(
   strategy: RealPathStrategy,
   options: DirectoryOptions = {},
   internal: DirectoryInternals = {},
+  pageSize = 3,
 ) {
-  const server = new McpServer({ name: "fs", version: "1.0.0", pageSize: 3 });
+  const server = new McpServer({ name: "fs", version: "1.0.0", pageSize });
   const files = createDirectoryResources(
     server,
     root,
@@ -195,16 +208,6 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
       writeFileSync(join(race(), "file.txt"), "inside");
       writeFileSync(join(race(), "dir", "secret.txt"), "inside");
     };
-    /** Puts a symlink to `target` where `path` is, atomically; the original moves to `path.orig`. */
-    const swapIn = (path: string, target: string) => {
-      renameSync(path, `${path}.orig`);
-      symlinkSync(target, `${path}.new`);
-      renameSync(`${path}.new`, path);
-    };
-    const swapBack = (path: string) => {
-      unlinkSync(path);
-      renameSync(`${path}.orig`, path);
-    };
     const cases = [
       { name: "the file itself", path: "race/file.txt", at: () => join(race(), "file.txt") },
       { name: "a directory above it", path: "race/dir/secret.txt", at: () => join(race(), "dir") },
@@ -260,6 +263,33 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
           const answer = await read(files.uriOf(c.path));
           expect(leaks(answer)).toBe(false);
           expect(answer.error?.code).toBe(-32002);
+        });
+      }
+    }
+
+    for (const follow of [false, true]) {
+      for (const c of cases) {
+        it(`after the check, before the read: ${c.name} (followSymlinks: ${follow})`, async () => {
+          reset();
+          let swapped = 0;
+          const { files, read } = serve(
+            strategy,
+            { followSymlinks: follow },
+            {
+              hooks: {
+                afterCheck: (file) => {
+                  if (file.startsWith(c.at())) {
+                    swapIn(c.at(), targets[c.name]!());
+                    swapped++;
+                  }
+                },
+              },
+            },
+          );
+          const answer = await read(files.uriOf(c.path));
+          expect(swapped).toBe(1);
+          // the bytes come from the handle that was checked: the file that was there
+          expect(answer.result.contents[0].text).toBe("inside");
         });
       }
     }
@@ -340,6 +370,44 @@ describe.each(STRATEGIES)("picomcp/fs under attack (%s check)", (strategy) => {
       }
     },
   );
+
+  it("a directory swapped for a symlink while it is walked: the listing names nothing outside", async () => {
+    const dir = join(root, "walked", "dir");
+    try {
+      for (const when of ["beforeOpen", "afterOpen", "afterCheck"] as const) {
+        for (const followSymlinks of [false, true]) {
+          rmSync(join(root, "walked"), { recursive: true, force: true });
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, "inside.txt"), "inside");
+          let swapped = 0;
+          const { listAll } = serve(
+            strategy,
+            { followSymlinks },
+            {
+              hooks: {
+                [when]: (file: string) => {
+                  if (file === dir && swapped === 0) {
+                    swapIn(dir, outside);
+                    swapped++;
+                  }
+                },
+              },
+            },
+            // one page, from one walk: the walk that met the swap is the one answered
+            1000,
+          );
+          const uris = await listAll();
+          expect(swapped, `${when}, followSymlinks: ${followSymlinks}`).toBe(1);
+          expect(
+            uris.filter((u) => u.includes("secret")),
+            `${when}, followSymlinks: ${followSymlinks}`,
+          ).toEqual([]);
+        }
+      }
+    } finally {
+      rmSync(join(root, "walked"), { recursive: true, force: true });
+    }
+  });
 
   it("refuses `..` in every spelling of the traversal corpus, and serves no outside byte", async () => {
     const { files, read } = serve(strategy);
