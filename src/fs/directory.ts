@@ -94,7 +94,8 @@ export function createDirectoryResources(
 ): DirectoryResources {
   let real: string;
   try {
-    real = realpathSync(root);
+    // native, as the checks' realpath is: both spell the root the same way (case, drive letter)
+    real = realpathSync.native(root);
   } catch (error) {
     throw new Error(
       `directoryResources: ${JSON.stringify(root)} cannot be served: ${(error as Error).message}`,

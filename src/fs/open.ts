@@ -2,12 +2,14 @@
  * Opening a file or directory under a root so that no byte from outside it is read: open first, then
  * check where the opened file really is, then read from the handle that was checked.
  *
- * The check asks the kernel about the open handle, never about the path again: on Linux,
- * `/proc/self/fd/N` names the file the descriptor refers to; elsewhere the real path of the name is
- * taken (`realpath`) and the file there must be the very file open (same device and inode, `fstat`
- * against `stat`). A symlink swapped in between the check and the read changes nothing, since the read
- * goes to the handle; one swapped in before the open is seen by the check. What this cannot tell apart
- * is a hard link: a second name of a file, made inside the root, is a file of the root.
+ * On Linux the check asks the kernel about the open descriptor itself (`/proc/self/fd/N` names the file
+ * it refers to), so nothing swapped by name at any moment can fool it. Elsewhere the real path of the
+ * name is taken (`realpath`), the name there must be the very file open (`lstat` against `fstat`: same
+ * device and inode) and a second `realpath` must agree: a symlink swapped in for the file itself is
+ * always seen, but a directory above it swapped back and forth between two looks by name is not (Node
+ * has no `openat`); docs/files.md gives the figures. Either way a swap after the check changes nothing,
+ * since the bytes are read from the handle. A hard link cannot be told apart: a second name of a file,
+ * made inside the root, is a file of the root.
  */
 import { closeSync, constants, openSync, readlinkSync, realpathSync } from "node:fs";
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
