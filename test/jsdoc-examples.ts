@@ -9,6 +9,7 @@ import { createClient } from "redis";
 import { expect } from "vitest";
 import { z } from "zod";
 import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
+import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
@@ -38,6 +39,12 @@ export default { fetch: handle };
 
 /** Each example in a function of its own, so that their names do not meet. */
 export const examples = [
+  () => {
+    // @example fs/index.ts#1
+    const files = directoryResources(server, "/srv/docs", { exclude: /(^|\/)drafts$/ });
+    files.uriOf("guide.md"); // "file:///srv/docs/guide.md"
+    // @end
+  },
   () => {
     // @example otel/index.ts#1
     instrument(server); // spans and metrics go to the providers the Node SDK registered

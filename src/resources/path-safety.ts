@@ -72,6 +72,12 @@ function unsafe(v: string): boolean {
  * would leave `base`, or a part is absolute, has a drive letter, an ambiguous dots-and-spaces segment or a
  * NUL byte. `base` is trusted: it keeps its root (`/`, `//` for UNC, `C:/`) and its own `..` segments, and
  * its `\` become `/` (which Windows accepts).
+ *
+ * It checks the string, never the file system: a symlink under `base` that leads out of it (to a file or
+ * a directory, at any depth) is followed by whoever opens the result, and a name checked here may be
+ * swapped for such a symlink before it is opened. To serve the files of a directory, use
+ * `directoryResources` from `picomcp/fs`, which opens each file first and then checks where the opened
+ * file really is (docs/files.md).
  * @example
  * safeJoin("/srv/docs", "guides/../intro.md"); // "/srv/docs/intro.md"
  * safeJoin("/srv/docs", "../etc/passwd"); // throws PathEscapeError

@@ -20,7 +20,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["dev/watch.ts"], // which file changes restart the server: the child's module graph, ignores, bursts (Node only)
   ["dev/console-server.ts"], // the console's endpoints: secret, headers, page files, /send, /events (Node only)
   ["dev/console/"], // the console's page: browser modules served as they are, importing only each other
-  ["auth/", "redis/", "otel/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus, and the event, rate and task stores); picomcp/otel (OpenTelemetry)
+  ["auth/", "redis/", "otel/", "fs/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus, and the event, rate and task stores); picomcp/otel (OpenTelemetry); picomcp/fs (a directory as resources, Node only)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["dispatch/envelope.ts"], // envelope checks, the session handshake, routing between eras
@@ -45,6 +45,11 @@ const NODE_ONLY = new Set([
   "dev/runner.ts",
   "dev/watch.ts",
   "dev/console-server.ts",
+  "fs/index.ts",
+  "fs/directory.ts",
+  "fs/open.ts",
+  "fs/walk.ts",
+  "fs/watch.ts",
 ]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */

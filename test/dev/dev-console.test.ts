@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -163,7 +163,9 @@ describe.skipIf(!chromium)(
         await page.goto(files.url);
         await poll(() => nav("tools").allTextContents()).toEqual(["list_resources", "read_resource"]);
         expect(await nav("resources").allTextContents()).toEqual([`${uri}notes.md`]);
-        expect(await nav("templates").allTextContents()).toEqual(["file:///{+path}file"]);
+        expect(await nav("templates").allTextContents()).toEqual([
+          `${pathToFileURL(root).href}/{+path}${basename(root)}`,
+        ]);
         await nav("resources").first().click();
         await page.getByRole("button", { name: "Subscribe" }).click();
         await page.getByRole("button", { name: "Read" }).click();
