@@ -10,7 +10,7 @@ import { expect } from "vitest";
 import { z } from "zod";
 import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
-import { createHttpHandler } from "../src/http/index.js";
+import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
 import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
@@ -31,6 +31,15 @@ declare const db: { user(id: string): string };
 declare const html: string;
 declare const tracerProvider: TracerProvider;
 declare const meterProvider: MeterProvider;
+/** The part of Bun's global that the Bun recipe uses. */
+declare const Bun: {
+  serve(options: {
+    fetch(
+      request: Request,
+      server: { requestIP(request: Request): { address: string } | null },
+    ): Promise<Response>;
+  }): unknown;
+};
 
 // @example http/index.ts#1
 const handle = createHttpHandler(server);
@@ -39,6 +48,11 @@ export default { fetch: handle };
 
 /** Each example in a function of its own, so that their names do not meet. */
 export const examples = [
+  () => {
+    // @example http/request.ts#1
+    Bun.serve({ fetch: (r, s) => handle(withPeer(r, s.requestIP(r)?.address)) });
+    // @end
+  },
   () => {
     // @example fs/index.ts#1
     const files = directoryResources(server, "/srv/docs", { exclude: /(^|\/)drafts$/ });
