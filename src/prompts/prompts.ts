@@ -6,6 +6,7 @@ import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
+import { checkGetParams } from "../resources/handler-params.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -97,6 +98,11 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
       `Prompt "${name}": args must be a Standard Schema object or a list of arguments${fix}`,
     );
   }
+  checkGetParams(
+    name,
+    args.map((a) => a.name),
+    options.get,
+  );
   const complete = { ...(options.complete ?? {}) } as { [key: string]: Completer | undefined };
   for (const key of Object.keys(complete)) {
     if (!args.some((a) => a.name === key))

@@ -21,6 +21,7 @@ import {
   type ResourceContents,
   type ResourceDetails,
 } from "../types.js";
+import { checkReadParams } from "./handler-params.js";
 import type { UriParams, UriVariableName } from "./params.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
@@ -116,6 +117,7 @@ export class ResourceRegistry {
     if (typeof options?.read !== "function") throw new TypeError(`Resource ${uri} needs a read function`);
     const parsed = parseUriTemplate(uri, this.#limits);
     const template = parsed.isTemplate ? parsed : undefined;
+    checkReadParams(uri, template ? template.variables.map((v) => v.name) : undefined, options.read);
     const table = template ? this.#templates : this.#statics;
     if (table.has(uri))
       throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
