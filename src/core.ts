@@ -14,6 +14,10 @@ import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
 export interface ErrorInfo {
   method: string;
   requestId: RequestId;
+  /** `resources/read`: the URI whose `read` failed. */
+  uri?: string;
+  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed. */
+  name?: string;
 }
 
 /** @internal */

@@ -132,7 +132,12 @@ export class McpServer {
       instructions: options.instructions,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       onError:
-        options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
+        options.onError ??
+        ((error, where) =>
+          console.error(
+            `picomcp: ${where.method} ${where.uri ?? where.name ?? ""} failed:`.replace("  ", " "),
+            error,
+          )),
       requestState: new RequestStateSeal(options.requestState),
       serverMeta: serverInfoMeta(info as Implementation),
       governor: new Governor(options.limits),

@@ -178,8 +178,8 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
       isError: true,
     });
     expect(logged).toEqual([
-      [boom, { method: "tools/call", requestId: expect.anything() }],
-      ["not an Error", { method: "tools/call", requestId: expect.anything() }],
+      [boom, { method: "tools/call", requestId: expect.anything(), name: "fails" }],
+      ["not an Error", { method: "tools/call", requestId: expect.anything(), name: "throws_text" }],
     ]);
   });
 
@@ -189,8 +189,8 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
     await expect(client.readResource("books://1")).rejects.toEqual(new McpError(-32603, "Internal error"));
     await expect(client.getPrompt("review")).rejects.toEqual(new McpError(-32603, "Internal error"));
     expect(logged).toEqual([
-      [boom, { method: "resources/read", requestId: expect.anything() }],
-      [boom, { method: "prompts/get", requestId: expect.anything() }],
+      [boom, { method: "resources/read", requestId: expect.anything(), uri: "books://1" }],
+      [boom, { method: "prompts/get", requestId: expect.anything(), name: "review" }],
     ]);
   });
 
