@@ -20,6 +20,12 @@ export interface ErrorInfo {
   name?: string;
 }
 
+/** The default `onError`: the error on stderr, with the method and the URI, tool or prompt it was about. */
+export function logError(error: unknown, where: ErrorInfo): void {
+  const about = where.uri ?? where.name;
+  console.error(`picomcp: ${where.method}${about === undefined ? "" : ` ${about}`} failed:`, error);
+}
+
 /** @internal */
 export interface CoreOptions {
   info: Implementation;

@@ -302,7 +302,7 @@ export function checkReadParams(uri: string, variables: readonly string[] | unde
       `${head}: a URI without {variables} gives read no parameters, so ${missing} would always be undefined. Write read: () => … (the context is the second argument), or put {${bad.unknown[0]}} in the URI to make it a template`,
     );
   throw new TypeError(
-    `${head}: ${missing} ${is} not a variable of the template, so read would get undefined. Rename ${it} in read to a variable of the URI (${variables.join(", ")}), or rename the variable in the URI`,
+    `${head}: ${missing} ${is} not ${is === "is" ? "a variable" : "variables"} of the template, so read would get undefined. Rename ${it} in read to ${is === "is" ? "a variable" : "variables"} of the URI (${variables.join(", ")}), or rename the variable${is === "is" ? "" : "s"} in the URI`,
   );
 }
 

@@ -10,7 +10,7 @@ import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
 import { listPage, permits, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import { type Awaitable, isPromiseLike, type ResourceContents } from "../types.js";
 import { checkReadParams } from "./handler-params.js";
-import type { ResourceOptions } from "./options.js";
+import { type ResourceOptions, v1ResourceHint } from "./options.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
 import { parseUriTemplate, type UriTemplate, type UriTemplateLimits, type UriValues } from "./template.js";
@@ -76,6 +76,8 @@ export class ResourceRegistry {
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
+    const v1 = typeof options?.read === "function" ? "" : v1ResourceHint(uri, options);
+    if (v1) throw new TypeError(v1);
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("A resource needs a non-empty URI");
     if (!SCHEME.test(uri) || /\s/.test(uri))
       throw new TypeError(

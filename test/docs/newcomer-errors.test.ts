@@ -75,6 +75,124 @@ describe("registration errors for SDK v1 shapes", () => {
   });
 });
 
+describe("SDK v1's resource shapes and register* methods, in plain JavaScript", () => {
+  const read = async () => ({ contents: [] });
+
+  it("resource(name, uri, [metadata,] read): the URI first, everything else in the options", () => {
+    const fix =
+      'is SDK v1\'s: the URI comes first and everything else goes in one options object, server.resource("config://app", { name: "config", …metadata, read }), whose read returns the text, the bytes or a value for JSON';
+    expect(() => loose(server()).resource("config", "config://app", read)).toThrow(
+      new TypeError(`server.resource("config", …, read) ${fix}`),
+    );
+    expect(() =>
+      loose(server()).resource("config", "config://app", { mimeType: "text/plain" }, read),
+    ).toThrow(new TypeError(`server.resource("config", …, read) ${fix}`));
+  });
+
+  it("resource(name, new ResourceTemplate(…), read): the template's string first", () => {
+    // the shape of SDK v1's ResourceTemplate: its uriTemplate prints as the template
+    const template = { uriTemplate: { toString: () => "users://{id}" }, listCallback: undefined };
+    expect(() => loose(server()).resource("user", template, read)).toThrow(
+      new TypeError(
+        'server.resource("user", new ResourceTemplate(…), read) is SDK v1\'s: the URI comes first and everything else goes in one options object, server.resource("users://{id}", { name: "user", …metadata, read }), whose read returns the text, the bytes or a value for JSON',
+      ),
+    );
+  });
+
+  it("resource(uri, read): the function goes under read", () => {
+    expect(() => loose(server()).resource("config://app", read)).toThrow(
+      new TypeError(
+        'Resource config://app: the read function goes under read, server.resource("config://app", { read }) (SDK v1\'s resource(uri, read))',
+      ),
+    );
+  });
+
+  it("registerResource, registerTool, registerPrompt: what to write here", () => {
+    const s = loose(server());
+    expect(() => s.registerResource("config", "config://app", { mimeType: "text/plain" }, read)).toThrow(
+      new TypeError(
+        'server.registerResource(…) is SDK v1\'s; here it is server.resource("config://app", { name: "config", …metadata, read }) (see the migration guide, docs/migrate.md)',
+      ),
+    );
+    expect(() => s.registerTool("search", { inputSchema: {} }, read)).toThrow(
+      new TypeError(
+        'server.registerTool(…) is SDK v1\'s; here it is server.tool("search", { title, description, input: z.object(inputSchema), output, annotations, run }) (see the migration guide, docs/migrate.md)',
+      ),
+    );
+    expect(() => s.registerPrompt("review", { argsSchema: {} }, read)).toThrow(
+      new TypeError(
+        'server.registerPrompt(…) is SDK v1\'s; here it is server.prompt("review", { title, description, args: z.object(argsSchema), get }) (see the migration guide, docs/migrate.md)',
+      ),
+    );
+  });
+});
+
+describe("a read or get that does not fit its template or args", () => {
+  it("the Python page's example: users://{user_id}/profile read as ({ user })", () => {
+    expect(() =>
+      loose(server()).resource("users://{user_id}/profile", { read: ({ user }: any) => `User ${user}` }),
+    ).toThrow(
+      new TypeError(
+        "Mismatch between URI parameters {user_id} and read parameters {user} of resource users://{user_id}/profile: user is not a variable of the template, so read would get undefined. Rename it in read to a variable of the URI (user_id), or rename the variable in the URI",
+      ),
+    );
+  });
+
+  it("names every missing one, sees renamed keys, defaults and rest; a static URI has none", () => {
+    expect(() =>
+      loose(server()).resource("github://{owner}/{repo}/readme{?ref}", {
+        read: async ({ owner: o, repository, ref = "HEAD", branch }: any) => [o, repository, ref, branch],
+      }),
+    ).toThrow(
+      new TypeError(
+        "Mismatch between URI parameters {owner, repo, ref} and read parameters {owner, repository, ref, branch} of resource github://{owner}/{repo}/readme{?ref}: repository, branch are not variables of the template, so read would get undefined. Rename them in read to variables of the URI (owner, repo, ref), or rename the variables in the URI",
+      ),
+    );
+    expect(() => loose(server()).resource("config://app", { read: ({ id }: any) => id })).toThrow(
+      new TypeError(
+        "Mismatch between URI parameters {} and read parameters {id} of resource config://app: a URI without {variables} gives read no parameters, so id would always be undefined. Write read: () => … (the context is the second argument), or put {id} in the URI to make it a template",
+      ),
+    );
+    // what fits, and what cannot be seen, registers
+    const s = server();
+    s.resource("a://{x}/{y}", { read: ({ x, ...rest }) => [x, rest].join() });
+    s.resource("b://{x}", { read: ({ x: renamed = "?" }) => renamed });
+    s.resource("c://{x}", { read: (params) => params.x });
+    s.resource("d://{x}", { read: ((p: { x: string }) => p.x).bind(null) });
+    s.resource("e://static", { read: (_params, ctx) => ctx.uri });
+    // nothing of a refused one is registered
+    expect(() => loose(s).resource("f://{x}", { read: ({ y }: any) => y })).toThrow(TypeError);
+    expect(() => s.resource("f://{x}", { read: ({ x }) => x })).not.toThrow();
+  });
+
+  it("a prompt's get against its args, as a list or a schema", () => {
+    expect(() =>
+      loose(server()).prompt("review", {
+        args: [{ name: "code", required: true }],
+        get: ({ text }: any) => text,
+      }),
+    ).toThrow(
+      new TypeError(
+        'Mismatch between prompt arguments {code} and get parameters {text} of prompt "review": text is not in args, so get would get undefined. Rename it in get to an argument (code), or add it to args',
+      ),
+    );
+    expect(() =>
+      loose(server()).prompt("review", {
+        args: z.object({ title: z.string() }),
+        get: ({ title, tone }: any) => title + tone,
+      }),
+    ).toThrow(
+      'Mismatch between prompt arguments {title} and get parameters {title, tone} of prompt "review"',
+    );
+    expect(() => loose(server()).prompt("hello", { get: ({ who }: any) => who })).toThrow(
+      'Mismatch between prompt arguments {} and get parameters {who} of prompt "hello": who is not in args, so get would get undefined. Rename it in get to an argument, or add it to args',
+    );
+    expect(() =>
+      server().prompt("review", { args: z.object({ title: z.string() }), get: ({ title }) => title }),
+    ).not.toThrow();
+  });
+});
+
 describe("resource URIs and templates", () => {
   it("refuses a string that is not a URI: no scheme, or whitespace", () => {
     for (const uri of ["just some text", "books/{id}", "{scheme}://x", "books://a b", "café://x"])
