@@ -79,10 +79,10 @@ function isPromiseLike(v: unknown): boolean {
 }
 
 /**
- * Where `value` holds something JSON.stringify would turn into something else in silence (`{}` for a
- * Map, a Set, a Blob or an object with no own enumerable properties; `null` for NaN), or throw on (a
- * bigint, a cycle): that place (`$.tags`) and its type, or undefined when the JSON is faithful. Nested
- * `undefined`, functions and symbols are left out of objects and null in arrays, as JSON has it.
+ * Where `value` holds something JSON.stringify would turn into `{}` in silence (a Map, a Set, a Blob,
+ * an object with no own enumerable properties) or throw on (a bigint, a cycle): that place (`$.tags`)
+ * and its type, or undefined when the JSON is faithful. Nested `undefined`, functions and symbols are
+ * left out of objects and null in arrays, and a nested NaN or Infinity is null, as JSON has them.
  */
 function unfaithful(
   value: unknown,
@@ -96,7 +96,6 @@ function unfaithful(
     if (typeof toJSON === "function") v = toJSON.call(v, key);
   }
   if (typeof v === "bigint") return { path, value: v };
-  if (typeof v === "number") return Number.isFinite(v) ? undefined : { path, value: v };
   if (typeof v !== "object" || v === null) return undefined;
   if (seen.has(v)) return { path, value: "a circular reference" };
   seen.add(v);
@@ -140,8 +139,12 @@ function refused(what: string, value: unknown, path = "$"): TypeError {
   return new TypeError(`${what} returned${place ? " a value" : ""}${place} ${type}; ${tail}`);
 }
 
-/** Text that may hide an unfaithful value, which then gets the full walk; any other JSON is sent as it is. */
-const SUSPECT = /\{\}|null|\{"0":/;
+/**
+ * JSON text that may hide a value serialized in silence (`{}`, or a typed array's `{"0":…`), which then
+ * gets the full walk; any other JSON is sent as it is. Not `null`: nullable fields are common, and walking
+ * every value that has one would cost more than serializing it; a nested NaN stays JSON's `null`.
+ */
+const SUSPECT = /\{\}|\{"0":/;
 
 /** `value` as JSON text, or an error naming `what` and the value that JSON cannot hold. */
 function toJson(value: unknown, what: string): string {
@@ -155,7 +158,8 @@ function toJson(value: unknown, what: string): string {
       `${what} returned a value that cannot be serialized as JSON: ${(e as Error).message}`,
     );
   }
-  if (text === undefined) throw refused(what, value);
+  if (text === undefined || (typeof value === "number" && !Number.isFinite(value)))
+    throw refused(what, value);
   if (SUSPECT.test(text)) {
     const bad = unfaithful(value, "$", "", new Set());
     if (bad) throw refused(what, bad.value, bad.path);
@@ -183,7 +187,8 @@ function v1Contents(value: { [key: string]: unknown }, what: string): ResourceCo
  * its type, or application/octet-stream), asynchronously; an array of `{ uri, text }`/`{ uri, blob }`,
  * or SDK v1's `{ contents: [...] }` → those contents; any other value JSON holds faithfully → its
  * JSON (`mimeType` or application/json). Refused: undefined, functions, symbols, bigints, NaN,
- * Infinity, Map, Set, class instances with no own fields and no `toJSON`, and such values nested.
+ * Infinity, Map, Set, class instances with no own fields and no `toJSON`, and (but NaN, Infinity)
+ * such values nested.
  */
 export function toResourceContents(
   value: unknown,

@@ -88,8 +88,8 @@ class Scanner {
     return m[0];
   }
 
-  /** A quoted string at the cursor (`'`, `"`), its value. */
-  string(): string {
+  /** A quoted string at the cursor (`'`, `"`), its value; `key`: refuse escapes it would have to decode. */
+  string(key = false): string {
     const q = this.s[this.i++];
     let out = "";
     for (;;) {
@@ -100,7 +100,7 @@ class Scanner {
         const e = this.s[this.i++];
         if (e === undefined) throw new Unreadable();
         // a key spelled with escapes other than a quoted character is too rare to decode: give up on it
-        if (/[a-zA-Z0-9]/.test(e)) throw new Unreadable();
+        if (key && /[a-zA-Z0-9]/.test(e)) throw new Unreadable();
         out += e;
       } else out += c;
     }
@@ -219,7 +219,11 @@ function parse(source: string): DestructuredNames | undefined {
   }
   p.i++;
   if (p.space() !== "{") return undefined;
-  return pattern(p);
+  const names = pattern(p);
+  p.i++;
+  // what follows a whole pattern: the next parameter, the end of the list, or the pattern's default;
+  // anything else means the scanner lost its way, and nothing is claimed
+  return ",)=".includes(p.space() || "?") ? names : undefined;
 }
 
 /** An object pattern at the cursor (`{`): its keys; nested patterns and defaults are skipped. */
@@ -241,7 +245,7 @@ function pattern(p: Scanner): DestructuredNames {
       continue;
     }
     let key: string;
-    if (c === "'" || c === '"') key = p.string();
+    if (c === "'" || c === '"') key = p.string(true);
     else if (c === "[")
       throw new Unreadable(); // a computed key: its name is only known at run time
     else if (/[0-9]/.test(c)) {

@@ -114,6 +114,9 @@ const sources: [string, string, ReturnType<typeof names> | undefined][] = [
   ["escaped key", "({ \\u0061 }) => a", undefined],
   ["unterminated", '({ a = "oops', undefined],
   ["getter", "get x() { return 1 }", undefined],
+  ["escapes in a default's string", '({ a = "x\\n}\\"", b }) => a', names(["a", "b"])],
+  ["lost its way: a pattern followed by nonsense", "({ a } b) => a", undefined],
+  ["a second parameter and a whole default", "({ a }, ctx) => a", names(["a"])],
   ["regex after return in default", "({ a = (() => { return /}/ })(), b }) => a", names(["a", "b"])],
 ];
 

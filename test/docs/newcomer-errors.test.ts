@@ -1,6 +1,7 @@
 // What a newcomer meets first: the errors of registration, most of them for shapes brought from the
 // official SDK v1, with the change to make; and the one rule for what a thrown error gives the client
 // and the server's log (docs/errors.md).
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type ErrorInfo, McpError, McpServer } from "../../src/index.js";
@@ -90,8 +91,7 @@ describe("SDK v1's resource shapes and register* methods, in plain JavaScript", 
   });
 
   it("resource(name, new ResourceTemplate(…), read): the template's string first", () => {
-    // the shape of SDK v1's ResourceTemplate: its uriTemplate prints as the template
-    const template = { uriTemplate: { toString: () => "users://{id}" }, listCallback: undefined };
+    const template = new ResourceTemplate("users://{id}", { list: undefined });
     expect(() => loose(server()).resource("user", template, read)).toThrow(
       new TypeError(
         'server.resource("user", new ResourceTemplate(…), read) is SDK v1\'s: the URI comes first and everything else goes in one options object, server.resource("users://{id}", { name: "user", …metadata, read }), whose read returns the text, the bytes or a value for JSON',
