@@ -35,6 +35,12 @@ function seedServer() {
     description: "The app configuration",
     read: () => loadConfig(),
   });
+  // the lesson's resources/list and resources/read of a DB config
+  server.resource("config://db", {
+    name: "DB config",
+    mimeType: "application/json",
+    read: () => ({ host: "..." }),
+  });
   server.resource("github://{owner}/{repo}/readme", {
     mimeType: "text/markdown",
     read: async ({ owner, repo }) => {
@@ -142,6 +148,7 @@ describe.each(eras)("the Resources pages' examples: %s", (_, connect, notFoundCo
     const { resources } = await c.listResources();
     expect(resources).toEqual([
       { uri: "config://app", name: "config://app", description: "The app configuration" },
+      { uri: "config://db", name: "DB config", mimeType: "application/json" },
       { uri: "docs://readme", name: "docs://readme", mimeType: "text/markdown" },
       { uri: "stats://catalog", name: "stats://catalog", mimeType: "application/json" },
       { uri: "covers://placeholder", name: "covers://placeholder", mimeType: "image/gif" },
@@ -169,6 +176,9 @@ describe.each(eras)("the Resources pages' examples: %s", (_, connect, notFoundCo
   it("reads each example as its table says", async () => {
     expect(await read("config://app")).toEqual([
       { uri: "config://app", mimeType: "text/plain", text: "theme=dark\nlanguage=en" },
+    ]);
+    expect(await read("config://db")).toEqual([
+      { uri: "config://db", mimeType: "application/json", text: '{"host":"..."}' },
     ]);
     expect(await read("github://octo/cat/readme")).toEqual([
       { uri: "github://octo/cat/readme", mimeType: "text/markdown", text: "# cat\n" },
