@@ -1,4 +1,4 @@
-/** Reading the names a handler (a resource's read, a prompt's get) destructures from its first parameter, from its source text. */
+/** Reading the names a handler (a resource's read, a prompt's get) destructures from its parameters, from its source text. */
 
 /** What {@link destructuredNames} read: the keys of the first parameter's `{ … }` pattern. */
 export interface DestructuredNames {
@@ -8,7 +8,31 @@ export interface DestructuredNames {
   readonly rest: boolean;
 }
 
-const cache = new WeakMap<object, DestructuredNames | null>();
+/** The patterns of a function's first two parameters, as far as they are read. */
+interface Heads {
+  /** The first parameter's object pattern. */
+  readonly first?: DestructuredNames;
+  /** The second's, when the first is a plain name: SDK v1's `(uri, { id })`. */
+  readonly second?: DestructuredNames;
+}
+
+const cache = new WeakMap<object, Heads>();
+
+function headsOf(fn: unknown): Heads {
+  if (typeof fn !== "function") return {};
+  let found = cache.get(fn);
+  if (found === undefined) {
+    let source: string;
+    try {
+      source = Function.prototype.toString.call(fn);
+    } catch {
+      source = "";
+    }
+    found = headsInSource(source);
+    cache.set(fn, found);
+  }
+  return found;
+}
 
 /**
  * The keys that `fn`'s first parameter destructures, when that parameter is an object pattern
@@ -18,27 +42,19 @@ const cache = new WeakMap<object, DestructuredNames | null>();
  * Reads `Function.prototype.toString` with a small scanner: never evaluates anything.
  */
 export function destructuredNames(fn: unknown): DestructuredNames | undefined {
-  if (typeof fn !== "function") return undefined;
-  let found = cache.get(fn);
-  if (found === undefined) {
-    let source: string;
-    try {
-      source = Function.prototype.toString.call(fn);
-    } catch {
-      source = "";
-    }
-    found = namesInSource(source) ?? null;
-    cache.set(fn, found);
-  }
-  return found ?? undefined;
+  return headsOf(fn).first;
 }
 
 /** {@link destructuredNames} over source text: undefined where the scanner cannot follow it. */
 export function namesInSource(source: string): DestructuredNames | undefined {
+  return headsInSource(source).first;
+}
+
+function headsInSource(source: string): Heads {
   try {
     return parse(source);
   } catch {
-    return undefined; // text the scanner does not follow: nothing is claimed about it
+    return {}; // text the scanner does not follow: nothing is claimed about it
   }
 }
 
@@ -200,14 +216,14 @@ const KEYWORDS_BEFORE_EXPRESSION = new Set([
 ]);
 
 /** The names of the first parameter's object pattern in a function's source text, or undefined. */
-function parse(source: string): DestructuredNames | undefined {
-  if (/\{\s*\[native code\]\s*\}\s*$/.test(source)) return undefined;
+function parse(source: string): Heads {
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source)) return {};
   const p = new Scanner(source);
   // the head: `async`, `function`, `*`, a method's name (`read`, `"read"`, `[key]`, `get x`), up to
   // the `(` of the parameters; an `=>` first means one parameter without parentheses (an identifier)
   for (;;) {
     const c = p.space();
-    if (c === "" || c === "{" || c === "=") return undefined;
+    if (c === "" || c === "{" || c === "=") return {};
     if (c === "(") break;
     if (c === "'" || c === '"') p.string();
     else if (c === "[") {
@@ -215,15 +231,33 @@ function parse(source: string): DestructuredNames | undefined {
       p.until("]");
       p.i++;
     } else if (c === "*") p.i++;
-    else if (!p.ident()) return undefined;
+    else if (!p.ident()) return {};
   }
   p.i++;
-  if (p.space() !== "{") return undefined;
-  const names = pattern(p);
+  if (p.space() === "{") {
+    const first = pattern(p);
+    return followed(p) ? { first } : {};
+  }
+  // a plain first name (and its default), then maybe a second pattern
+  if (!p.ident()) return {};
+  if (p.space() === "=") {
+    p.i++;
+    p.until(",)");
+  }
+  if (p.space() !== ",") return {};
   p.i++;
-  // what follows a whole pattern: the next parameter, the end of the list, or the pattern's default;
-  // anything else means the scanner lost its way, and nothing is claimed
-  return ",)=".includes(p.space() || "?") ? names : undefined;
+  if (p.space() !== "{") return {};
+  const second = pattern(p);
+  return followed(p) ? { second } : {};
+}
+
+/**
+ * Whether a whole pattern (its `}` at the cursor) is followed by what may follow it: the next
+ * parameter, the end of the list, or its default. Anything else means the scanner lost its way.
+ */
+function followed(p: Scanner): boolean {
+  p.i++;
+  return ",)=".includes(p.space() || "?");
 }
 
 /** An object pattern at the cursor (`{`): its keys; nested patterns and defaults are skipped. */
@@ -285,6 +319,26 @@ function unknownNames(
   return unknown.length === 0 ? undefined : { unknown, keys: names.keys };
 }
 
+/** Names a read's context has, which a second-parameter pattern may take without being SDK v1's. */
+const CONTEXT_KEYS = new Set([
+  "uri",
+  "signal",
+  "requestId",
+  "client",
+  "meta",
+  "auth",
+  "sessionId",
+  "features",
+  "progress",
+  "log",
+  "elicit",
+  "sample",
+  "roots",
+  "requestState",
+  "setRequestState",
+  "task",
+]);
+
 /** `{a, b}`: a set of names as the registration errors print it. */
 const nameSet = (names: readonly string[]) => `{${names.join(", ")}}`;
 
@@ -296,6 +350,12 @@ const verbs = (n: number) => (n > 1 ? (["are", "them"] as const) : (["is", "it"]
  * with `({ user })`), which would be undefined on every read. `variables` is undefined for a static URI.
  */
 export function checkReadParams(uri: string, variables: readonly string[] | undefined, read: unknown): void {
+  const v1 = variables && headsOf(read).second;
+  // SDK v1's read took (uri, variables): its variables in the second place, where the context is here
+  if (v1 && v1.keys.length > 0 && v1.keys.every((k) => variables.includes(k) && !CONTEXT_KEYS.has(k)))
+    throw new TypeError(
+      `Resource ${uri}: read takes the URI's variables first and the context second (SDK v1's callback took (uri, variables)): write read: ({ ${v1.keys.join(", ")} }, ctx) => …, with ctx.uri for the URI read`,
+    );
   const bad = unknownNames(read, variables ?? []);
   if (!bad) return;
   const head = `Mismatch between URI parameters ${nameSet(variables ?? [])} and read parameters ${nameSet(bad.keys)} of resource ${uri}`;

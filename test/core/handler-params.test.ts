@@ -117,6 +117,7 @@ const sources: [string, string, ReturnType<typeof names> | undefined][] = [
   ["escapes in a default's string", '({ a = "x\\n}\\"", b }) => a', names(["a", "b"])],
   ["lost its way: a pattern followed by nonsense", "({ a } b) => a", undefined],
   ["a second parameter and a whole default", "({ a }, ctx) => a", names(["a"])],
+  ["a pattern in the second place only", "(uri, { id }) => id", undefined],
   ["regex after return in default", "({ a = (() => { return /}/ })(), b }) => a", names(["a", "b"])],
 ];
 

@@ -107,6 +107,25 @@ describe("SDK v1's resource shapes and register* methods, in plain JavaScript", 
     );
   });
 
+  it("SDK v1's read callback, (uri, { id }): the variables come first here", () => {
+    expect(() =>
+      loose(server()).resource("books://{id}/{lang}", {
+        read: async (uri: URL, { id, lang }: any) => [uri, id, lang],
+      }),
+    ).toThrow(
+      new TypeError(
+        "Resource books://{id}/{lang}: read takes the URI's variables first and the context second (SDK v1's callback took (uri, variables)): write read: ({ id, lang }, ctx) => …, with ctx.uri for the URI read",
+      ),
+    );
+    // the context destructured in the second place is picomcp's own shape
+    expect(() =>
+      server().resource("docs://{+path}", {
+        read: (_params, { uri, signal }) => fetch(uri, { signal }).then((r) => r.text()),
+      }),
+    ).not.toThrow();
+    expect(() => server().resource("docs://static", { read: (_p, { uri }) => uri })).not.toThrow();
+  });
+
   it("registerResource, registerTool, registerPrompt: what to write here", () => {
     const s = loose(server());
     expect(() => s.registerResource("config", "config://app", { mimeType: "text/plain" }, read)).toThrow(
