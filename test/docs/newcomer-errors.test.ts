@@ -209,6 +209,11 @@ describe("a read or get that does not fit its template or args", () => {
     expect(() =>
       server().prompt("review", { args: z.object({ title: z.string() }), get: ({ title }) => title }),
     ).not.toThrow();
+    // a schema that takes keys it does not name leaves get free to read them
+    const open = z.object({ title: z.string() }).catchall(z.string());
+    expect(() =>
+      loose(server()).prompt("review", { args: open, get: ({ title, tone }: any) => title + tone }),
+    ).not.toThrow();
   });
 });
 
