@@ -2,7 +2,7 @@
 // official SDK v1, with the change to make; and the one rule for what a thrown error gives the client
 // and the server's log (docs/errors.md).
 import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type ErrorInfo, McpError, McpServer } from "../../src/index.js";
 import { connect } from "../../src/testing.js";
@@ -333,6 +333,34 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
     expect(logged).toEqual([
       [boom, { method: "resources/read", requestId: expect.anything(), uri: "books://1" }],
       [boom, { method: "prompts/get", requestId: expect.anything(), name: "review" }],
+    ]);
+  });
+
+  it("the default onError names the URI read, the tool or the prompt", async () => {
+    const s = server();
+    const boom = new Error("boom");
+    s.resource("books://{id}", {
+      read: () => {
+        throw boom;
+      },
+    });
+    s.tool("fails", {
+      run: () => {
+        throw boom;
+      },
+    });
+    const lines: unknown[][] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...args) => void lines.push(args));
+    try {
+      const client = await connect(s);
+      await expect(client.readResource("books://7")).rejects.toEqual(new McpError(-32603, "Internal error"));
+      await client.callTool("fails");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines).toEqual([
+      ["picomcp: resources/read books://7 failed:", boom],
+      ["picomcp: tools/call fails failed:", boom],
     ]);
   });
 
