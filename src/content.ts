@@ -31,37 +31,194 @@ function isContents(v: unknown): v is ResourceContents {
   );
 }
 
+/** A value's type as an error names it: "undefined", "a bigint", "a Map", "a User (a class instance)". */
+export function typeName(v: unknown): string {
+  if (v === undefined || v === null) return String(v);
+  if (typeof v === "number") return Number.isNaN(v) ? "NaN" : String(v);
+  if (typeof v !== "object") return `a ${typeof v}`;
+  if (Array.isArray(v)) return "an array";
+  const proto = Object.getPrototypeOf(v);
+  if (proto === null || proto === Object.prototype) return "an object";
+  const name = (proto.constructor as { name?: unknown } | undefined)?.name;
+  if (typeof name !== "string" || name === "") return "a class instance";
+  return `${/^[AEIO]/.test(name) ? "an" : "a"} ${name}`;
+}
+
+const isBinary = (v: object): v is ArrayBuffer | ArrayBufferView =>
+  ArrayBuffer.isView(v) ||
+  v instanceof ArrayBuffer ||
+  (typeof SharedArrayBuffer === "function" && v instanceof SharedArrayBuffer);
+
+const isBlob = (v: object): v is Blob => typeof Blob === "function" && v instanceof Blob;
+
+/** The bytes an ArrayBuffer or any view of one (typed array, DataView, Buffer) holds. */
+function bytesOf(v: ArrayBuffer | ArrayBufferView): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  return ArrayBuffer.isView(v)
+    ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+    : new Uint8Array(v as ArrayBuffer);
+}
+
+/** What to write instead of a value JSON cannot hold faithfully. */
+function fixFor(v: unknown): string {
+  if (typeof v === "bigint") return "return String(n) or Number(n) in its place";
+  if (typeof v === "number") return "return null or a string in its place";
+  if (typeof v === "function") return "call it, or leave it out";
+  if (typeof v === "symbol") return "return its description, or leave it out";
+  if (v instanceof Map) return "return Object.fromEntries(map) (string keys) or [...map] (its entries)";
+  if (v instanceof Set) return "return [...set]";
+  if (isPromiseLike(v)) return "await it first";
+  if (typeof v === "object" && v !== null && (isBinary(v) || isBlob(v)))
+    return "bytes are sent alone (a blob) or encoded into the value (base64)";
+  if (v instanceof Error) return "throw it to fail, or return its message";
+  return "it has no own enumerable field and no toJSON(), so its JSON would be {}: give its class a toJSON() method, or return a plain object";
+}
+
+function isPromiseLike(v: unknown): boolean {
+  return typeof (v as { then?: unknown } | null)?.then === "function";
+}
+
+/**
+ * Where `value` holds something JSON.stringify would turn into `{}` in silence (a Map, a Set, a Blob,
+ * an object with no own enumerable properties) or throw on (a bigint, a cycle): that place (`$.tags`)
+ * and its type, or undefined when the JSON is faithful. Nested `undefined`, functions and symbols are
+ * left out of objects and null in arrays, and a nested NaN or Infinity is null, as JSON has them.
+ */
+function unfaithful(
+  value: unknown,
+  path: string,
+  key: string,
+  seen: Set<object>,
+): { path: string; value: unknown } | undefined {
+  let v = value;
+  if ((typeof v === "object" && v !== null) || typeof v === "bigint") {
+    const toJSON = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") v = toJSON.call(v, key);
+  }
+  if (typeof v === "bigint") return { path, value: v };
+  if (typeof v !== "object" || v === null) return undefined;
+  if (seen.has(v)) return { path, value: "a circular reference" };
+  seen.add(v);
+  try {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const bad = unfaithful(v[i], `${path}[${i}]`, String(i), seen);
+        if (bad) return bad;
+      }
+      return undefined;
+    }
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) {
+      if (v instanceof String || v instanceof Number || v instanceof Boolean) return undefined;
+      if (v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet)
+        return { path, value: v };
+      if (isBinary(v) || isBlob(v) || isPromiseLike(v)) return { path, value: v };
+      // a class instance: its own fields, as a data class; with none, its JSON would be {}
+      if (Object.keys(v).length === 0) return { path, value: v };
+    }
+    for (const k of Object.keys(v)) {
+      const bad = unfaithful((v as { [key: string]: unknown })[k], `${path}.${k}`, k, seen);
+      if (bad) return bad;
+    }
+    return undefined;
+  } finally {
+    seen.delete(v);
+  }
+}
+
+/** The error for a value with no faithful JSON form, or for a top-level value that is not a result. */
+function refused(what: string, value: unknown, path = "$"): TypeError {
+  const place = path === "$" ? "" : ` whose ${path} is`;
+  const type = value === "a circular reference" ? value : typeName(value);
+  const tail =
+    value === undefined && path === "$"
+      ? "did it forget to return?"
+      : value === "a circular reference"
+        ? "JSON cannot hold a cycle: return a copy without it"
+        : `it has no faithful JSON form: ${fixFor(value)}`;
+  return new TypeError(`${what} returned${place ? " a value" : ""}${place} ${type}; ${tail}`);
+}
+
+/**
+ * JSON text that may hide a value serialized in silence (`{}`, or a typed array's `{"0":…`), which then
+ * gets the full walk; any other JSON is sent as it is. Not `null`: nullable fields are common, and walking
+ * every value that has one would cost more than serializing it; a nested NaN stays JSON's `null`.
+ */
+const SUSPECT = /\{\}|\{"0":/;
+
+/** `value` as JSON text, or an error naming `what` and the value that JSON cannot hold. */
 function toJson(value: unknown, what: string): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (e) {
+    const bad = unfaithful(value, "$", "", new Set());
+    if (bad) throw refused(what, bad.value, bad.path);
     throw new TypeError(
       `${what} returned a value that cannot be serialized as JSON: ${(e as Error).message}`,
     );
   }
-  if (text === undefined) throw new TypeError(`${what} returned ${typeof value}, which has no JSON form`);
+  if (text === undefined || (typeof value === "number" && !Number.isFinite(value)))
+    throw refused(what, value);
+  if (SUSPECT.test(text)) {
+    const bad = unfaithful(value, "$", "", new Set());
+    if (bad) throw refused(what, bad.value, bad.path);
+  }
   return text;
 }
 
+/** SDK v1's result shape, `{ contents: [...] }` (and maybe `_meta`), from a read written for it. */
+function v1Contents(value: { [key: string]: unknown }, what: string): ResourceContents[] | undefined {
+  if (!Array.isArray(value.contents)) return undefined;
+  for (const key in value) if (key !== "contents" && key !== "_meta") return undefined;
+  const contents = value.contents as unknown[];
+  for (const [i, c] of contents.entries())
+    if (!isContents(c))
+      throw new TypeError(
+        `${what} returned { contents } (SDK v1's shape) whose contents[${i}] is ${typeName(c)}, not { uri, text } or { uri, blob } (blob in base64): fix it, or return the text, the bytes or the value itself`,
+      );
+  return contents as ResourceContents[];
+}
+
 /**
- * What `read` returned → resource contents:
- * string → text (`mimeType` or text/plain); Uint8Array/ArrayBuffer → base64 blob (`mimeType` or
- * application/octet-stream); an array of `{ uri, text }`/`{ uri, blob }` → as is; anything else →
- * its JSON (`mimeType` or application/json).
+ * What `read` returned → resource contents, or an error naming `uri` and the value's type:
+ * string → text (`mimeType` or text/plain); bytes (Uint8Array, ArrayBuffer, any typed array or
+ * DataView) → base64 blob (`mimeType` or application/octet-stream); a Blob → its bytes (`mimeType`,
+ * its type, or application/octet-stream), asynchronously; an array of `{ uri, text }`/`{ uri, blob }`,
+ * or SDK v1's `{ contents: [...] }` → those contents; any other value JSON holds faithfully → its
+ * JSON (`mimeType` or application/json). Refused: undefined, functions, symbols, bigints, NaN,
+ * Infinity, Map, Set, class instances with no own fields and no `toJSON`, and (but NaN, Infinity)
+ * such values nested.
  */
 export function toResourceContents(
   value: unknown,
   uri: string,
   mimeType: string | undefined,
-): ResourceContents[] {
+): ResourceContents[] | Promise<ResourceContents[]> {
   if (typeof value === "string") return [{ uri, mimeType: mimeType ?? "text/plain", text: value }];
-  if (value instanceof Uint8Array || value instanceof ArrayBuffer) {
-    const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
-    return [{ uri, mimeType: mimeType ?? "application/octet-stream", blob: toBase64(bytes) }];
+  if (typeof value === "object" && value !== null) {
+    if (Array.isArray(value)) {
+      if (value.length > 0 && value.every(isContents)) return value;
+    } else {
+      const proto = Object.getPrototypeOf(value);
+      if (proto === Object.prototype || proto === null) {
+        if ("contents" in value) {
+          const contents = v1Contents(value as { [key: string]: unknown }, `read() of ${uri}`);
+          if (contents) return contents;
+        }
+      } else if (isBinary(value))
+        return [{ uri, mimeType: mimeType ?? "application/octet-stream", blob: toBase64(bytesOf(value)) }];
+      else if (isBlob(value))
+        return value.arrayBuffer().then((b) => [
+          {
+            uri,
+            mimeType: mimeType ?? (value.type || "application/octet-stream"),
+            blob: toBase64(new Uint8Array(b)),
+          },
+        ]);
+    }
   }
-  if (Array.isArray(value) && value.length > 0 && value.every(isContents)) return value;
-  return [{ uri, mimeType: mimeType ?? "application/json", text: toJson(value, "read()") }];
+  return [{ uri, mimeType: mimeType ?? "application/json", text: toJson(value, `read() of ${uri}`) }];
 }
 
 const BLOCK_TYPES = new Set(["text", "image", "audio", "resource_link", "resource"]);
@@ -84,22 +241,30 @@ export function isContentBlock(v: unknown): v is ContentBlock {
 
 /**
  * What `run` returned → a `tools/call` result: a string, one content block, an array of blocks,
- * a whole result (`{ content, … }`), or nothing. Other values become their JSON as text.
+ * a whole result (`{ content, … }`), or nothing. Other values become their JSON as text, refused as
+ * `read`'s are (see {@link toResourceContents}), and bytes are refused: a tool sends them in a block.
  */
-export function toCallToolResult(value: unknown): CallToolResult {
+export function toCallToolResult(value: unknown, name: string): CallToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   if (value === undefined || value === null) return { content: [] };
   if (isContentBlock(value)) return { content: [value] };
   if (Array.isArray(value) && value.every(isContentBlock)) return { content: value };
-  if (isObject(value) && Array.isArray(value.content)) {
-    if (!value.content.every(isContentBlock))
-      throw new TypeError("run() returned a result with an invalid content block");
-    return value as unknown as CallToolResult;
+  const what = `run() of tool ${name}`;
+  if (isObject(value)) {
+    if (Array.isArray(value.content)) {
+      const i = value.content.findIndex((b) => !isContentBlock(b));
+      if (i >= 0)
+        throw new TypeError(
+          `${what} returned a result whose content[${i}] is not a content block ({ type: "text", text }, image, audio, resource_link or resource)`,
+        );
+      return value as unknown as CallToolResult;
+    }
+    if (isBinary(value) || isBlob(value))
+      throw new TypeError(
+        `${what} returned ${typeName(value)}; a tool's result is content blocks: return bytes as { type: "image" (or "audio"), data: <base64>, mimeType }, or as an embedded resource`,
+      );
   }
-  if (typeof value === "function" || typeof value === "symbol") {
-    throw new TypeError(`run() returned a ${typeof value}, which is not a tool result`);
-  }
-  return { content: [{ type: "text", text: toJson(value, "run()") }] };
+  return { content: [{ type: "text", text: toJson(value, what) }] };
 }
 
 /**

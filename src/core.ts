@@ -14,6 +14,16 @@ import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
 export interface ErrorInfo {
   method: string;
   requestId: RequestId;
+  /** `resources/read`: the URI whose `read` failed. */
+  uri?: string;
+  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed. */
+  name?: string;
+}
+
+/** The default `onError`: the error on stderr, with the method and the URI, tool or prompt it was about. */
+export function logError(error: unknown, where: ErrorInfo): void {
+  const about = where.uri ?? where.name;
+  console.error(`picomcp: ${where.method}${about === undefined ? "" : ` ${about}`} failed:`, error);
 }
 
 /** @internal */

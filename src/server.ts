@@ -2,7 +2,7 @@
 
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
-import { type ErrorInfo, ServerCore } from "./core.js";
+import { type ErrorInfo, logError, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions, handles } from "./dispatch/envelope.js";
 import { operationScopes } from "./dispatch/scopes.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
@@ -22,6 +22,7 @@ import {
 } from "./prompts/prompts.js";
 import type { Registry } from "./registry.js";
 import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
+import { v1RegisterHint } from "./resources/options.js";
 import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
 import { deliverChange } from "./resources/subscriptions.js";
 import type { UriTemplateLimits } from "./resources/template.js";
@@ -131,8 +132,7 @@ export class McpServer {
       info: info as Implementation,
       instructions: options.instructions,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
-      onError:
-        options.onError ?? ((error, where) => console.error(`picomcp: ${where.method} failed:`, error)),
+      onError: options.onError ?? logError,
       requestState: new RequestStateSeal(options.requestState),
       serverMeta: serverInfoMeta(info as Implementation),
       governor: new Governor(options.limits),
@@ -205,6 +205,19 @@ export class McpServer {
     return { remove: this.#resources.add(uri, options as unknown as ResourceOptions<string>) };
   }
 
+  /** @deprecated SDK v1's: here {@link resource}. Throws what to write instead. */
+  registerResource(...args: never[]): never {
+    throw new TypeError(v1RegisterHint("registerResource", args));
+  }
+  /** @deprecated SDK v1's: here {@link tool}. Throws what to write instead. */
+  registerTool(...args: never[]): never {
+    throw new TypeError(v1RegisterHint("registerTool", args));
+  }
+  /** @deprecated SDK v1's: here {@link prompt}. Throws what to write instead. */
+  registerPrompt(...args: never[]): never {
+    throw new TypeError(v1RegisterHint("registerPrompt", args));
+  }
+
   /**
    * Registers a prompt; a list of `args` keeps its types as written (`required: true` gives `string`).
    * @example server.prompt("greet", { args: [{ name: "who", required: true }], get: ({ who }) => `Greet ${who}` });
@@ -229,14 +242,7 @@ export class McpServer {
       this.#jsonSchemaValidator,
       options,
     );
-    const { sync, remove } = addResourceTools(this.#tools, bridge);
-    this.#onResourcesChanged.add(sync);
-    return {
-      remove: () => {
-        this.#onResourcesChanged.delete(sync);
-        remove();
-      },
-    };
+    return { remove: addResourceTools(this.#tools, bridge, this.#onResourcesChanged) };
   }
 
   /**
@@ -356,9 +362,8 @@ export class McpServer {
 
   /** @internal — whether this server registered `name` (the core's or an extension's, a tool, a prompt): telemetry names nothing else. */
   knows(what: "method" | "notification" | "tool" | "prompt", name: string): boolean {
-    if (what === "tool") return this.#tools.get(name) !== undefined;
-    if (what === "prompt") return this.#prompts.get(name) !== undefined;
-    return handles(this.#core, name, what === "notification");
+    const registry = what === "tool" ? this.#tools : what === "prompt" ? this.#prompts : undefined;
+    return registry ? registry.get(name) !== undefined : handles(this.#core, name, what === "notification");
   }
 
   /** @internal — the observer an extension brought (telemetry), for transports' refusals. */

@@ -55,7 +55,7 @@ function start(
       ? core.extensions.run(name, params, ctx, served, () => method.run(params, ctx))
       : method.run(params, ctx);
   } catch (error) {
-    return settle(ctx, outer, onOuterAbort, failed(core, error, name, id));
+    return settle(ctx, outer, onOuterAbort, failed(core, error, ctx));
   }
   if (!isPromiseLike(result)) return settle(ctx, outer, onOuterAbort, { result: result as Result });
   // in flight from here: nothing could cancel the synchronous part, and a request that ends in it is
@@ -71,7 +71,7 @@ function start(
   };
   return Promise.resolve(result).then(
     (r) => over({ result: r as Result }),
-    (error) => over(failed(core, error, name, id)),
+    (error) => over(failed(core, error, ctx)),
   );
 }
 
@@ -92,13 +92,15 @@ function settle(
 }
 
 /** A method that threw: a call that waits for the client's input ends the run, not a failure of the handler. */
-function failed(core: ServerCore, error: unknown, name: string, id: RequestId): Outcome {
-  return {
-    error:
-      error instanceof InputRequiredSignal
-        ? { code: ErrorCode.InternalError, message: error.message }
-        : toErrorObject(core, error, name, id),
-  };
+function failed(core: ServerCore, error: unknown, ctx: RequestContext): Outcome {
+  if (error instanceof InputRequiredSignal)
+    return { error: { code: ErrorCode.InternalError, message: error.message } };
+  if (error instanceof McpError) return { error: toErrorObject(core, error, ctx.method, ctx.requestId) };
+  // what the request was about, for onError: the URI read, or the tool or prompt named
+  const about: { uri?: string; name?: string } = {};
+  if (ctx.uri !== undefined) about.uri = ctx.uri;
+  else if (typeof ctx.params?.name === "string") about.name = ctx.params.name;
+  return { error: toErrorObject(core, error, ctx.method, ctx.requestId, about) };
 }
 
 /**
@@ -122,12 +124,13 @@ export function toErrorObject(
   error: unknown,
   method: string,
   requestId: RequestId,
+  about?: { uri?: string; name?: string },
 ): JsonRpcErrorObject {
   if (error instanceof McpError) {
     const out: JsonRpcErrorObject = { code: error.code, message: error.message };
     if (error.data !== undefined) out.data = error.data;
     return out;
   }
-  core.reportError(error, { method, requestId });
+  core.reportError(error, { method, requestId, ...about });
   return { code: ErrorCode.InternalError, message: "Internal error" };
 }

@@ -31,7 +31,7 @@ export interface CoreView {
   /** 2026-07-28: the `_meta` of every result. */
   readonly serverMeta: { readonly [key: string]: unknown };
   /** Hands an unexpected error to `onError`. */
-  reportError(error: unknown, info: { method: string; requestId: RequestId }): void;
+  reportError(error: unknown, info: { method: string; requestId: RequestId; name?: string }): void;
   /** What each caller holds of what the built-ins keep for it (tasks, listens, subscriptions). */
   readonly governor: Governor;
 }
@@ -78,7 +78,11 @@ export function builtIns(o: BuiltInOptions) {
     resourcesExtension(resources, pageSize),
     subscriptionsExtension(resources, limits, core.governor),
     toolsExtension(tools, pageSize, cache, (e, ctx) =>
-      core.reportError(e, { method: "tools/call", requestId: ctx.requestId }),
+      core.reportError(e, {
+        method: "tools/call",
+        requestId: ctx.requestId,
+        name: ctx.params.name as string,
+      }),
     ),
     listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
     discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),

@@ -6,6 +6,7 @@ import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
+import { checkGetParams } from "../resources/handler-params.js";
 import {
   type CompiledSchema,
   compileSchema,
@@ -71,12 +72,21 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
   if (typeof options?.get !== "function") throw new TypeError(`Prompt "${name}" needs a get function`);
   let args: PromptArgument[] = [];
   let schema: CompiledSchema | undefined;
+  let open = false;
   if (isStandardSchema(options.args)) {
     schema = compileSchema(options.args, "input");
     const js = schema.jsonSchema as {
       properties?: { [k: string]: { description?: string; title?: string } };
       required?: string[];
+      additionalProperties?: unknown;
+      patternProperties?: unknown;
     };
+    // a schema that takes keys it does not name (a record, a catchall) leaves get free to read them
+    const extra = js.additionalProperties;
+    open =
+      js.patternProperties !== undefined ||
+      extra === true ||
+      (typeof extra === "object" && extra !== null && Object.keys(extra).length > 0);
     const required = new Set(js.required ?? []);
     args = Object.entries(js.properties ?? {}).map(([argName, p]) => {
       const a: PromptArgument = { name: argName };
@@ -97,6 +107,12 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
       `Prompt "${name}": args must be a Standard Schema object or a list of arguments${fix}`,
     );
   }
+  if (!open)
+    checkGetParams(
+      name,
+      args.map((a) => a.name),
+      options.get,
+    );
   const complete = { ...(options.complete ?? {}) } as { [key: string]: Completer | undefined };
   for (const key of Object.keys(complete)) {
     if (!args.some((a) => a.name === key))

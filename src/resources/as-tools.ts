@@ -42,10 +42,15 @@ function failed(error: unknown): CallToolResult {
 }
 
 /**
- * Adds the bridge's two tools to `tools`; `sync` renews `read_resource` when the templates its
- * description names changed, `remove` takes both away.
+ * Adds the bridge's two tools to `tools` and a watcher to `watchers` (the server calls each when its
+ * resources change) that renews `read_resource` when the templates its description names changed;
+ * the function returned takes both tools and the watcher away.
  */
-export function addResourceTools(tools: Registry<ToolEntry>, bridge: ResourceTools) {
+export function addResourceTools(
+  tools: Registry<ToolEntry>,
+  bridge: ResourceTools,
+  watchers: Set<() => void>,
+): () => void {
   const add = (entry: ToolEntry) => tools.add(entry.name, entry);
   const removeList = add(bridge.list());
   let removeRead: () => void;
@@ -55,16 +60,16 @@ export function addResourceTools(tools: Registry<ToolEntry>, bridge: ResourceToo
     removeList();
     throw error;
   }
-  return {
-    sync: () => {
-      if (!bridge.stale) return;
-      removeRead();
-      removeRead = add(bridge.read());
-    },
-    remove: () => {
-      removeList();
-      removeRead();
-    },
+  const sync = () => {
+    if (!bridge.stale) return;
+    removeRead();
+    removeRead = add(bridge.read());
+  };
+  watchers.add(sync);
+  return () => {
+    watchers.delete(sync);
+    removeList();
+    removeRead();
   };
 }
 

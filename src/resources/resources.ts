@@ -1,54 +1,22 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
-import type { Completer, RequestContext, ResourceContext } from "../context.js";
+import type { RequestContext } from "../context.js";
 import { listingFor, shapePrimitive, shapeResourceContents } from "../eras/serialize.js";
-import {
-  type CacheHint,
-  type CacheOptions,
-  cacheHint,
-  combineHints,
-  PRIVATE_NO_CACHE,
-} from "../eras/stateless.js";
+import { type CacheHint, cacheHint, combineHints, PRIVATE_NO_CACHE } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { preEncode } from "../jsonrpc.js";
 import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
 import { listPage, permits, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
-import {
-  type Awaitable,
-  isPromiseLike,
-  type Resource,
-  type ResourceContents,
-  type ResourceDetails,
-} from "../types.js";
-import type { UriParams, UriVariableName } from "./params.js";
+import { type Awaitable, isPromiseLike, type ResourceContents } from "../types.js";
+import { checkReadParams } from "./handler-params.js";
+import { type ResourceOptions, v1ResourceHint } from "./options.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
 import { parseUriTemplate, type UriTemplate, type UriTemplateLimits, type UriValues } from "./template.js";
 import { templateShape } from "./template-layout.js";
 
-/** A concrete resource a template's `list` enumerates. */
-export type ListedResource = Resource;
-
-/** Options of `server.resource(uri, options)`. */
-export interface ResourceOptions<U extends string> extends ResourceDetails {
-  /** Identifier shown to users. Default: the URI. */
-  name?: string;
-  /** Path safety for this resource's variables. Default: the server's `pathSafety` (on). */
-  pathSafety?: boolean;
-  /** Variables exempt from path safety (their values may contain `..`, absolute paths, …). */
-  unsafe?: readonly UriVariableName<U>[];
-  /** OAuth scopes a caller needs (all of them) to see, read and complete this resource or template. Default: none. */
-  scopes?: readonly string[];
-  /** Templates: enumerates concrete resources into `resources/list`. */
-  list?: (ctx: RequestContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
-  /** 2026-07-28: how long `resources/read` of it (and the lists naming it) may be cached; `"public"` only if every caller reads the same. Default: the server's `cache`. */
-  cache?: CacheOptions;
-  /** Templates: completion per variable for `completion/complete`. */
-  complete?: { [K in UriVariableName<U>]?: Completer };
-  /** Reads the resource: the variables of the URI first, the context (with the concrete `uri`) second. */
-  read: (params: UriParams<U>, ctx: ResourceContext) => unknown;
-}
+export type { ListedResource, ResourceOptions } from "./options.js";
 
 /** @internal */
 export interface ResourceEntry extends Scoped {
@@ -108,6 +76,8 @@ export class ResourceRegistry {
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
+    const v1 = typeof options?.read === "function" ? "" : v1ResourceHint(uri, options);
+    if (v1) throw new TypeError(v1);
     if (typeof uri !== "string" || uri.length === 0) throw new TypeError("A resource needs a non-empty URI");
     if (!SCHEME.test(uri) || /\s/.test(uri))
       throw new TypeError(
@@ -116,6 +86,7 @@ export class ResourceRegistry {
     if (typeof options?.read !== "function") throw new TypeError(`Resource ${uri} needs a read function`);
     const parsed = parseUriTemplate(uri, this.#limits);
     const template = parsed.isTemplate ? parsed : undefined;
+    checkReadParams(uri, template ? template.variables.map((v) => v.name) : undefined, options.read);
     const table = template ? this.#templates : this.#statics;
     if (table.has(uri))
       throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
@@ -379,12 +350,20 @@ export function readResource(
   }
   if (isPromiseLike(value))
     return Promise.resolve(value).then(
-      (v) => ({ contents: shapeResourceContents(toResourceContents(v, uri, mimeType), ctx.features) }),
+      (v) => answer(toResourceContents(v, uri, mimeType), ctx),
       (error) => {
         throw readFailed(error, uri, ctx);
       },
     );
-  return { contents: shapeResourceContents(toResourceContents(value, uri, mimeType), ctx.features) };
+  return answer(toResourceContents(value, uri, mimeType), ctx);
+}
+
+function answer(
+  contents: ResourceContents[] | Promise<ResourceContents[]>,
+  ctx: RequestContext,
+): Awaitable<{ contents: ResourceContents[] }> {
+  if (!Array.isArray(contents)) return contents.then((c) => answer(c, ctx));
+  return { contents: shapeResourceContents(contents, ctx.features) };
 }
 
 /** What a failed `read` throws: a not-found error spelled as the request's revision spells it. */

@@ -195,7 +195,7 @@ function afterInput(tool: ToolEntry, checked: Awaitable<SchemaResult>, ctx: Requ
 
 function afterRun(tool: ToolEntry, value: unknown, ctx: RequestContext): Awaitable<CallToolResult> {
   if (isPromiseLike(value)) return Promise.resolve(value).then((v) => afterRun(tool, v, ctx));
-  if (!tool.output) return shapeCallToolResult(toCallToolResult(value), ctx.features);
+  if (!tool.output) return shapeCallToolResult(toCallToolResult(value, tool.name), ctx.features);
   return afterOutput(tool, tool.output.validate(value), ctx);
 }
 

@@ -29,7 +29,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["ext/"], // extensions that are not a primitive: the protocol's own methods, tasks, skills, MCP Apps
   ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
   ["tools/", "prompts/", "resources/resources.ts", "resources/subscriptions.ts"], // the primitives: registries and their extensions
-  ["resources/"], // URI templates, router, params, decoding, path safety
+  ["resources/handler-params.ts", "resources/"], // URI templates, router, params, decoding, path safety; what a read or get destructures, from its source
   ["extension.ts"], // the one seam: the Extension every method family is, and the table of them
   ["context.ts", "connection.ts", "jsonrpc.ts", "limits/"], // per-request context and the connection; the governor (shares per caller, rate limits)
   ["schema/", "eras/", "content.ts", "pagination.ts", "registry.ts"],

@@ -1,7 +1,8 @@
 // What a newcomer meets first: the errors of registration, most of them for shapes brought from the
 // official SDK v1, with the change to make; and the one rule for what a thrown error gives the client
 // and the server's log (docs/errors.md).
-import { describe, expect, it } from "vitest";
+import { ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { type ErrorInfo, McpError, McpServer } from "../../src/index.js";
 import { connect } from "../../src/testing.js";
@@ -72,6 +73,147 @@ describe("registration errors for SDK v1 shapes", () => {
     const s = server();
     expect(() => loose(s).tool("search", "Search", {}, handler)).toThrow();
     expect(() => s.tool("search", { run: () => "ok" })).not.toThrow();
+  });
+});
+
+describe("SDK v1's resource shapes and register* methods, in plain JavaScript", () => {
+  const read = async () => ({ contents: [] });
+
+  it("resource(name, uri, [metadata,] read): the URI first, everything else in the options", () => {
+    const fix =
+      'is SDK v1\'s: the URI comes first and everything else goes in one options object, server.resource("config://app", { name: "config", …metadata, read }), whose read returns the text, the bytes or a value for JSON';
+    expect(() => loose(server()).resource("config", "config://app", read)).toThrow(
+      new TypeError(`server.resource("config", …, read) ${fix}`),
+    );
+    expect(() =>
+      loose(server()).resource("config", "config://app", { mimeType: "text/plain" }, read),
+    ).toThrow(new TypeError(`server.resource("config", …, read) ${fix}`));
+  });
+
+  it("resource(name, new ResourceTemplate(…), read): the template's string first", () => {
+    const template = new ResourceTemplate("users://{id}", { list: undefined });
+    expect(() => loose(server()).resource("user", template, read)).toThrow(
+      new TypeError(
+        'server.resource("user", new ResourceTemplate(…), read) is SDK v1\'s: the URI comes first and everything else goes in one options object, server.resource("users://{id}", { name: "user", …metadata, read }), whose read returns the text, the bytes or a value for JSON',
+      ),
+    );
+  });
+
+  it("resource(uri, read): the function goes under read", () => {
+    expect(() => loose(server()).resource("config://app", read)).toThrow(
+      new TypeError(
+        'Resource config://app: the read function goes under read, server.resource("config://app", { read }) (SDK v1\'s resource(uri, read))',
+      ),
+    );
+  });
+
+  it("SDK v1's read callback, (uri, { id }): the variables come first here", () => {
+    expect(() =>
+      loose(server()).resource("books://{id}/{lang}", {
+        read: async (uri: URL, { id, lang }: any) => [uri, id, lang],
+      }),
+    ).toThrow(
+      new TypeError(
+        "Resource books://{id}/{lang}: read takes the URI's variables first and the context second (SDK v1's callback took (uri, variables)): write read: ({ id, lang }, ctx) => …, with ctx.uri for the URI read",
+      ),
+    );
+    // the context destructured in the second place is picomcp's own shape
+    expect(() =>
+      server().resource("docs://{+path}", {
+        read: (_params, { uri, signal }) => fetch(uri, { signal }).then((r) => r.text()),
+      }),
+    ).not.toThrow();
+    expect(() => server().resource("docs://static", { read: (_p, { uri }) => uri })).not.toThrow();
+  });
+
+  it("registerResource, registerTool, registerPrompt: what to write here", () => {
+    const s = loose(server());
+    expect(() => s.registerResource("config", "config://app", { mimeType: "text/plain" }, read)).toThrow(
+      new TypeError(
+        'server.registerResource(…) is SDK v1\'s; here it is server.resource("config://app", { name: "config", …metadata, read }) (see the migration guide, docs/migrate.md)',
+      ),
+    );
+    expect(() => s.registerTool("search", { inputSchema: {} }, read)).toThrow(
+      new TypeError(
+        'server.registerTool(…) is SDK v1\'s; here it is server.tool("search", { title, description, input: z.object(inputSchema), output, annotations, run }) (see the migration guide, docs/migrate.md)',
+      ),
+    );
+    expect(() => s.registerPrompt("review", { argsSchema: {} }, read)).toThrow(
+      new TypeError(
+        'server.registerPrompt(…) is SDK v1\'s; here it is server.prompt("review", { title, description, args: z.object(argsSchema), get }) (see the migration guide, docs/migrate.md)',
+      ),
+    );
+  });
+});
+
+describe("a read or get that does not fit its template or args", () => {
+  it("the Python page's example: users://{user_id}/profile read as ({ user })", () => {
+    expect(() =>
+      loose(server()).resource("users://{user_id}/profile", { read: ({ user }: any) => `User ${user}` }),
+    ).toThrow(
+      new TypeError(
+        "Mismatch between URI parameters {user_id} and read parameters {user} of resource users://{user_id}/profile: user is not a variable of the template, so read would get undefined. Rename it in read to a variable of the URI (user_id), or rename the variable in the URI",
+      ),
+    );
+  });
+
+  it("names every missing one, sees renamed keys, defaults and rest; a static URI has none", () => {
+    expect(() =>
+      loose(server()).resource("github://{owner}/{repo}/readme{?ref}", {
+        read: async ({ owner: o, repository, ref = "HEAD", branch }: any) => [o, repository, ref, branch],
+      }),
+    ).toThrow(
+      new TypeError(
+        "Mismatch between URI parameters {owner, repo, ref} and read parameters {owner, repository, ref, branch} of resource github://{owner}/{repo}/readme{?ref}: repository, branch are not variables of the template, so read would get undefined. Rename them in read to variables of the URI (owner, repo, ref), or rename the variables in the URI",
+      ),
+    );
+    expect(() => loose(server()).resource("config://app", { read: ({ id }: any) => id })).toThrow(
+      new TypeError(
+        "Mismatch between URI parameters {} and read parameters {id} of resource config://app: a URI without {variables} gives read no parameters, so id would always be undefined. Write read: () => … (the context is the second argument), or put {id} in the URI to make it a template",
+      ),
+    );
+    // what fits, and what cannot be seen, registers
+    const s = server();
+    s.resource("a://{x}/{y}", { read: ({ x, ...rest }) => [x, rest].join() });
+    s.resource("b://{x}", { read: ({ x: renamed = "?" }) => renamed });
+    s.resource("c://{x}", { read: (params) => params.x });
+    s.resource("d://{x}", { read: ((p: { x: string }) => p.x).bind(null) });
+    s.resource("e://static", { read: (_params, ctx) => ctx.uri });
+    // nothing of a refused one is registered
+    expect(() => loose(s).resource("f://{x}", { read: ({ y }: any) => y })).toThrow(TypeError);
+    expect(() => s.resource("f://{x}", { read: ({ x }) => x })).not.toThrow();
+  });
+
+  it("a prompt's get against its args, as a list or a schema", () => {
+    expect(() =>
+      loose(server()).prompt("review", {
+        args: [{ name: "code", required: true }],
+        get: ({ text }: any) => text,
+      }),
+    ).toThrow(
+      new TypeError(
+        'Mismatch between prompt arguments {code} and get parameters {text} of prompt "review": text is not in args, so get would get undefined. Rename it in get to an argument (code), or add it to args',
+      ),
+    );
+    expect(() =>
+      loose(server()).prompt("review", {
+        args: z.object({ title: z.string() }),
+        get: ({ title, tone }: any) => title + tone,
+      }),
+    ).toThrow(
+      'Mismatch between prompt arguments {title} and get parameters {title, tone} of prompt "review"',
+    );
+    expect(() => loose(server()).prompt("hello", { get: ({ who }: any) => who })).toThrow(
+      'Mismatch between prompt arguments {} and get parameters {who} of prompt "hello": who is not in args, so get would get undefined. Rename it in get to an argument, or add it to args',
+    );
+    expect(() =>
+      server().prompt("review", { args: z.object({ title: z.string() }), get: ({ title }) => title }),
+    ).not.toThrow();
+    // a schema that takes keys it does not name leaves get free to read them
+    const open = z.object({ title: z.string() }).catchall(z.string());
+    expect(() =>
+      loose(server()).prompt("review", { args: open, get: ({ title, tone }: any) => title + tone }),
+    ).not.toThrow();
   });
 });
 
@@ -178,8 +320,8 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
       isError: true,
     });
     expect(logged).toEqual([
-      [boom, { method: "tools/call", requestId: expect.anything() }],
-      ["not an Error", { method: "tools/call", requestId: expect.anything() }],
+      [boom, { method: "tools/call", requestId: expect.anything(), name: "fails" }],
+      ["not an Error", { method: "tools/call", requestId: expect.anything(), name: "throws_text" }],
     ]);
   });
 
@@ -189,8 +331,36 @@ describe("a thrown error: one rule for tools, reads and prompts", () => {
     await expect(client.readResource("books://1")).rejects.toEqual(new McpError(-32603, "Internal error"));
     await expect(client.getPrompt("review")).rejects.toEqual(new McpError(-32603, "Internal error"));
     expect(logged).toEqual([
-      [boom, { method: "resources/read", requestId: expect.anything() }],
-      [boom, { method: "prompts/get", requestId: expect.anything() }],
+      [boom, { method: "resources/read", requestId: expect.anything(), uri: "books://1" }],
+      [boom, { method: "prompts/get", requestId: expect.anything(), name: "review" }],
+    ]);
+  });
+
+  it("the default onError names the URI read, the tool or the prompt", async () => {
+    const s = server();
+    const boom = new Error("boom");
+    s.resource("books://{id}", {
+      read: () => {
+        throw boom;
+      },
+    });
+    s.tool("fails", {
+      run: () => {
+        throw boom;
+      },
+    });
+    const lines: unknown[][] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((...args) => void lines.push(args));
+    try {
+      const client = await connect(s);
+      await expect(client.readResource("books://7")).rejects.toEqual(new McpError(-32603, "Internal error"));
+      await client.callTool("fails");
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines).toEqual([
+      ["picomcp: resources/read books://7 failed:", boom],
+      ["picomcp: tools/call fails failed:", boom],
     ]);
   });
 

@@ -281,6 +281,22 @@ describe("stdio process", () => {
     expect(f.stderr()).toBe("starting up\nloading the catalog\n");
   });
 
+  it("a module that logs at import: before picomcp/stdio it reaches stdout; after it (the fix) stderr", async () => {
+    const run = async (name: string) => {
+      const f = spawnProcess(fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url)));
+      f.child.stdin.write(init() + "\n");
+      f.child.stdin.end();
+      expect(await f.exited).toBe(0);
+      return f;
+    };
+    const first = await run("stdio-noisy-first.js");
+    expect(first.lines[0]).toBe("connected to the catalog db");
+    expect(JSON.parse(first.lines[1]!)).toMatchObject({ id: 0, result: { serverInfo: { name: "noisy" } } });
+    const fixed = await run("stdio-guard-first.js");
+    expect(fixed.lines.map((l) => JSON.parse(l).id)).toEqual([0]);
+    expect(fixed.stderr()).toBe("connected to the catalog db\n");
+  });
+
   it("answers every request line of a hostile stream exactly once and stays up", async () => {
     const f = spawnProcess(fixture, { MAX_LINE: "65536" });
     const send: string[] = [init("init")];
