@@ -9,6 +9,7 @@ import { ANSWER, type Answer, type Answering, toResponse } from "./reply.js";
 
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
+export type { DrainOptions } from "./drain.js";
 export type { ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
 export type {
   HomeChange,
@@ -37,7 +38,9 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
   handler.closeSseStream = (target) => http.closeSseStream(target);
   handler.closeStandaloneStream = (id) => http.closeStandaloneStream(id);
   handler.close = () => http.close();
+  handler.drain = (o) => http.drain(o);
   Object.defineProperty(handler, "sessionCount", { get: () => http.sessionCount });
+  Object.defineProperty(handler, "draining", { get: () => http.draining });
   return handler;
 }
 

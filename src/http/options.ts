@@ -3,6 +3,7 @@ import type { AuthInfo } from "../connection.js";
 import type { CountStore } from "../limits/counts.js";
 import type { Share } from "../limits/shares.js";
 import type { JsonRpcErrorObject, RequestId } from "../types.js";
+import type { DrainOptions } from "./drain.js";
 import type { EventStore } from "./event-store.js";
 import type { SessionStore } from "./session-store.js";
 
@@ -108,6 +109,18 @@ export interface HttpHandler {
   readonly sessionCount: number;
   /** Ends every session and stream, and stops the timer. */
   close(): void;
+  /**
+   * Drains, then closes: from now on every new request gets `503` with `Retry-After: 1` and
+   * `Connection: close` (a request of a session with requests in flight here is still served); GET
+   * streams close with a `retry:` hint and listen streams end with their final result, so their
+   * clients resume on another instance; requests in flight and this server's running tasks get
+   * `graceMs` to finish. Past it, requests still running are cancelled (`ctx.signal` aborts) and the
+   * tasks left are failed in the task store at once. Resolves once closed; calling it again returns
+   * the same promise.
+   */
+  drain(options?: DrainOptions): Promise<void>;
+  /** Whether a drain has begun: a readiness check answers 503 from then on (docs/scaling.md). */
+  readonly draining: boolean;
 }
 
 /** A positive number option, or a RangeError naming it. */
