@@ -6,15 +6,6 @@
 import { httpError, SERVER_ERROR } from "./answers.js";
 import { type Answer, Reply } from "./reply.js";
 
-/** Options of a drain (`handler.drain()`, `NodeServer.close()`). */
-export interface DrainOptions {
-  /**
-   * Milliseconds the requests in flight (and the tasks this process runs) get to finish; past them,
-   * their handlers are cancelled (`ctx.signal` aborts) and the tasks left are failed. Default: 30000.
-   */
-  graceMs?: number;
-}
-
 /** The seconds a client refused during a drain waits before it retries (on another instance). */
 const RETRY_AFTER_S = "1";
 

@@ -27,14 +27,14 @@ import {
   withErrorBody,
 } from "./answers.js";
 import { preflight, withCors } from "./cors.js";
-import { closing, Drain, type DrainOptions, drainingReply } from "./drain.js";
+import { closing, Drain, drainingReply } from "./drain.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
 import { type GetOptions, sessionDelete, sessionGet } from "./get.js";
 import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, originAllowed } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
 import { HttpGovernor } from "./limits.js";
-import { count, type HttpHandlerOptions, positive } from "./options.js";
+import { count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
@@ -102,16 +102,16 @@ export class StreamableHttp {
       sink: (onGone: () => void, caller: string) => this.#streams.open(onGone, this.#limits.queue(caller)),
       limits: this.#limits,
     });
+    if (o.sessions !== false) {
+      this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
+      this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
+    }
     this.#getOptions = {
       store: this.#store,
       retryMs: this.#retryMs,
       governor: this.#limits.governor,
       open: (caller, onGone, onEnd) => this.#streams.open(onGone, this.#limits.queue(caller), onEnd),
     };
-    if (o.sessions !== false) {
-      this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
-      this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
-    }
     const store = sessionStore(o.sessions);
     if (store)
       this.#shared = new SharedSessions(server, store, this.#table!, this.#store, {

@@ -9,8 +9,7 @@ import { ANSWER, type Answer, type Answering, toResponse } from "./reply.js";
 
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
-export type { DrainOptions } from "./drain.js";
-export type { ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
+export type { DrainOptions, ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
 export type {
   HomeChange,
   SessionCaps,

@@ -3,7 +3,6 @@ import type { AuthInfo } from "../connection.js";
 import type { CountStore } from "../limits/counts.js";
 import type { Share } from "../limits/shares.js";
 import type { JsonRpcErrorObject, RequestId } from "../types.js";
-import type { DrainOptions } from "./drain.js";
 import type { EventStore } from "./event-store.js";
 import type { SessionStore } from "./session-store.js";
 
@@ -121,6 +120,15 @@ export interface HttpHandler {
   drain(options?: DrainOptions): Promise<void>;
   /** Whether a drain has begun: a readiness check answers 503 from then on (docs/scaling.md). */
   readonly draining: boolean;
+}
+
+/** Options of a drain (`handler.drain()`, `NodeServer.close()` of picomcp/node). */
+export interface DrainOptions {
+  /**
+   * Milliseconds the requests in flight (and the tasks this process runs) get to finish; past them,
+   * their handlers are cancelled (`ctx.signal` aborts) and the tasks left are failed. Default: 30000.
+   */
+  graceMs?: number;
 }
 
 /** A positive number option, or a RangeError naming it. */
