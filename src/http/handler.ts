@@ -127,10 +127,9 @@ export class StreamableHttp {
   }
 
   async handle(request: Request): Promise<Answer> {
-    // a drain refuses new requests; a session with requests in flight here is still served (its client's
-    // answers to their questions come here)
-    if (this.#drain.draining && !this.#table?.find(header(request, "mcp-session-id") ?? "")?.exchanges.size)
-      return drainingReply();
+    // a drain refuses new requests; a POST of a session with requests in flight here is still served
+    // (its client's answers to their questions come here)
+    if (this.#drain.draining && !this.#busy(request)) return drainingReply();
     const origin = header(request, "origin");
     const host = header(request, "host") ?? new URL(request.url).host;
     const refused = this.#host.refusal(host);
@@ -154,6 +153,11 @@ export class StreamableHttp {
     }
     if (this.#drain.draining) response = closing(response);
     return origin === null ? response : withCors(response, origin);
+  }
+
+  #busy(request: Request): boolean {
+    const sid = request.method === "POST" ? header(request, "mcp-session-id") : null;
+    return sid !== null && (this.#table?.find(sid)?.exchanges.size ?? 0) > 0;
   }
 
   #route(request: Request): Answer | Promise<Answer> {

@@ -110,12 +110,12 @@ export interface HttpHandler {
   close(): void;
   /**
    * Drains, then closes: from now on every new request gets `503` with `Retry-After: 1` and
-   * `Connection: close` (a request of a session with requests in flight here is still served); GET
-   * streams close with a `retry:` hint and listen streams end with their final result, so their
-   * clients resume on another instance; requests in flight and this server's running tasks get
-   * `graceMs` to finish. Past it, requests still running are cancelled (`ctx.signal` aborts) and the
-   * tasks left are failed in the task store at once. Resolves once closed; calling it again returns
-   * the same promise.
+   * `Connection: close` (a POST of a session with requests in flight here is still served: it may
+   * carry the answer to a question one of them asked); GET streams close with a `retry:` hint and
+   * listen streams end with their final result, so their clients resume on another instance;
+   * requests in flight and this server's running tasks get `graceMs` to finish. Past it, requests
+   * still running are cancelled (`ctx.signal` aborts) and the tasks left are failed in the task store
+   * at once. Resolves once closed; calling it again returns the same promise.
    */
   drain(options?: DrainOptions): Promise<void>;
   /** Whether a drain has begun: a readiness check answers 503 from then on (docs/scaling.md). */

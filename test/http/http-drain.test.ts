@@ -157,7 +157,7 @@ describe("handler.drain()", () => {
     await inFlight.then((r) => r.text()).catch(() => {});
   });
 
-  it("a session with a request in flight here is still served (its answers to questions come here)", async () => {
+  it("a POST of a session with a request in flight here is still served (its answers to questions come here)", async () => {
     const { handler, started, gate } = setup();
     const sid = await initialize(handler);
     const inFlight = post(handler, call(1, "wait"), { "mcp-session-id": sid });
@@ -169,6 +169,9 @@ describe("handler.drain()", () => {
       "close",
       { jsonrpc: "2.0", id: 2, result: {} },
     ]);
+    // its GET is not an answer to anything: refused
+    const get = { accept: "text/event-stream", "mcp-session-id": sid };
+    expect(await refused(await request(handler, "GET", get))).toEqual(REFUSED);
     // another session has nothing in flight here: refused
     const other = await initialize(createHttpHandler(new McpServer({ name: "o", version: "1" })));
     expect((await post(handler, call(3, "wait"), { "mcp-session-id": other })).status).toBe(503);
