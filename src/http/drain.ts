@@ -3,6 +3,11 @@
  * on another instance, counting the requests in flight, and waiting until they are over or the grace
  * period has passed.
  */
+import type { Connection } from "../connection.js";
+import type { Features } from "../eras/versions.js";
+import { ErrorCode } from "../errors.js";
+import { encodeMessage, errorResponse } from "../jsonrpc.js";
+import type { RequestId } from "../types.js";
 import { httpError, SERVER_ERROR } from "./answers.js";
 import { type Answer, Reply } from "./reply.js";
 
@@ -20,6 +25,18 @@ export function drainingReply(): Reply {
   );
 }
 
+/**
+ * What a request the drain cancelled past its grace is answered (it had no answer yet): 503 without
+ * `Retry-After` (it may have had effects: not one to retry blindly), and the request's id.
+ */
+export function cutReply(id: RequestId | undefined, features?: Features): Reply {
+  const error = { code: ErrorCode.InternalError, message: CUT };
+  return new Reply(503, CUT_HEADERS, encodeMessage(errorResponse(id, error, features)));
+}
+
+const CUT = "Service Unavailable: the server shut down before the request finished";
+const CUT_HEADERS = Object.freeze({ "content-type": "application/json", connection: "close" });
+
 /** An answer given during a drain, told to close its connection: the client's next request goes elsewhere. */
 export function closing(answer: Answer): Answer {
   if (!(answer instanceof Reply) || answer.headers.connection === "close") return answer;
@@ -28,9 +45,22 @@ export function closing(answer: Answer): Answer {
 
 /** The drain state of one handler: whether it drains, and how many requests it is answering. */
 export class Drain {
+  /** The connections of requests in flight that belong to no session (2026-07-28, and `sessions: false`): cancelled past the grace. */
+  readonly running = new Set<Connection>();
+  /** Whether the grace is over and the requests still running were cancelled. */
+  cut = false;
   #draining = false;
   #inflight = 0;
   #wake: (() => void) | undefined;
+
+  /** Keeps `connection` among those running: what to call once its request is over (it closes it). */
+  track(connection: Connection): () => void {
+    this.running.add(connection);
+    return () => {
+      this.running.delete(connection);
+      connection.close();
+    };
+  }
 
   /** Whether the drain has begun (readiness is off from then on). */
   get draining(): boolean {
@@ -77,6 +107,8 @@ export class Drain {
     await this.settled(steps.idle, grace.signal);
     await tasks;
     clearTimeout(timer);
+    this.cut = true;
+    for (const connection of [...this.running]) connection.close();
     steps.end();
   }
 

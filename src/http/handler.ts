@@ -64,6 +64,7 @@ export class StreamableHttp {
   readonly #shared: SharedSessions | undefined;
   readonly #getOptions: GetOptions;
   readonly #drain = new Drain();
+  readonly #shut = () => this.#drain.cut;
   #drained: Promise<void> | undefined;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
@@ -101,6 +102,7 @@ export class StreamableHttp {
       errorStatus: o.errorStatus,
       sink: (onGone: () => void, caller: string) => this.#streams.open(onGone, this.#limits.queue(caller)),
       limits: this.#limits,
+      drain: this.#drain,
     });
     if (o.sessions !== false) {
       this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
@@ -318,7 +320,7 @@ export class StreamableHttp {
       auth,
     );
     this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, () => connection.close(), size);
+    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection), size);
   }
 
   #exchange(
@@ -348,6 +350,7 @@ export class StreamableHttp {
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
+      shut: this.#shut,
     });
   }
 

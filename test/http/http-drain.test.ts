@@ -30,6 +30,8 @@ const DRAINING = {
   },
 };
 
+const CUT = "Service Unavailable: the server shut down before the request finished";
+
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
@@ -44,7 +46,7 @@ afterEach(async () => {
 });
 
 /** A server whose `wait` tool runs until the test opens its gate (or its signal aborts). */
-function setup(options: { retryMs?: number } = {}) {
+function setup(options: { retryMs?: number; sessions?: false } = {}) {
   const gate = deferred();
   const started = deferred();
   const seen = { aborted: 0, taskAborted: 0 };
@@ -154,7 +156,54 @@ describe("handler.drain()", () => {
     await started.promise;
     await handler.drain({ graceMs: 30 });
     await expect.poll(() => seen.aborted).toBe(1);
-    await inFlight.then((r) => r.text()).catch(() => {});
+    const res = await inFlight;
+    expect([res.status, await res.json()]).toEqual([
+      503,
+      { jsonrpc: "2.0", id: 7, error: { code: -32603, message: CUT } },
+    ]);
+  });
+
+  it("past graceMs, a 2026-07-28 request (no session) is cancelled too, and its client is told", async () => {
+    const { handler, started, seen } = setup();
+    const inFlight = modern(handler, "tools/call", { name: "wait", arguments: {} }, 1);
+    await started.promise;
+    await handler.drain({ graceMs: 30 });
+    await expect.poll(() => seen.aborted).toBe(1);
+    const res = await inFlight;
+    // 503 without Retry-After: the request may have had effects, so it is not one to retry blindly
+    expect([
+      res.status,
+      res.headers.get("retry-after"),
+      res.headers.get("connection"),
+      await res.json(),
+    ]).toEqual([
+      503,
+      null,
+      "close",
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: {
+          code: -32603,
+          message: "Service Unavailable: the server shut down before the request finished",
+        },
+      },
+    ]);
+  });
+
+  it("past graceMs, a request of a handler without sessions is cancelled too, and told", async () => {
+    const { handler, started, seen } = setup({ sessions: false });
+    const inFlight = post(handler, call(4, "wait"));
+    await started.promise;
+    await handler.drain({ graceMs: 30 });
+    await expect.poll(() => seen.aborted).toBe(1);
+    const res = await inFlight;
+    expect([
+      res.status,
+      res.headers.get("retry-after"),
+      res.headers.get("connection"),
+      await res.json(),
+    ]).toEqual([503, null, "close", { jsonrpc: "2.0", id: 4, error: { code: -32603, message: CUT } }]);
   });
 
   it("a POST of a session with a request in flight here is still served (its answers to questions come here)", async () => {
