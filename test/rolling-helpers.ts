@@ -37,7 +37,9 @@ export async function startRoundRobin(
     req.on("error", () => (ready[i] = false));
     req.end();
   };
-  const probing = setInterval(() => ports.forEach((_, i) => probe(i)), probeMs);
+  const probing = setInterval(() => {
+    for (let i = 0; i < ports.length; i++) probe(i);
+  }, probeMs);
   const pick = () => {
     for (let tries = 0; tries < ports.length; tries++) {
       const i = next++ % ports.length;

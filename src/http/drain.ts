@@ -49,6 +49,8 @@ export class Drain {
   readonly running = new Set<Connection>();
   /** Whether the grace is over and the requests still running were cancelled. */
   cut = false;
+  /** {@link cut}, as a function to hand out. */
+  readonly isCut = (): boolean => this.cut;
   #draining = false;
   #inflight = 0;
   #wake: (() => void) | undefined;

@@ -64,7 +64,6 @@ export class StreamableHttp {
   readonly #shared: SharedSessions | undefined;
   readonly #getOptions: GetOptions;
   readonly #drain = new Drain();
-  readonly #shut = () => this.#drain.cut;
   #drained: Promise<void> | undefined;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
@@ -350,7 +349,7 @@ export class StreamableHttp {
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
-      shut: this.#shut,
+      shut: this.#drain.isCut,
     });
   }
 
