@@ -11,6 +11,9 @@ import type { RequestId } from "../types.js";
 import { httpError, SERVER_ERROR } from "./answers.js";
 import { type Answer, Reply } from "./reply.js";
 
+/** Milliseconds past the grace that the failures of the tasks left may take to reach the store. */
+const LATE_MS = 1000;
+
 /** The seconds a client refused during a drain waits before it retries (on another instance). */
 const RETRY_AFTER_S = "1";
 
@@ -107,8 +110,17 @@ export class Drain {
     const timer = setTimeout(() => grace.abort(), graceMs);
     const tasks = steps.tasks(grace.signal);
     await this.settled(steps.idle, grace.signal);
-    await tasks;
+    // the tasks end, or once the grace is over they are failed in the store: a store that cannot be
+    // reached within a second more leaves them to their lease
+    let late: ReturnType<typeof setTimeout> | undefined;
+    const over = new Promise<void>((resolve) => {
+      const wait = () => (late = setTimeout(resolve, LATE_MS));
+      if (grace.signal.aborted) wait();
+      else grace.signal.addEventListener("abort", wait, { once: true });
+    });
+    await Promise.race([tasks, over]);
     clearTimeout(timer);
+    clearTimeout(late);
     this.cut = true;
     for (const connection of [...this.running]) connection.close();
     steps.end();

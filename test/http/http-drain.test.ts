@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "../../src/http/index.js";
 import { type NodeServer, serve } from "../../src/http/node.js";
-import { McpServer } from "../../src/index.js";
+import { McpServer, MemoryTaskStore, type TaskStore } from "../../src/index.js";
 import {
   call,
   initialize,
@@ -304,6 +304,31 @@ describe("handler.drain()", () => {
       status: "failed",
       error: { code: -32603, message: "The server running the task went away" },
     });
+  });
+
+  it("a task store that cannot take the failures keeps the drain waiting one second more at most", async () => {
+    const memory = new MemoryTaskStore();
+    const store: TaskStore = {
+      create: (t) => memory.create(t),
+      get: (id) => memory.get(id),
+      // the store is gone: a task's end never lands
+      set: (t) => (t.status === "failed" ? new Promise(() => {}) : memory.set(t)),
+    };
+    const server = new McpServer({ name: "t", version: "1.0.0", onError: () => {}, tasks: { store } });
+    server.tool("forever", {
+      task: "optional",
+      run: async (_a, ctx) => {
+        await ctx.task();
+        await new Promise<void>((r) => ctx.signal.addEventListener("abort", () => r()));
+        return "never seen";
+      },
+    });
+    const handler = createHttpHandler(server);
+    handlers.push(handler);
+    const started = await modern(handler, "tools/call", { name: "forever", arguments: {} }, 1, WITH);
+    expect((await started.json()).result.resultType).toBe("task");
+    await handler.drain({ graceMs: 20 });
+    expect(handler.sessionCount).toBe(0);
   });
 
   it("graceMs must be a positive number", () => {
