@@ -373,10 +373,11 @@ export class StreamableHttp {
   }
 
   drain(options: DrainOptions = {}): Promise<void> {
-    this.#drained ??= this.#drain.run(positive(options.graceMs ?? 30_000, "graceMs"), {
+    return (this.#drained ??= this.#drain.run(positive(options.graceMs ?? 30_000, "graceMs"), {
       // GET streams end with a retry hint (clients resume them elsewhere), listen streams with their final result
       begin: () => {
         this.#table?.detach(this.#retryMs, false);
+        this.#shared?.detach(this.#retryMs);
         this.#statelessHttp.close();
       },
       idle: () => this.#streams.size === 0,
@@ -386,8 +387,7 @@ export class StreamableHttp {
         this.#table?.detach(this.#retryMs, true);
         this.close();
       },
-    });
-    return this.#drained;
+    }));
   }
 
   close(): void {
