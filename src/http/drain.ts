@@ -42,8 +42,13 @@ const CUT_HEADERS = Object.freeze({ "content-type": "application/json", connecti
 
 /** An answer given during a drain, told to close its connection: the client's next request goes elsewhere. */
 export function closing(answer: Answer): Answer {
-  if (!(answer instanceof Reply) || answer.headers.connection === "close") return answer;
-  return new Reply(answer.status, { ...answer.headers, connection: "close" }, answer.body);
+  if (answer instanceof Reply) {
+    if (answer.headers.connection === "close") return answer;
+    return new Reply(answer.status, { ...answer.headers, connection: "close" }, answer.body);
+  }
+  const headers = new Headers(answer.headers);
+  headers.set("connection", "close");
+  return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
 }
 
 /** The drain state of one handler: whether it drains, and how many requests it is answering. */

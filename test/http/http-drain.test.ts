@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "../../src/http/index.js";
 import { type NodeServer, serve } from "../../src/http/node.js";
-import { McpServer, MemoryTaskStore, type TaskStore } from "../../src/index.js";
+import { McpError, McpServer, MemoryTaskStore, type TaskStore } from "../../src/index.js";
 import {
   call,
   initialize,
@@ -147,6 +147,41 @@ describe("handler.drain()", () => {
     expect((await res.json()).result.content).toEqual([{ type: "text", text: "waited" }]);
     await drained;
     expect(seen.aborted).toBe(0);
+  });
+
+  it("an answer a hook made (a Response) is told to close its connection too", async () => {
+    const gate = deferred();
+    const started = deferred();
+    const server = new McpServer({ name: "t", version: "1.0.0", onError: () => {} });
+    server.tool("deny", {
+      description: "refuses once the gate opens",
+      run: async () => {
+        started.resolve();
+        await gate.promise;
+        throw new McpError(-32003, "Forbidden");
+      },
+    });
+    const handler = createHttpHandler(server, {
+      errorStatus: (error) =>
+        error.code === -32003 ? { status: 403, headers: { "x-why": "denied" } } : undefined,
+    });
+    handlers.push(handler);
+    const inFlight = modern(handler, "tools/call", { name: "deny", arguments: {} }, 1);
+    await started.promise;
+    const drained = handler.drain({ graceMs: 10_000 });
+    gate.resolve();
+    const res = await inFlight;
+    expect([res.status, res.headers.get("x-why"), res.headers.get("connection")]).toEqual([
+      403,
+      "denied",
+      "close",
+    ]);
+    expect(await res.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32003, message: "Forbidden" },
+    });
+    await drained;
   });
 
   it("past graceMs, a request still running is cancelled: its ctx.signal aborts", async () => {
