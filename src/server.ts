@@ -11,6 +11,7 @@ import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./
 import { type AppOptions, appParts } from "./ext/apps.js";
 import { builtIns } from "./ext/builtins.js";
 import type { SkillOptions, Skills } from "./ext/skills.js";
+import type { TaskRunner } from "./ext/task-runner.js";
 import type { TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
@@ -101,6 +102,7 @@ export class McpServer {
   readonly #prompts: Registry<PromptEntry>;
   readonly #resources: ResourceRegistry;
   readonly #skills: Skills;
+  readonly #tasks: TaskRunner;
   readonly #pageSize: number;
   readonly #cache: CacheHint;
   /** The open connections, and {@link KEPT}, which every loop over them passes by. */
@@ -154,6 +156,7 @@ export class McpServer {
       prompts: this.#prompts,
       resources: this.#resources,
       skills: this.#skills,
+      tasks: this.#tasks,
     } = parts);
     for (const ext of parts.extensions) core.use(ext);
     this.#bus.subscribe((event) => deliverChange(event, this.#connections));
@@ -369,6 +372,12 @@ export class McpServer {
   /** @internal — the observer an extension brought (telemetry), for transports' refusals. */
   get observer(): Observer | undefined {
     return this.#core.extensions.observer;
+  }
+
+  /** @internal — a drain's (picomcp/http): waits for this process's tasks until `signal` aborts, then fails those left in the store at once. */
+  async settleTasks(signal: AbortSignal): Promise<void> {
+    await this.#tasks.idle(signal);
+    await this.#tasks.abandon();
   }
 
   /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */

@@ -71,6 +71,13 @@ export function builtIns(o: BuiltInOptions) {
   const skills = new Skills(pageSize, cache);
   const capabilities = (f: Features) => core.declared(f).capabilities;
   const limits = options.subscriptionLimits ?? {};
+  const tasks = tasksExtension(
+    tools,
+    options.tasks ?? {},
+    o.publish,
+    (e) => core.reportError(e, TASK_ERROR),
+    core.governor,
+  );
   const extensions: Extension[] = [
     loggingExtension(),
     completionExtension(prompts, resources),
@@ -86,15 +93,9 @@ export function builtIns(o: BuiltInOptions) {
     ),
     listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
     discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
-    tasksExtension(
-      tools,
-      options.tasks ?? {},
-      o.publish,
-      (e) => core.reportError(e, TASK_ERROR),
-      core.governor,
-    ),
+    tasks.extension,
     skills.extension(),
   ];
   if (options.experimental) extensions.unshift(experimentalExtension(options.experimental));
-  return { tools, prompts, resources, skills, extensions };
+  return { tools, prompts, resources, skills, extensions, tasks: tasks.runner };
 }

@@ -22,6 +22,9 @@ type Waiter = {
   reject: (e: unknown) => void;
 };
 
+/** A task's error when the process running it goes away (the same a lapsed lease gives). */
+const GONE = "The server running the task went away";
+
 /** What only this process holds of a running task: its handler's context and its pending input. */
 export interface Live {
   readonly ctx: RequestContext;
@@ -82,6 +85,38 @@ export class TaskRunner {
     this.#report = report;
     // a shared store brings other processes' signals for the tasks running here, and their changes
     store.attach?.({ deliver: (id, signal) => this.#deliver(id, signal), changed: (t) => this.#announce(t) });
+  }
+
+  /** Tasks running in this process. */
+  get running(): number {
+    return this.#live.size;
+  }
+
+  /** Resolves once no task runs in this process any more, or once `signal` aborts. */
+  async idle(signal: AbortSignal): Promise<void> {
+    const aborted = new Promise<void>((resolve) =>
+      signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
+    while (this.#live.size > 0 && !signal.aborted)
+      await Promise.race([Promise.all([...this.#live.values()].map((l) => l.done)), aborted]);
+  }
+
+  /**
+   * This process goes away: each task still running here is failed in the store now ("The server
+   * running the task went away", as a lapsed lease would fail it), so every instance reads it failed at
+   * once rather than after its lease; then its handler is aborted.
+   */
+  async abandon(): Promise<void> {
+    const left = [...this.#live.values()].filter((l) => !isTerminal(l.record.status));
+    await Promise.all(
+      left.map(async (l) => {
+        delete l.record.inputRequests;
+        l.record.status = "failed";
+        l.record.error = { code: ErrorCode.InternalError, message: GONE };
+        await this.#save(l);
+        this.#stop(l, GONE);
+      }),
+    );
   }
 
   /** The running task `taskId` of this process, if any. */

@@ -48,14 +48,14 @@ function sessionTask(r: TaskRecord): Params {
 const notFound = (name: string, why: string) =>
   new McpError(ErrorCode.MethodNotFound, `Method not found: tools/call of ${name} ${why}`);
 
-/** The tasks of a server's `tools`; served while some tool has a `task` option. */
+/** The tasks of a server's `tools`, served while some tool has a `task` option; and what runs them in this process. */
 export function tasksExtension(
   tools: Registry<ToolEntry>,
   options: TaskOptions,
   publish: (event: ChangeEvent) => void,
   report: (error: unknown) => void,
   governor: Governor,
-): Extension {
+): { extension: Extension; runner: TaskRunner } {
   const ttlMs = options.ttlMs ?? 3_600_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1)
@@ -137,7 +137,7 @@ export function tasksExtension(
     return { task: sessionTask(task.record) };
   };
 
-  return {
+  const extension: Extension = {
     id: TASKS,
     settings: (f) => (f.stateless && anyTaskTool() ? {} : undefined),
     capabilities: (f) =>
@@ -202,4 +202,5 @@ export function tasksExtension(
       },
     },
   };
+  return { extension, runner };
 }

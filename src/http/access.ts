@@ -4,9 +4,19 @@
  */
 import { type AuthInfo, principalOf } from "../connection.js";
 import type { Features } from "../eras/versions.js";
-import { limitReply, sessionNotFound, unauthorized } from "./answers.js";
+import { isSessionVersion } from "../eras/versions.js";
+import {
+  httpError,
+  limitReply,
+  SERVER_ERROR,
+  sessionNotFound,
+  unauthorized,
+  unsupportedVersion,
+  versionFeatures,
+} from "./answers.js";
 import type { Reply } from "./reply.js";
-import type { SessionTable } from "./session.js";
+import { header } from "./request.js";
+import type { Session, SessionTable } from "./session.js";
 
 /** Who opened a session: a live one, or one a store keeps. */
 export interface Opened {
@@ -32,6 +42,25 @@ export function refuseSession(
 export function mayUse(session: Opened, auth: AuthInfo | undefined): boolean {
   if (auth === undefined) return !session.authenticated;
   return session.authenticated && principalOf(auth) === session.principal;
+}
+
+/** The session a GET or DELETE names, or the error answer (400 without one, 404 unknown or another's, 400 bad version). */
+export function namedSession(
+  request: Request,
+  table: SessionTable,
+  auth: AuthInfo | undefined,
+): Session | Reply {
+  const sid = header(request, "mcp-session-id");
+  const version = header(request, "mcp-protocol-version");
+  if (version !== null && !isSessionVersion(version)) return unsupportedVersion(version);
+  if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
+  const session = table.find(sid);
+  const features = versionFeatures(version);
+  if (!session) return sessionNotFound(features);
+  const refused = refuseSession(session, auth, features);
+  if (refused) return refused;
+  table.touch(session);
+  return session;
 }
 
 /** Makes room in `table` for one more session of `caller`, or the 429 (its share) or 503 (the total) that says why there is none. */

@@ -14,6 +14,7 @@ import {
 } from "../types.js";
 import { randomId } from "./access.js";
 import { answerResponse, mapError, NONE, SERVER_ERROR } from "./answers.js";
+import { cutReply } from "./drain.js";
 import type { EventStore } from "./event-store.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
@@ -72,6 +73,8 @@ export interface ExchangeOptions {
   request: Request;
   /** The `errorStatus` option. */
   errorStatus: ErrorStatus | undefined;
+  /** Whether a drain has cancelled what still ran: a request it cut short is told so. */
+  shut?: () => boolean;
 }
 
 const NO_IDS: readonly RequestId[] = Object.freeze([]);
@@ -223,7 +226,9 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
       for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
     }
     const batch = Array.isArray(answer) ? encodeBatch(answer, o.maxBatchAnswerBytes, connection) : undefined;
-    if (!stream) {
+    if (!stream && answer === undefined && o.shut?.()) {
+      reply(cutReply(requestIds(message)[0], features));
+    } else if (!stream) {
       reply(
         batch
           ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)

@@ -1,12 +1,17 @@
-/** A session's GET: its stream of messages tied to no request, or a stream resumed from `Last-Event-ID`. */
+/**
+ * The requests that name a session and carry no message: its GET (its stream of messages tied to no
+ * request, or a stream resumed from `Last-Event-ID`) and its DELETE.
+ */
 import type { AuthInfo } from "../connection.js";
 import { featuresOf } from "../eras/versions.js";
 import type { Governor } from "../limits/governor.js";
-import { httpError, limitReply, SERVER_ERROR } from "./answers.js";
+import { namedSession } from "./access.js";
+import { httpError, limitReply, NONE, SERVER_ERROR } from "./answers.js";
 import type { EventStore } from "./event-store.js";
+import { accepts } from "./guard.js";
 import { Reply } from "./reply.js";
 import { header } from "./request.js";
-import type { Session } from "./session.js";
+import { Session, type SessionTable } from "./session.js";
 import { SharedSession, type SharedSessions } from "./shared.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
@@ -23,6 +28,37 @@ export interface GetOptions {
     owns(streamId: string): boolean;
     resume(streamId: string, seq: number, sink: SseWriter): void;
   };
+}
+
+/** A session's GET: 406 unless it accepts SSE; then the stream of a shared session, or of one in `table`. */
+export function sessionGet(
+  request: Request,
+  table: SessionTable,
+  shared: SharedSessions | undefined,
+  auth: AuthInfo | undefined,
+  o: GetOptions,
+): Reply | Promise<Reply> {
+  if (!accepts(header(request, "accept"), "text/event-stream")) {
+    return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
+  }
+  if (shared) return serveSharedGet(request, shared, auth, o);
+  const found = namedSession(request, table, auth);
+  return found instanceof Session ? serveGet(request, found, o) : found;
+}
+
+/** A session's DELETE: `end` ends it here (a shared one, everywhere); 204. */
+export async function sessionDelete(
+  request: Request,
+  table: SessionTable,
+  shared: SharedSessions | undefined,
+  auth: AuthInfo | undefined,
+  end: (session: Session) => void,
+): Promise<Reply> {
+  if (shared) return shared.delete(request, auth);
+  const found = namedSession(request, table, auth);
+  if (!(found instanceof Session)) return found;
+  end(found);
+  return new Reply(204, NONE, null);
 }
 
 /**

@@ -27,20 +27,14 @@ import {
   withErrorBody,
 } from "./answers.js";
 import { preflight, withCors } from "./cors.js";
+import { closing, Drain, drainingReply } from "./drain.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
-import { type GetOptions, serveGet, serveSharedGet } from "./get.js";
-import {
-  accepts,
-  acceptsJsonAndSse,
-  HostCheck,
-  isJsonContentType,
-  LOOPBACK_HOSTS,
-  originAllowed,
-} from "./guard.js";
+import { type GetOptions, sessionDelete, sessionGet } from "./get.js";
+import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, originAllowed } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
 import { HttpGovernor } from "./limits.js";
-import { anonymousRates, count, type HttpHandlerOptions, positive } from "./options.js";
+import { anonymousRates, count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
 import { EventStream, Session, SessionTable } from "./session.js";
@@ -68,6 +62,9 @@ export class StreamableHttp {
   readonly #statelessHttp: StatelessHttp;
   readonly #limits: HttpGovernor;
   readonly #shared: SharedSessions | undefined;
+  readonly #getOptions: GetOptions;
+  readonly #drain = new Drain();
+  #drained: Promise<void> | undefined;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -88,6 +85,7 @@ export class StreamableHttp {
         this.#shared?.beat();
         return (this.#table?.size ?? 0) > 0;
       },
+      ended: () => this.#drain.changed(),
     });
     this.#maxBatch = count(o.maxBatchSize ?? (o.sessions === false ? 0 : 100), "maxBatchSize");
     this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
@@ -100,11 +98,18 @@ export class StreamableHttp {
       errorStatus: o.errorStatus,
       sink: (onGone: () => void, caller: string) => this.#streams.open(onGone, this.#limits.queue(caller)),
       limits: this.#limits,
+      drain: this.#drain,
     });
     if (o.sessions !== false) {
       this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
       this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
     }
+    this.#getOptions = {
+      store: this.#store,
+      retryMs: this.#retryMs,
+      governor: this.#limits.governor,
+      open: (caller, onGone, onEnd) => this.#streams.open(onGone, this.#limits.queue(caller), onEnd),
+    };
     const store = sessionStore(o.sessions);
     if (store)
       this.#shared = new SharedSessions(server, store, this.#table!, this.#store, {
@@ -120,6 +125,9 @@ export class StreamableHttp {
   }
 
   async handle(request: Request): Promise<Answer> {
+    // a drain refuses new requests; a POST of a session with requests in flight here is still served
+    // (its client's answers to their questions come here)
+    if (this.#drain.draining && !this.#busy(request)) return drainingReply();
     const origin = header(request, "origin");
     const host = header(request, "host") ?? new URL(request.url).host;
     const refused = this.#host.refusal(host);
@@ -134,12 +142,21 @@ export class StreamableHttp {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }
     let response: Answer;
+    this.#drain.enter();
     try {
       response = await this.#route(request);
     } catch {
       response = httpError(500, ErrorCode.InternalError, "Internal error");
+    } finally {
+      this.#drain.leave();
     }
+    if (this.#drain.draining) response = closing(response);
     return origin === null ? response : withCors(response, origin);
+  }
+
+  #busy(request: Request): boolean {
+    const sid = request.method === "POST" ? header(request, "mcp-session-id") : null;
+    return sid !== null && (this.#table?.find(sid)?.exchanges.size ?? 0) > 0;
   }
 
   #route(request: Request): Answer | Promise<Answer> {
@@ -166,8 +183,10 @@ export class StreamableHttp {
         : this.#post(request, auth, sid, version);
     if (stateless && (request.method === "GET" || request.method === "DELETE"))
       return this.#statelessHttp.notAllowed();
-    if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
-    if (this.#table && request.method === "DELETE") return this.#delete(request, this.#table, auth);
+    if (this.#table && request.method === "GET")
+      return sessionGet(request, this.#table, this.#shared, auth, this.#getOptions);
+    if (this.#table && request.method === "DELETE")
+      return sessionDelete(request, this.#table, this.#shared, auth, (s) => this.#end(s));
     const methods = this.#table ? "GET, POST, DELETE" : "POST";
     return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
   }
@@ -298,7 +317,7 @@ export class StreamableHttp {
       auth,
     );
     this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, () => connection.close(), size);
+    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection), size);
   }
 
   #exchange(
@@ -328,45 +347,8 @@ export class StreamableHttp {
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
+      shut: this.#drain.isCut,
     });
-  }
-
-  async #get(request: Request, table: SessionTable, auth: AuthInfo | undefined): Promise<Reply> {
-    if (!accepts(header(request, "accept"), "text/event-stream")) {
-      return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
-    }
-    const o: GetOptions = {
-      store: this.#store,
-      retryMs: this.#retryMs,
-      governor: this.#limits.governor,
-      open: (caller, onGone, onEnd) => this.#streams.open(onGone, this.#limits.queue(caller), onEnd),
-    };
-    if (this.#shared) return serveSharedGet(request, this.#shared, auth, o);
-    const found = this.#session(request, table, auth);
-    return found instanceof Session ? serveGet(request, found, o) : found;
-  }
-
-  async #delete(request: Request, table: SessionTable, auth: AuthInfo | undefined): Promise<Reply> {
-    if (this.#shared) return this.#shared.delete(request, auth);
-    const found = this.#session(request, table, auth);
-    if (!(found instanceof Session)) return found;
-    this.#end(found);
-    return new Reply(204, NONE, null);
-  }
-
-  /** The session a GET or DELETE names, or the error answer (400 without one, 404 unknown or another's, 400 bad version). */
-  #session(request: Request, table: SessionTable, auth: AuthInfo | undefined): Session | Reply {
-    const sid = header(request, "mcp-session-id");
-    const version = header(request, "mcp-protocol-version");
-    if (version !== null && !isSessionVersion(version)) return unsupportedVersion(version);
-    if (sid === null) return httpError(400, SERVER_ERROR, "Bad Request: Mcp-Session-Id header is required");
-    const session = table.find(sid);
-    const features = versionFeatures(version);
-    if (!session) return sessionNotFound(features);
-    const refused = refuseSession(session, auth, features);
-    if (refused) return refused;
-    table.touch(session);
-    return session;
   }
 
   #end(session: Session): void {
@@ -377,15 +359,34 @@ export class StreamableHttp {
   }
 
   closeSseStream(target: { sessionId: string; requestId: RequestId }): boolean {
-    const session = this.#table?.get(target.sessionId);
-    return session?.exchanges.get(target.requestId)?.disconnect(this.#retryMs) ?? false;
+    return this.#table?.disconnect(target.sessionId, target.requestId, this.#retryMs) ?? false;
   }
 
   closeStandaloneStream(sessionId: string): boolean {
-    const session = this.#table?.get(sessionId);
-    if (!session?.standalone.sink) return false;
-    session.standalone.detach(this.#retryMs);
-    return true;
+    return this.#table?.detachGet(sessionId, this.#retryMs) ?? false;
+  }
+
+  get draining(): boolean {
+    return this.#drain.draining;
+  }
+
+  drain(options: DrainOptions = {}): Promise<void> {
+    this.#drained ??= this.#drain.run(positive(options.graceMs ?? 30_000, "graceMs"), {
+      // GET streams end with a retry hint (clients resume them elsewhere), listen streams with their final result
+      begin: () => {
+        this.#table?.detach(this.#retryMs, false);
+        this.#shared?.detach(this.#retryMs);
+        this.#statelessHttp.close();
+      },
+      idle: () => this.#streams.size === 0,
+      tasks: (signal) => this.#server.settleTasks(signal),
+      // past the grace: the streams of requests still running too; then the requests are cancelled
+      end: () => {
+        this.#table?.detach(this.#retryMs, true);
+        this.close();
+      },
+    });
+    return this.#drained;
   }
 
   close(): void {

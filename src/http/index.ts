@@ -11,7 +11,7 @@ export type { ForwardedHeader, TrustProxy } from "./client-address.js";
 export { addressKey, ProxyTrust } from "./client-address.js";
 export type { EventStore, MemoryEventStoreOptions, StoredEvent } from "./event-store.js";
 export { MemoryEventStore } from "./event-store.js";
-export type { ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
+export type { DrainOptions, ErrorStatus, HttpHandler, HttpHandlerOptions, HttpLimits } from "./options.js";
 export { withPeer } from "./request.js";
 export type {
   HomeChange,
@@ -40,7 +40,9 @@ export function createHttpHandler(server: McpServer, options: HttpHandlerOptions
   handler.closeSseStream = (target) => http.closeSseStream(target);
   handler.closeStandaloneStream = (id) => http.closeStandaloneStream(id);
   handler.close = () => http.close();
+  handler.drain = (o) => http.drain(o);
   Object.defineProperty(handler, "sessionCount", { get: () => http.sessionCount });
+  Object.defineProperty(handler, "draining", { get: () => http.draining });
   return handler;
 }
 

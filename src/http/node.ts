@@ -12,7 +12,7 @@ import type { McpServer } from "../server.js";
 import { httpError, SERVER_ERROR } from "./answers.js";
 import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import { LOOPBACK_HOSTS, validHost } from "./guard.js";
-import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./index.js";
+import { createHttpHandler, type DrainOptions, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
 import { positive } from "./options.js";
 import { ANSWER, type Answer, type Answering, Reply, textOf } from "./reply.js";
@@ -39,6 +39,12 @@ export interface ServeOptions extends HttpHandlerOptions {
    * proxies `trustProxy` trusts are not counted so. Default: 256.
    */
   maxConnectionsPerAddress?: number;
+  /**
+   * Paths a balancer polls: `live` answers 200 while the process serves, `ready` 200 until a drain
+   * begins and 503 from then on (`{"status":"ok"}`, `{"status":"draining"}`); `false` serves neither
+   * (they get 404 as any other path). Default: `{ live: "/healthz", ready: "/readyz" }`.
+   */
+  health?: { live?: string; ready?: string } | false;
 }
 
 /** A running server. */
@@ -49,8 +55,12 @@ export interface NodeServer {
   readonly url: string;
   /** The fetch handler behind it (`closeSseStream`, `sessionCount`, …). */
   readonly handler: HttpHandler;
-  /** Ends every session and stream, stops listening, and resolves once closed. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, ends every session and stream, and resolves once closed. With `graceMs` it
+   * drains first (`handler.drain`): new requests get 503 (`Retry-After`, `Connection: close`), streams
+   * end so their clients resume elsewhere, requests in flight and running tasks get `graceMs` to finish.
+   */
+  close(options?: DrainOptions): Promise<void>;
 }
 
 /**
@@ -68,6 +78,7 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     bodyTimeoutMs = 30_000,
     maxConnections = 10_000,
     maxConnectionsPerAddress = 256,
+    health = {},
     ...httpOptions
   } = options;
   positive(maxConnectionsPerAddress, "maxConnectionsPerAddress");
@@ -80,6 +91,9 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     httpOptions.allowedHosts = [...LOOPBACK_HOSTS, bracket(hostname)];
   }
   const handler = createHttpHandler(server, httpOptions);
+  const listener = toNodeListener(handler, { path, bodyTimeoutMs });
+  const live = health && (health.live ?? "/healthz");
+  const ready = health && (health.ready ?? "/readyz");
   const http = createServer(
     {
       // Node's own clock for the headers (a silent or slow client gets 408); the bridge's for the body,
@@ -88,7 +102,14 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
       requestTimeout: headersTimeoutMs + bodyTimeoutMs,
       connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
     },
-    toNodeListener(handler, { path, bodyTimeoutMs }),
+    health
+      ? (req, res) => {
+          if (req.url === path) return listener(req, res);
+          if (req.url === live) return healthAnswer(res, true);
+          if (req.url === ready) return healthAnswer(res, !handler.draining);
+          listener(req, res);
+        }
+      : listener,
   );
   http.maxConnections = maxConnections;
   http.on("connection", connectionsPerAddress(maxConnectionsPerAddress, httpOptions));
@@ -105,12 +126,14 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     server: http,
     url: `http://${host}:${address.port}${path}`,
     handler,
-    close: () =>
-      new Promise<void>((resolve) => {
-        handler.close();
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
+    close: async (options) => {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      // no connection is accepted from now on; those open are answered 503 until the drain is over
+      if (options !== undefined) await handler.drain(options);
+      else handler.close();
+      http.closeAllConnections();
+      await closed;
+    },
   };
 }
 
@@ -139,6 +162,19 @@ function connectionsPerAddress(max: number, o: HttpHandlerOptions): (socket: Soc
       else open.set(key, left);
     });
   };
+}
+
+/** A health or readiness answer: 200 `{"status":"ok"}`, or 503 `{"status":"draining"}` with `Connection: close`. */
+function healthAnswer(res: ServerResponse, ok: boolean): void {
+  const body = ok ? '{"status":"ok"}' : '{"status":"draining"}';
+  const headers: OutgoingHttpHeaders = {
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "content-length": body.length,
+  };
+  if (!ok) headers.connection = "close";
+  res.writeHead(ok ? 200 : 503, headers);
+  res.end(body);
 }
 
 function bracket(host: string): string {

@@ -125,6 +125,27 @@ export interface HttpHandler {
   readonly sessionCount: number;
   /** Ends every session and stream, and stops the timer. */
   close(): void;
+  /**
+   * Drains, then closes: from now on every new request gets `503` with `Retry-After: 1` and
+   * `Connection: close` (a POST of a session with requests in flight here is still served: it may
+   * carry the answer to a question one of them asked); GET streams close with a `retry:` hint and
+   * listen streams end with their final result, so their clients resume on another instance;
+   * requests in flight and this server's running tasks get `graceMs` to finish. Past it, requests
+   * still running are cancelled (`ctx.signal` aborts) and the tasks left are failed in the task store
+   * at once. Resolves once closed; calling it again returns the same promise.
+   */
+  drain(options?: DrainOptions): Promise<void>;
+  /** Whether a drain has begun: a readiness check answers 503 from then on (docs/scaling.md). */
+  readonly draining: boolean;
+}
+
+/** Options of a drain (`handler.drain()`, `NodeServer.close()` of picomcp/node). */
+export interface DrainOptions {
+  /**
+   * Milliseconds the requests in flight (and the tasks this process runs) get to finish; past them,
+   * their handlers are cancelled (`ctx.signal` aborts) and the tasks left are failed. Default: 30000.
+   */
+  graceMs?: number;
 }
 
 /** A positive number option, or a RangeError naming it. */

@@ -382,6 +382,27 @@ export class SessionTable {
     return this.#sessions.values();
   }
 
+  /** Closes the SSE connection of a request in flight of session `id`, with a `retry:` hint; false when there is none to resume. */
+  disconnect(id: string, requestId: RequestId, retryMs: number): boolean {
+    return this.get(id)?.exchanges.get(requestId)?.disconnect(retryMs) ?? false;
+  }
+
+  /** Closes the connection of session `id`'s GET stream, with a `retry:` hint; false when none is open. */
+  detachGet(id: string, retryMs: number): boolean {
+    const stream = this.get(id)?.standalone;
+    if (!stream?.sink) return false;
+    stream.detach(retryMs);
+    return true;
+  }
+
+  /** Closes the GET streams' connections with a `retry:` hint (the client resumes elsewhere), and with `all` every stream's. */
+  detach(retryMs: number, all: boolean): void {
+    for (const s of this.#sessions.values()) {
+      if (!all) s.standalone.detach(retryMs);
+      else for (const stream of s.streams.values()) stream.detach(retryMs);
+    }
+  }
+
   #expired(s: Session, now: number): boolean {
     return now - s.lastActive >= this.#limits.idleMs && !s.busy;
   }

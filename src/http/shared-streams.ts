@@ -83,8 +83,12 @@ export class AdoptedStreams {
     for (const [id, a] of this.#streams) if (!a.sink.open) this.#streams.delete(id);
   }
 
-  close(): void {
-    for (const a of this.#streams.values()) a.sink.close();
+  /** Closes every stream, with a `retry:` hint when given (its client resumes it elsewhere: a drain). */
+  close(retryMs?: number): void {
+    for (const a of this.#streams.values()) {
+      if (retryMs !== undefined) a.sink.retry(retryMs);
+      a.sink.close();
+    }
     this.#streams.clear();
   }
 }

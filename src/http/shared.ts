@@ -326,6 +326,11 @@ export class SharedSessions {
     this.#adopted.close();
   }
 
+  /** A drain: the streams resumed here that another instance writes close with a `retry:` hint (resumed elsewhere). */
+  detach(retryMs: number): void {
+    this.#adopted.close(retryMs);
+  }
+
   /** A copy of a session another instance opened. */
   #copy(request: Request, sid: string, record: SessionRecord, auth: AuthInfo | undefined): SharedSession {
     let session: SharedSession | undefined;

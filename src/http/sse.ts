@@ -174,6 +174,8 @@ export interface LiveStreamsOptions {
   maxBufferedBytes: number;
   /** Runs on every beat; true while the caller still needs the timer although no stream is open. */
   beat: (now: number) => boolean;
+  /** Runs each time a stream ends (a drain waits for the last). */
+  ended?: () => void;
 }
 
 /** The open SSE streams, and one timer for all of them that stops when nothing is left. */
@@ -188,10 +190,20 @@ export class LiveStreams {
 
   /** A new stream, kept alive until it closes; `onGone` runs when the client is gone; `account` hears of its queue. */
   open(onGone: () => void, account?: SseWriterOptions["account"], onEnd?: () => void): SseWriter {
-    const sink = new SseWriter({ maxBufferedBytes: this.#o.maxBufferedBytes, onGone, account, onEnd });
+    const ended = () => {
+      this.#live.delete(sink);
+      onEnd?.();
+      this.#o.ended?.();
+    };
+    const sink = new SseWriter({ maxBufferedBytes: this.#o.maxBufferedBytes, onGone, account, onEnd: ended });
     this.#live.add(sink);
     this.start();
     return sink;
+  }
+
+  /** Streams open. */
+  get size(): number {
+    return this.#live.size;
   }
 
   /** Starts the timer, if it is not running. */

@@ -19,6 +19,7 @@ import {
   type RequestId,
 } from "../types.js";
 import { JSON_TYPE, limitReply, mapError, NONE } from "./answers.js";
+import { cutReply, type Drain } from "./drain.js";
 import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";
 import { checkHeaders } from "./headers.js";
@@ -96,6 +97,8 @@ export interface StatelessOptions {
   limits: HttpGovernor;
   /** The `errorStatus` option. */
   errorStatus: ErrorStatus | undefined;
+  /** The handler's drain: it keeps the connections of requests in flight, and cancels those left at its end. */
+  drain: Drain;
 }
 
 /** @internal — the 2026-07-28 pipeline of one handler. */
@@ -284,6 +287,7 @@ export class StatelessHttp {
     listen = false,
   ): Awaitable<Answer> {
     if (listen) this.#listening.add(connection);
+    this.#o.drain.running.add(connection);
     let sink: SseWriter | undefined;
     let over = false;
     let cancelled = false;
@@ -309,6 +313,7 @@ export class StatelessHttp {
       over = true;
       release();
       if (listen) this.#listening.delete(connection);
+      this.#o.drain.running.delete(connection);
       connection.close();
       const one = Array.isArray(answer) ? answer[0] : answer;
       if (sink) {
@@ -322,6 +327,9 @@ export class StatelessHttp {
           const headers = { "content-type": "application/json", ...mapped.headers };
           reply(toResponse(new Reply(status, headers, encodeMessage(one))));
         } else reply(new Reply(status, JSON_TYPE, encodeMessage(one)));
+      } else if (this.#o.drain.cut) {
+        // cancelled at the end of a drain: the client is told, and not invited to retry (it may have had effects)
+        reply(cutReply(validId((message as { id?: unknown }).id)));
       } else {
         // cancelled before anything was sent: the client is gone and reads nothing
         reply(new Reply(202, NONE, null));

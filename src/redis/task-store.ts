@@ -3,7 +3,8 @@
  * `tasks/get`; `tasks/update` and `tasks/cancel` received anywhere reach the instance running the
  * handler (a message on that instance's pub/sub channel, answered once handled); a waiting
  * `tasks/result` hears the end wherever it happens. Each running task holds a lease the instance
- * renews; a task whose instance went away is failed by any other within `leaseMs + renewMs`.
+ * renews; a task whose instance went away is failed by any other within `leaseMs + renewMs`, and one
+ * whose instance drains (picomcp/http's `drain`) is failed by that instance at once, its lease given back.
  */
 import { ErrorCode } from "../errors.js";
 import {
@@ -276,7 +277,7 @@ export class RedisTaskStore implements TaskStore {
     return this.#channels.wait(taskId, abort);
   }
 
-  /** Stops renewing leases and listening (this instance's running tasks are failed once their lease runs out); the client given stays open. */
+  /** Stops renewing leases and listening (this instance's running tasks are failed once their lease runs out, unless a drain failed them first); the client given stays open. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
