@@ -9,7 +9,7 @@
  * run as passes of their own; what no automaton can run is refused by name: backreferences (`\1`,
  * `\k<name>`), and modifier groups (`(?i:…)`).
  */
-import { type CharSet, LinearRegex, type Node, TooManyStates } from "./linear-regex.js";
+import { type CharSet, LinearRegex, type Node, PatternTooLarge } from "./linear-regex.js";
 
 /** A compiled `pattern`. */
 export interface Pattern {
@@ -35,10 +35,8 @@ export function compilePattern(re: RegExp): Pattern {
   try {
     matcher = new LinearRegex(tree, unicode);
   } catch (error) {
-    if (!(error instanceof TooManyStates)) throw error;
-    throw new UnsupportedPattern(
-      `repeats too much: it ${error.message}, and the linear-time matcher takes at most 10000 (lower the {n,m} counts)`,
-    );
+    if (!(error instanceof PatternTooLarge)) throw error;
+    throw new UnsupportedPattern(`is too large: it ${error.message}`);
   }
   return { source: re.source, test: (text) => matcher.test(text) };
 }
