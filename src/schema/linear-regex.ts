@@ -117,20 +117,20 @@ export class LinearRegex {
 
   /** Compiles `node`; `unicode`: the text is read by code points (the `u` flag), else by code units. */
   constructor(node: Node, unicode: boolean) {
-    const states = statesOf(node) + 1;
-    if (!(states <= MAX_STATES))
+    const looks = looksOf(node);
+    if (looks > MAX_LOOKAROUNDS)
       throw new PatternTooLarge(
-        `needs ${count(states)} states, and the linear-time matcher takes at most ${MAX_STATES} (lower the counts of repeated groups, or split the pattern)`,
+        `has ${looks} lookarounds, and the linear-time matcher takes at most ${MAX_LOOKAROUNDS} (each keeps a bit per character of the text)`,
       );
     const counted = countedOf(node);
     if (!(counted <= MAX_COUNTED))
       throw new PatternTooLarge(
         `counts up to ${count(counted)} characters in its {n,m} repeats, and the linear-time matcher keeps at most ${MAX_COUNTED} (lower the counts)`,
       );
-    const looks = looksOf(node);
-    if (looks > MAX_LOOKAROUNDS)
+    const states = statesOf(node) + 1;
+    if (!(states <= MAX_STATES))
       throw new PatternTooLarge(
-        `has ${looks} lookarounds, and the linear-time matcher takes at most ${MAX_LOOKAROUNDS} (each keeps a bit per character of the text)`,
+        `needs ${count(states)} states, and the linear-time matcher takes at most ${MAX_STATES} (lower the counts of repeated groups, or split the pattern)`,
       );
     const index = new Map<Node, number>();
     const lookIndex = (look: Node): number => {
