@@ -29,21 +29,19 @@ export class UnsupportedPattern extends Error {
 
 /** Compiles a pattern `RegExp` accepted (`re`: with the `u` flag, or without), or throws {@link UnsupportedPattern}. */
 export function compilePattern(re: RegExp): Pattern {
-  const unicode = re.unicode;
-  const tree = new Parser(re.source, unicode).parse();
-  let matcher: LinearRegex;
+  const matcher = linearMatcher(re);
+  return { source: re.source, test: (text) => matcher.test(text) };
+}
+
+/** @internal — the matcher itself, for tests that count its steps; throws as {@link compilePattern} does. */
+export function linearMatcher(re: RegExp): LinearRegex {
+  const tree = new Parser(re.source, re.unicode).parse();
   try {
-    matcher = new LinearRegex(tree, unicode);
+    return new LinearRegex(tree, re.unicode);
   } catch (error) {
     if (!(error instanceof PatternTooLarge)) throw error;
     throw new UnsupportedPattern(`is too large: it ${error.message}`);
   }
-  return { source: re.source, test: (text) => matcher.test(text) };
-}
-
-/** @internal — the matcher itself, for tests that count its steps. */
-export function linearMatcher(re: RegExp): LinearRegex {
-  return new LinearRegex(new Parser(re.source, re.unicode).parse(), re.unicode);
 }
 
 // the sets of classes and escapes, by flags and source: a pattern's `\d` costs its first use only
