@@ -20,7 +20,7 @@
  * at most 4 bytes per state, 4 per counted position and a bit per lookaround and character.
  */
 import { Dfa } from "./regex-dfa.js";
-import { countedOf, looksOf, type Node, Program, statesOf } from "./regex-nfa.js";
+import { countedOf, looksOf, markEnteredOnce, type Node, Program, statesOf } from "./regex-nfa.js";
 import { Automaton, type LookAnswers } from "./regex-scan.js";
 
 export type { CharSet, Node } from "./regex-nfa.js";
@@ -117,6 +117,7 @@ export class LinearRegex {
 
   /** Compiles `node`; `unicode`: the text is read by code points (the `u` flag), else by code units. */
   constructor(node: Node, unicode: boolean) {
+    markEnteredOnce(node);
     const looks = looksOf(node);
     if (looks > MAX_LOOKAROUNDS)
       throw new PatternTooLarge(

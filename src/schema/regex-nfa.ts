@@ -83,11 +83,46 @@ const notLineEnd = (c: number) => c !== 10 && c !== 13 && c !== 0x2028 && c !== 
 /** The dot as a set: every character but the line terminators. */
 const DOT: CharSet = { ascii: Uint32Array.of(~((1 << 10) | (1 << 13)), -1, -1, -1), wide: notLineEnd };
 
+/** The characters every match of `node` takes, when that is one number. */
+function fixedWidth(node: Node): number | undefined {
+  if (node.kind === "char" || node.kind === "set" || node.kind === "any") return 1;
+  if (node.kind === "assert" || node.kind === "look") return 0;
+  if (node.kind === "repeat") {
+    const body = fixedWidth(node.body);
+    return body !== undefined && node.min === node.max ? body * node.min : undefined;
+  }
+  const widths = (node.kind === "seq" ? node.items : node.options).map(fixedWidth);
+  if (widths.some((w) => w === undefined)) return undefined;
+  if (node.kind === "seq") return widths.reduce((n: number, w) => n + w!, 0);
+  return widths.every((w) => w === widths[0]) ? (widths[0] ?? 0) : undefined;
+}
+
+/**
+ * The repeats of a pattern that a match can enter at one position of the text only: those after a
+ * leading `^` and nothing of varying width (`^[a-z\d](?:[a-z\d-]{0,38})$`). One run of their copies is
+ * live at a time, whatever the count, so they stay copied out (and the DFA reads them).
+ */
+const enteredOnce = new WeakSet<Node>();
+
+/** Marks the repeats of `root` (a pattern, read forwards) that are entered at one position only. */
+export function markEnteredOnce(root: Node): void {
+  const items = root.kind === "seq" ? root.items : [root];
+  if (items[0]?.kind !== "assert" || items[0].what !== "^") return;
+  for (const item of items) {
+    if (item.kind === "repeat") enteredOnce.add(item);
+    if (fixedWidth(item) === undefined) return;
+  }
+}
+
+/** A repeat entered at one position only is copied out up to this many states. */
+const UNROLL_ONCE = 256;
+
 /** How a repeat compiles: to nothing more than its body (zero-width), to one {@link COUNT} state, or copied out. */
 function repeatShape(node: Extract<Node, { kind: "repeat" }>): "once" | "count" | "copies" {
   if (zeroWidth(node.body)) return "once";
-  if (oneChar(node.body) !== undefined && unrolled(1, node.min, node.max) > UNROLL) return "count";
-  return "copies";
+  if (oneChar(node.body) === undefined) return "copies";
+  const copies = unrolled(1, node.min, node.max);
+  return copies > (enteredOnce.has(node) ? UNROLL_ONCE : UNROLL) ? "count" : "copies";
 }
 
 /** The states `node` compiles to, its lookarounds' bodies included (Infinity past what a number says). */
