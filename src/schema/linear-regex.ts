@@ -70,6 +70,8 @@ class Looks implements LookAnswers {
   // per lookaround, until then: the positions asked, each as 2 × position + 1 where it holds
   readonly #asked: (number[] | undefined)[] = [];
   steps = 0;
+  /** The bytes of the marks made for this text. */
+  bytes = 0;
 
   constructor(text: string, looks: readonly Look[]) {
     this.#text = text;
@@ -95,6 +97,7 @@ class Looks implements LookAnswers {
       return hit;
     }
     const marks = new Uint32Array((text.length >>> 5) + 1);
+    this.bytes += marks.byteLength;
     // a lookahead's body runs backwards from the end, and marks where a match of it begins
     look.every.scan(text, this, look.ahead ? text.length : 0, false, marks);
     this.steps += look.every.lastSteps;
@@ -111,6 +114,8 @@ export class LinearRegex {
   readonly size: number;
   /** The work the last `test` did: states visited, and characters checked against a state. */
   lastSteps = 0;
+  /** The memory the last `test` took that grows with the text: the bytes of its lookarounds' marks. */
+  lastBytes = 0;
   readonly #main: Automaton;
   readonly #dfa: Dfa | undefined;
   readonly #looks: Look[] = [];
@@ -159,12 +164,14 @@ export class LinearRegex {
       const quick = dfa.test(text);
       if (quick !== undefined) {
         this.lastSteps = dfa.lastSteps;
+        this.lastBytes = 0;
         return quick;
       }
     }
     const looks = this.#looks.length === 0 ? NO_LOOKS : new Looks(text, this.#looks);
     const found = this.#main.scan(text, looks, 0, false);
     this.lastSteps = this.#main.lastSteps + looks.steps;
+    this.lastBytes = looks.bytes;
     return found;
   }
 }
