@@ -69,7 +69,8 @@ export class Automaton {
     if (n > 0 && max === Number.POSITIVE_INFINITY) return;
     let runs = this.#runs[k]!;
     let h = this.#head[k]!;
-    // runs hold distinct characters at most max apart: max + 1 of them at most
+    // the runs began at distinct characters less than max before this one (older ones ended when this
+    // character was read): at most max of them, so a ring of max + 1 never overflows
     if (n === runs.length) {
       const grown = new Int32Array(Math.min(runs.length * 2, max + 1));
       for (let i = 0; i < n; i++) grown[i] = runs[(h + i) % runs.length]!;
@@ -119,7 +120,7 @@ export class Automaton {
 
   /**
    * Reads `text` once from `from`. Without `out`: whether there is a match (stopping at the first). With
-   * `out`: marks `out[p]` for every position `p` where a match ends (backward: begins), and goes on.
+   * `out`: sets bit `p` of `out` for every position `p` where a match ends (backward: begins), and goes on.
    * `once`: only a match that begins at `from`. `looks` answers the lookarounds.
    */
   scan(text: string, looks: LookAnswers, from: number, once: boolean, out?: Uint32Array): boolean {
