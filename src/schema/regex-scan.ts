@@ -69,7 +69,7 @@ export class Automaton {
     if (n > 0 && max === Number.POSITIVE_INFINITY) return;
     let runs = this.#runs[k]!;
     let h = this.#head[k]!;
-    // the runs began at distinct characters less than max before this one (older ones ended when this
+    // the runs began at distinct characters at most max before this one (older ones ended when this
     // character was read): at most max of them, so a ring of max + 1 never overflows
     if (n === runs.length) {
       const grown = new Int32Array(Math.min(runs.length * 2, max + 1));
