@@ -86,6 +86,32 @@ describe("the linear-time matcher answers as RegExp does", () => {
     ["^(?=(?:a|ab)c)", ["abc", "ac", "abd"]],
     ["(?=$)", ["", "abc"]],
     ["a(?=b)*c", ["ac", "abc"]],
+    // counted repeats of one character past the copies the DFA reads: one counting state each
+    ["^a{40}$", ["a".repeat(39), "a".repeat(40), "a".repeat(41), ""]],
+    [
+      "^[ab]{33,40}c",
+      [`${"ab".repeat(16)}c`, `${"ab".repeat(17)}c`, `${"ab".repeat(20)}c`, `${"ab".repeat(20)}ac`],
+    ],
+    [
+      "x(?:a|b|\\d){1,50}y",
+      ["xy", "xa1by", `x${"1".repeat(50)}y`, `x${"1".repeat(51)}y`, `xx${"1".repeat(50)}y`],
+    ],
+    ["^😀{40}$", ["😀".repeat(40), "😀".repeat(39), "😀".repeat(41)]],
+    ["\\ud83d{40}", ["😀".repeat(40), "\ud83d".repeat(40)]],
+    ["^.{0,40}$", ["", "a".repeat(40), "a".repeat(41), `${"a".repeat(20)}\n`]],
+    ["a{35,}b", [`${"a".repeat(34)}b`, `${"a".repeat(35)}b`, `${"a".repeat(90)}b`, `${"a".repeat(90)}`]],
+    ["^(?:a{1,40}b){2}$", [`${"a".repeat(40)}b${"a".repeat(40)}b`, `${"a".repeat(41)}bab`, "abab", "ab"]],
+    [
+      "(?:[a-c]{30,34}-)+$",
+      [`${"abc".repeat(11)}-`, `${"abc".repeat(12)}-`, `${"abc".repeat(10)}-${"abc".repeat(11)}-`],
+    ],
+    ["(?<=a{40})b", [`${"a".repeat(40)}b`, `${"a".repeat(39)}b`, `c${"a".repeat(39)}b`]],
+    ["^(?=\\d{36}$)(?!0{36})", ["1".repeat(36), "0".repeat(36), "1".repeat(35)]],
+    [
+      "[\\w.-]{1,255}\\.pdf$",
+      ["report.pdf", `${"a".repeat(255)}.pdf`, `${"a".repeat(300)}.pdf`, ".pdf", "a.pdf!"],
+    ],
+    ["^(?:){2000000000}a(?:^|$){7}$", ["a", ""]],
     // found by the random test below: the characters a match can begin with, a dot's and a class's
     ["(?<=\\s)(?:(?:a|\\b).)*[^a]", [" \n"]],
     [
@@ -128,6 +154,45 @@ describe("the linear-time matcher answers as RegExp does", () => {
       { numRuns: 1500 },
     );
   });
+
+  it("agrees with RegExp on random counted repeats past the copies, on texts long enough to count", () => {
+    const one = fc.constantFrom("a", "b", ".", "[ab]", "[^a]", "\\w", "(?:a|😀)", "😀");
+    const count = fc
+      .tuple(fc.integer({ min: 0, max: 45 }), fc.integer({ min: 0, max: 45 }), fc.boolean())
+      .map(([x, y, open]) => `{${Math.min(x, y)},${open ? "" : Math.max(x, y)}}`);
+    const piece = fc.oneof(
+      fc.tuple(one, count).map(([x, q]) => `${x}${q}`),
+      fc.constantFrom("^", "$", "\\b", "a", "b", "(?=a)", "(?<!b)"),
+    );
+    const pattern = fc
+      .array(
+        fc.oneof(
+          piece,
+          fc.tuple(piece, piece).map(([x, y]) => `(?:${x}|${y})`),
+        ),
+        {
+          minLength: 1,
+          maxLength: 4,
+        },
+      )
+      .map((pieces) => pieces.join(""));
+    const run = fc
+      .tuple(fc.constantFrom("a", "b", " ", "😀", "ab", "\n"), fc.integer({ min: 0, max: 50 }))
+      .map(([unit, n]) => unit.repeat(n));
+    const text = fc.array(run, { maxLength: 4 }).map((runs) => runs.join(""));
+    fc.assert(
+      fc.property(pattern, fc.array(text, { maxLength: 6 }), (source, texts) => {
+        const re = native(source);
+        expect(
+          agrees(
+            source,
+            texts.filter((t) => !splitsPair(re, t)),
+          ),
+        ).toEqual([]);
+      }),
+      { numRuns: 1500 },
+    );
+  });
 });
 
 describe("what no automaton runs", () => {
@@ -139,14 +204,46 @@ describe("what no automaton runs", () => {
     expect(() => compilePattern(native(source))).toThrow(new UnsupportedPattern(why));
   });
 
-  it("refuses a pattern that would need more than 10000 states, and says how many", () => {
-    expect(() => compilePattern(native("^(?:[a-z]{1,100}\\.){1,200}$"))).toThrow(
-      "repeats too much: it needs 40202 states, and the linear-time matcher takes at most 10000 (lower the {n,m} counts)",
+  it("refuses a pattern of more than 2000 states, and says how many", () => {
+    expect(() => compilePattern(native("^(?:ab){1000}$"))).toThrow(
+      new UnsupportedPattern(
+        "is too large: it needs 2003 states, and the linear-time matcher takes at most 2000 (lower the counts of repeated groups, or split the pattern)",
+      ),
     );
-    expect(() => compilePattern(native("a{99999999999999999999}"))).toThrow(
-      "needs 100000000000000000000 states",
+    expect(() => compilePattern(native("(?:a|bc){99999999999999999999}"))).toThrow(
+      "needs 500000000000000000000 states",
     );
+    // a counted repeat of one character is one state, whatever its count
+    expect(linearMatcher(native("^(?:[a-z]{1,100}\\.){1,200}$")).size).toBe(602);
+    expect(linearMatcher(native("a{9990}b")).size).toBe(3);
     expect(compilePattern(native("^[a-z\\d](?:[a-z\\d-]{0,38})$")).test("grace-h")).toBe(true);
+  });
+
+  it("refuses counted repeats that would keep more than 100000 positions in all", () => {
+    expect(() => compilePattern(native("a{2000000000}"))).toThrow(
+      new UnsupportedPattern(
+        "is too large: it counts up to 2000000001 characters in its {n,m} repeats, and the linear-time matcher keeps at most 100000 (lower the counts)",
+      ),
+    );
+    expect(() => compilePattern(native("(?:a{1000}b){100}"))).toThrow("counts up to 100100 characters");
+    expect(compilePattern(native("(?:a{999}b){1,100}")).test(`${"a".repeat(999)}b`)).toBe(true);
+    // an unbounded count keeps one position: the oldest run takes the most
+    expect(compilePattern(native("a{99999999999999999999,}")).test("a")).toBe(false);
+  });
+
+  it("refuses more than 32 lookarounds", () => {
+    expect(() => compilePattern(native("(?=a)".repeat(33)))).toThrow(
+      new UnsupportedPattern(
+        "is too large: it has 33 lookarounds, and the linear-time matcher takes at most 32 (each keeps a bit per character of the text)",
+      ),
+    );
+    expect(compilePattern(native(`${"(?=\\w*a)".repeat(32)}b`)).test("xba")).toBe(true);
+  });
+
+  it("compiles a repeat of nothing to nothing, whatever its count (it used to hang registration)", () => {
+    const m = linearMatcher(native("(?:){2000000000}(?:^){2000000000}(?:(?=a)|$){0,2000000000}a"));
+    expect(m.size).toBe(3);
+    expect([m.test("a"), m.test("ba"), m.test("")]).toEqual([true, false, false]);
   });
 });
 
@@ -200,5 +297,50 @@ describe("the work of a match", () => {
     // a lookaround runs its body at most 5 times (4 positions asked, then every position at once)
     expect(small).toBeLessThanOrEqual(1001 * m.size * 6);
     expect(large / small).toBeLessThan(2.2);
+  });
+
+  // counted repeats unanchored on the left: a state per copy made each character cost the count
+  // (`[\w.-]{1,255}\.pdf$` took 760 steps a character, 3.4 s on 256 KiB), now a few steps
+  it.each([
+    ["[\\w.-]{1,255}\\.pdf$", "a", "!"],
+    ["[\\w.-]{1,255}\\.pdf$", "a.pdf", "!"],
+    ["a{9990}b", "a", ""],
+    ["(?:[a-z]{1,63}\\.){1,8}[a-z]{2,63}$", "abc.", "!"],
+    ["(?:\\d{1,100}\\s){3}x", "1 ", "x"],
+    ["(?<=\\w{1,255})\\.pdf(?=\\s{1,40}$)", "a", ".pdf "],
+    [`${"(?=\\w*a)".repeat(32)}b`, "b", ""],
+  ])(
+    "costs a few steps a state and character: %s on %s… then %s, 256 KiB and 512 KiB",
+    (source, unit, tail) => {
+      const m = linearMatcher(native(source));
+      const steps = (length: number) => {
+        m.test(unit.repeat(Math.ceil(length / unit.length)) + tail);
+        return m.lastSteps;
+      };
+      const [small, large] = [steps(256 * 1024), steps(512 * 1024)];
+      expect(small).toBeLessThanOrEqual(6 * m.size * (256 * 1024 + 10));
+      expect(large / small).toBeGreaterThan(1.8);
+      expect(large / small).toBeLessThan(2.2);
+    },
+  );
+
+  it("keeps a bit per lookaround and character: 32 lookarounds on 256 KiB, 1 MiB (3000 took 330 MiB)", () => {
+    const m = linearMatcher(native(`${"(?=\\w*a)".repeat(32)}b\\d`));
+    const text = "ab".repeat(128 * 1024);
+    expect(m.test(text)).toBe(false);
+    // each lookaround holds, and is asked, at every b: past 4 positions, it marks them all in one pass
+    expect(m.lastBytes).toBe(32 * ((text.length >>> 5) + 1) * 4);
+    expect(m.lastBytes).toBeLessThanOrEqual(32 * (text.length / 8 + 4));
+  });
+
+  it("reads [\\w.-]{1,255}\\.pdf$ in a few steps a character, whatever the count", () => {
+    const text = "a".repeat(256 * 1024);
+    const steps = (count: number) => {
+      const m = linearMatcher(native(`[\\w.-]{1,${count}}\\.pdf$`));
+      expect(m.test(text)).toBe(false);
+      return m.lastSteps;
+    };
+    expect(steps(255)).toBeLessThanOrEqual(7 * text.length);
+    expect(steps(60000)).toBeLessThanOrEqual(7 * text.length);
   });
 });

@@ -9,7 +9,7 @@
  * run as passes of their own; what no automaton can run is refused by name: backreferences (`\1`,
  * `\k<name>`), and modifier groups (`(?i:…)`).
  */
-import { type CharSet, LinearRegex, type Node, TooManyStates } from "./linear-regex.js";
+import { type CharSet, LinearRegex, type Node, PatternTooLarge } from "./linear-regex.js";
 
 /** A compiled `pattern`. */
 export interface Pattern {
@@ -29,23 +29,19 @@ export class UnsupportedPattern extends Error {
 
 /** Compiles a pattern `RegExp` accepted (`re`: with the `u` flag, or without), or throws {@link UnsupportedPattern}. */
 export function compilePattern(re: RegExp): Pattern {
-  const unicode = re.unicode;
-  const tree = new Parser(re.source, unicode).parse();
-  let matcher: LinearRegex;
-  try {
-    matcher = new LinearRegex(tree, unicode);
-  } catch (error) {
-    if (!(error instanceof TooManyStates)) throw error;
-    throw new UnsupportedPattern(
-      `repeats too much: it ${error.message}, and the linear-time matcher takes at most 10000 (lower the {n,m} counts)`,
-    );
-  }
+  const matcher = linearMatcher(re);
   return { source: re.source, test: (text) => matcher.test(text) };
 }
 
-/** @internal — the matcher itself, for tests that count its steps. */
+/** @internal — the matcher itself, for tests that count its steps; throws as {@link compilePattern} does. */
 export function linearMatcher(re: RegExp): LinearRegex {
-  return new LinearRegex(new Parser(re.source, re.unicode).parse(), re.unicode);
+  const tree = new Parser(re.source, re.unicode).parse();
+  try {
+    return new LinearRegex(tree, re.unicode);
+  } catch (error) {
+    if (!(error instanceof PatternTooLarge)) throw error;
+    throw new UnsupportedPattern(`is too large: it ${error.message}`);
+  }
 }
 
 // the sets of classes and escapes, by flags and source: a pattern's `\d` costs its first use only

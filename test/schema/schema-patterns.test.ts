@@ -44,6 +44,55 @@ describe("a tool's schema patterns", () => {
     expect(m.lastSteps).toBe(ADVERSARIAL.length);
   });
 
+  it("answer a counted repeat unanchored on the left on a 256 KiB argument in a few steps a character", async () => {
+    // [\w.-]{1,255} was 255 copies of a state, each live at every character: 3.4 s of blocked event loop
+    const PDF = "[\\w.-]{1,255}\\.pdf$";
+    const server = new McpServer({ name: "p", version: "1.0.0" });
+    server.tool("open", {
+      input: { type: "object", properties: { file: { type: "string", pattern: PDF } }, required: ["file"] },
+      run: ({ file }) => `opened ${file.length}`,
+    });
+    const client = await connect(server);
+    const long = "a".repeat(256 * 1024);
+    expect(await client.callTool("open", { file: long })).toEqual({
+      content: [
+        {
+          type: "text",
+          text: `Invalid arguments for tool open: file: must match pattern "[\\\\w.-]{1,255}\\\\.pdf$"`,
+        },
+      ],
+      isError: true,
+    });
+    expect(await client.callTool("open", { file: `${long}.pdf` })).toEqual({
+      content: [{ type: "text", text: `opened ${long.length + 4}` }],
+    });
+    const m = linearMatcher(new RegExp(PDF, "u"));
+    expect(m.test(long)).toBe(false);
+    expect(m.lastSteps).toBeLessThanOrEqual(7 * long.length);
+    expect(m.test(long + long)).toBe(false);
+    expect(m.lastSteps).toBeLessThanOrEqual(14 * long.length);
+  });
+
+  it("refuses at registration, by name, a pattern past the matcher's bounds", () => {
+    const server = new McpServer({ name: "p", version: "1.0.0" });
+    const register = (pattern: string) => () =>
+      server.tool(`t${Math.random()}`, {
+        input: { type: "object", properties: { q: { type: "string", pattern } } },
+        run: () => "",
+      });
+    expect(register("(?=a)".repeat(3000))).toThrow(
+      "at #/properties/q/pattern is too large: it has 3000 lookarounds, and the linear-time matcher takes at most 32 (each keeps a bit per character of the text), which picomcp's linear-time matcher cannot run",
+    );
+    expect(register("^(?:ab|cd){1000}$")).toThrow(
+      "is too large: it needs 6003 states, and the linear-time matcher takes at most 2000",
+    );
+    expect(register("a{200000}")).toThrow(
+      "is too large: it counts up to 200001 characters in its {n,m} repeats",
+    );
+    // what registration used to hang on compiles to nothing
+    expect(register("(?:){2000000000}")).not.toThrow();
+  });
+
   it("refuses at registration, by name, a pattern no automaton runs, and points at jsonSchemaValidator", () => {
     const server = new McpServer({ name: "p", version: "1.0.0" });
     expect(() =>
