@@ -27,6 +27,20 @@ export function logError(error: unknown, where: ErrorInfo): void {
 }
 
 /** @internal */
+/**
+ * What the server says of itself (`serverInfo`), from its options: the name and version it must
+ * have, and the display fields it was given, none left `undefined`.
+ */
+export function implementationOf(options: Implementation): Implementation {
+  if (typeof options?.name !== "string" || typeof options.version !== "string") {
+    throw new TypeError("new McpServer({ name, version }): name and version are required strings");
+  }
+  const { name, version, title, description, icons, websiteUrl } = options;
+  const info = { name, version, title, description, icons, websiteUrl };
+  for (const key of Object.keys(info) as (keyof typeof info)[]) if (info[key] === undefined) delete info[key];
+  return info as Implementation;
+}
+
 export interface CoreOptions {
   info: Implementation;
   instructions: string | undefined;

@@ -3,6 +3,13 @@ import { ErrorCode, McpError } from "./errors.js";
 
 const PREFIX = "p1.";
 
+/** Items per page of every list result, as a server's `pageSize` option says (default 100). */
+export function pageSizeOf(pageSize = 100): number {
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new RangeError("pageSize must be a positive integer");
+  return pageSize;
+}
+
 /** One page of `items` after `cursor`, with the cursor of the next page when there is one. */
 export function paginate<T>(
   items: readonly T[],

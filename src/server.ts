@@ -2,7 +2,7 @@
 
 import { type ChangeBus, type ChangeEvent, LocalBus } from "./bus.js";
 import { Connection, type ConnectionOptions } from "./connection.js";
-import { type ErrorInfo, logError, ServerCore } from "./core.js";
+import { type ErrorInfo, implementationOf, logError, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions, handles } from "./dispatch/envelope.js";
 import { operationScopes } from "./dispatch/scopes.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
@@ -15,6 +15,7 @@ import type { TaskRunner } from "./ext/task-runner.js";
 import type { TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
+import { pageSizeOf } from "./pagination.js";
 import {
   createPromptEntry,
   type PromptArgument,
@@ -115,36 +116,26 @@ export class McpServer {
   readonly #forget = (c: Connection) => void this.#connections.delete(c);
 
   constructor(options: McpServerOptions) {
-    if (typeof options?.name !== "string" || typeof options.version !== "string") {
-      throw new TypeError("new McpServer({ name, version }): name and version are required strings");
-    }
-    const { name, version, title, description, icons, websiteUrl } = options;
-    const info = { name, version, title, description, icons, websiteUrl };
-    for (const key of Object.keys(info) as (keyof typeof info)[])
-      if (info[key] === undefined) delete info[key];
-    const pageSize = options.pageSize ?? 100;
-    if (!Number.isInteger(pageSize) || pageSize < 1)
-      throw new RangeError("pageSize must be a positive integer");
+    const info = implementationOf(options);
     this.#bus = options.bus ?? new LocalBus();
     this.#jsonSchemaValidator = options.jsonSchemaValidator;
-    this.#pageSize = pageSize;
-    const cache = cacheHint(options.cache);
-    this.#cache = cache;
+    this.#pageSize = pageSizeOf(options.pageSize);
+    this.#cache = cacheHint(options.cache);
     const core = new ServerCore({
-      info: info as Implementation,
+      info,
       instructions: options.instructions,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       onError: options.onError ?? logError,
       requestState: new RequestStateSeal(options.requestState),
-      serverMeta: serverInfoMeta(info as Implementation),
+      serverMeta: serverInfoMeta(info),
       governor: new Governor(options.limits),
     });
     this.#core = core;
     const parts = builtIns({
       core,
       options,
-      pageSize,
-      cache,
+      pageSize: this.#pageSize,
+      cache: this.#cache,
       publish: (e) => this.#publish(e),
       changed: (kind) => {
         core.changed();
