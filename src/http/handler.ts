@@ -1,12 +1,6 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import type { AuthInfo, Connection } from "../connection.js";
-import {
-  featuresOf,
-  HEADERLESS_VERSION,
-  isSessionVersion,
-  revision,
-  SUPPORTED_VERSIONS,
-} from "../eras/versions.js";
+import { featuresOf, HEADERLESS_VERSION, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { principalKey } from "../limits/key.js";
 import type { McpServer } from "../server.js";
@@ -15,7 +9,6 @@ import { freezeAuth, mayUse, noRoom, randomId, refuseSession } from "./access.js
 import {
   httpError,
   json,
-  limitReply,
   NONE,
   noBatch,
   readMessage,
@@ -39,7 +32,7 @@ import {
   originAllowed,
 } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
-import { HttpGovernor } from "./limits.js";
+import { type BodyCount, HttpGovernor } from "./limits.js";
 import { count, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
@@ -162,10 +155,14 @@ export class StreamableHttp {
     const sid = header(request, "mcp-session-id");
     const version = header(request, "mcp-protocol-version");
     const stateless = isStatelessHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
-    if (request.method === "POST")
-      return stateless
-        ? this.#statelessHttp.post(request, auth, version!)
-        : this.#post(request, auth, sid, version);
+    if (request.method === "POST") {
+      // the body's bytes count for its caller from the first one until its answer is out (or the exchange's end)
+      const body = this.#limits.count(request, auth);
+      const answer = stateless
+        ? this.#statelessHttp.post(request, auth, version!, body)
+        : this.#post(request, auth, sid, version, body);
+      return answer.finally(() => body.end());
+    }
     if (stateless && (request.method === "GET" || request.method === "DELETE"))
       return this.#statelessHttp.notAllowed();
     if (this.#table && request.method === "GET") return this.#get(request, this.#table, auth);
@@ -184,6 +181,7 @@ export class StreamableHttp {
     auth: AuthInfo | undefined,
     sid: string | null,
     version: string | null,
+    body: BodyCount,
   ): Promise<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
@@ -208,13 +206,13 @@ export class StreamableHttp {
     const refused = session && refuseSession(session, auth, versionFeatures(version));
     if (refused) return refused;
     if (session) this.#table!.touch(session);
-    const read = await readMessage(request, this.#maxBody, features);
+    const read = await readMessage(request, this.#maxBody, features, body);
     if (read instanceof Reply) return read;
-    const { message, size } = read;
+    const { message } = read;
     const init = isObject(message) && message.method === "initialize";
     // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
-      return this.#statelessHttp.serve(request, message, auth, version, size);
+      return this.#statelessHttp.serve(request, message, auth, version, body);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     const wrongRevision = Array.isArray(message) && noBatch(version);
@@ -225,13 +223,13 @@ export class StreamableHttp {
     }
     const contradicted = contradictingHeaders(request, message, this.#server, features);
     if (contradicted) return contradicted;
-    if (!this.#table) return this.#sessionless(request, message, init, version, auth, size);
+    if (!this.#table) return this.#sessionless(request, message, init, version, auth, body);
     if (session?.connection.closed) return sessionNotFound(features);
     if (session instanceof SharedSession)
       return this.#shared!.serve(session, message, () =>
-        this.#exchange(request, session.connection, session, message, auth, noop, size),
+        this.#exchange(request, session.connection, session, message, auth, noop, body),
       );
-    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, size);
+    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, body);
     if (!init) {
       return httpError(
         400,
@@ -292,7 +290,7 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-    size: number,
+    body: BodyCount,
   ): Awaitable<Answer> {
     const connection = connectStateless(
       this.#server,
@@ -300,7 +298,7 @@ export class StreamableHttp {
       auth,
     );
     this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, () => connection.close(), size);
+    return this.#exchange(request, connection, undefined, message, auth, () => connection.close(), body);
   }
 
   #exchange(
@@ -310,13 +308,8 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-    size: number,
+    body: BodyCount,
   ): Awaitable<Answer> {
-    const over = this.#limits.body(request, auth, size, done);
-    if (typeof over !== "function") {
-      done();
-      return limitReply(over, revision(connection.protocolVersion));
-    }
     return serveExchange({
       server: this.#server,
       connection,
@@ -326,7 +319,7 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      done: over,
+      done: body.keep(done),
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
