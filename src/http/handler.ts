@@ -5,7 +5,7 @@ import { ErrorCode } from "../errors.js";
 import { principalKey } from "../limits/key.js";
 import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type RequestId } from "../types.js";
-import { freezeAuth, mayUse, noRoom, randomId, refuseSession } from "./access.js";
+import { freezeAuth, mayUse, noRoom, randomId, refuseSession, SESSION_ID_BYTES } from "./access.js";
 import {
   httpError,
   json,
@@ -249,7 +249,7 @@ export class StreamableHttp {
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
     const full = this.#shared ? undefined : noRoom(table, caller);
     if (full) return full;
-    const id = randomId(16);
+    const id = randomId(SESSION_ID_BYTES);
     let session: Session | undefined;
     const connection = this.#server.connect({
       id,
