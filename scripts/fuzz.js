@@ -1,5 +1,7 @@
 // Long fuzz campaigns over real transports: node scripts/fuzz.js --messages N --seed S
-//   [--transport stdio|http] [--era 2025|2026]; every combination by default. Exits 1 on a problem.
+//   [--transport stdio|http] [--era 2025|2026]; every combination by default, then the campaigns on
+//   what comes beside a message (--campaign trace,params runs only those). Exits 1 on a problem.
+import { paramsCampaign, traceCampaign } from "./fuzz/headers.js";
 import { httpCampaign } from "./fuzz/http.js";
 import { stdioCampaign } from "./fuzz/stdio.js";
 
@@ -14,12 +16,26 @@ const transports = option("transport", "stdio,http").split(",");
 const eras = option("era", "2025,2026").split(",");
 
 let failed = false;
-for (const transport of transports) {
+// trace context in _meta and Mcp-Param-* headers: alone with --campaign, else after the transports
+const besides = { trace: traceCampaign, params: paramsCampaign };
+const chosen = option("campaign", undefined)?.split(",");
+for (const transport of chosen ? [] : transports) {
   for (const era of eras) {
     const run = transport === "http" ? httpCampaign : stdioCampaign;
     const result = await run({ messages, seed, era });
     console.log(JSON.stringify(result));
     if (result.problems.length) failed = true;
   }
+}
+for (const name of chosen ?? Object.keys(besides)) {
+  const run = besides[name];
+  if (!run) {
+    console.error(`no campaign "${name}": ${Object.keys(besides).join(", ")}`);
+    failed = true;
+    continue;
+  }
+  const result = await run({ messages, seed });
+  console.log(JSON.stringify(result));
+  if (result.problems.length) failed = true;
 }
 process.exit(failed ? 1 : 0);
