@@ -130,13 +130,10 @@ export class BodyCount {
     return undefined;
   }
 
-  /** Bytes counted now. */
-  get held(): number {
-    return this.#held;
-  }
-
   /** Keeps the bytes counted past the answer, until the returned function runs (it calls `done` too): an exchange's end. */
   keep(done: () => void): () => void {
+    // a body under 1 KiB counted nothing: nothing to give back later
+    if (this.#held === 0) return done;
     this.#kept = true;
     return () => {
       this.#kept = false;
