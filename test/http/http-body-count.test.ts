@@ -11,6 +11,8 @@ import { McpServer, MemoryCountStore } from "../../src/index.js";
 import { POST_HEADERS, URL_ } from "../http-helpers.js";
 
 const MiB = 1024 * 1024;
+/** How long a condition may take on a loaded machine (a test waits for it, never for a time). */
+const WAIT = { timeout: 30_000 };
 const running: (() => unknown)[] = [];
 afterEach(async () => {
   for (const stop of running.splice(0)) await stop();
@@ -95,10 +97,14 @@ describe("the node bridge counts a body from its declared length", () => {
   it("60 stalled POSTs of Content-Length 4194304 from one anonymous client hold 16 MiB; the other 56 get 429 and are closed unread", async () => {
     const { store, port } = await start();
     const clients = Array.from({ length: 60 }, () => stalled(port, 4 * MiB, 4 * MiB - 64 * 1024));
-    await expect.poll(() => clients.filter((c) => c.seen.closed).length, { timeout: 30_000 }).toBe(56);
+    await expect.poll(() => clients.filter((c) => c.seen.closed).length, WAIT).toBe(56);
     // exactly the caller's share is held, by the four bodies it let in, and nothing more arrives for the rest
     expect(store.total("requestBytes")).toBe(16 * MiB);
-    for (const c of clients.filter((c) => c.seen.closed)) {
+    // the server closes a refused connection with the rest of its body unread: a client still sending may
+    // find it reset before it reads the answer (TCP drops it then); an answer that arrives is this one
+    const answered = clients.filter((c) => c.seen.closed && c.seen.data !== "");
+    expect(answered.length).toBeGreaterThan(0);
+    for (const c of answered) {
       const answer = parse(c.seen.data);
       expect(answer.status).toBe(429);
       expect(answer.headers.connection).toBe("close");
@@ -107,28 +113,29 @@ describe("the node bridge counts a body from its declared length", () => {
     }
     // the four stalled ones give their bytes back when their clients leave
     for (const c of clients) c.socket.destroy();
-    await expect.poll(() => store.total("requestBytes")).toBe(0);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
     const next = padded(port, 4 * MiB);
-    await expect.poll(() => next.seen.data.includes('"result"'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => next.seen.data.includes('"result"'), WAIT).toBe(true);
     expect(parse(next.seen.data).status).toBe(200);
-    await expect.poll(() => store.total("requestBytes")).toBe(0);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
   }, 60_000);
 
   it("a body that times out (408) gives its bytes back, and its caller is served again", async () => {
     const { store, port } = await start({
-      bodyTimeoutMs: 300,
+      // long enough that the third request is refused while the two still hold the share
+      bodyTimeoutMs: 2000,
       limits: { requestBytes: { perPrincipal: 2 * MiB } },
     });
     const held = [stalled(port, MiB, 4096), stalled(port, MiB, 4096)];
-    await expect.poll(() => store.total("requestBytes")).toBe(2 * MiB);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(2 * MiB);
     const third = stalled(port, MiB, 4096);
-    await expect.poll(() => third.seen.closed).toBe(true);
+    await expect.poll(() => third.seen.closed, WAIT).toBe(true);
     expect(parse(third.seen.data).status).toBe(429);
-    await expect.poll(() => held.every((c) => c.seen.closed), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => held.every((c) => c.seen.closed), WAIT).toBe(true);
     for (const c of held) expect(parse(c.seen.data).status).toBe(408);
-    await expect.poll(() => store.total("requestBytes")).toBe(0);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
     const next = padded(port, MiB);
-    await expect.poll(() => next.seen.data.includes('"result"')).toBe(true);
+    await expect.poll(() => next.seen.data.includes('"result"'), WAIT).toBe(true);
   });
 
   it("past the total, another address gets 503; its own share still bounds each address first", async () => {
@@ -136,19 +143,19 @@ describe("the node bridge counts a body from its declared length", () => {
       limits: { key: remoteAddress, requestBytes: { perPrincipal: 2 * MiB, total: 4 * MiB } },
     });
     const a = [stalled(port, 1.5 * MiB, 4096, "127.0.0.2"), stalled(port, 1.5 * MiB, 4096, "127.0.0.3")];
-    await expect.poll(() => store.total("requestBytes")).toBe(3 * MiB);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(3 * MiB);
     const own = stalled(port, MiB, 4096, "127.0.0.2");
-    await expect.poll(() => own.seen.closed).toBe(true);
+    await expect.poll(() => own.seen.closed, WAIT).toBe(true);
     expect(parse(own.seen.data).body).toEqual(refusal("principal", 2 * MiB));
     const other = stalled(port, 1.5 * MiB, 4096, "127.0.0.4");
-    await expect.poll(() => other.seen.closed).toBe(true);
+    await expect.poll(() => other.seen.closed, WAIT).toBe(true);
     const answer = parse(other.seen.data);
     expect(answer.status).toBe(503);
     expect(answer.headers.connection).toBe("close");
     expect(answer.body).toEqual(refusal("server", 4 * MiB));
     expect(store.total("requestBytes")).toBe(3 * MiB);
     for (const c of a) c.socket.destroy();
-    await expect.poll(() => store.total("requestBytes")).toBe(0);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
   });
 
   it("a chunked body is counted as its bytes come: refused at the share mid-body, and closed", async () => {
@@ -158,16 +165,20 @@ describe("the node bridge counts a body from its declared length", () => {
     const chunk = 256 * 1024;
     // chunks until the answer comes: each is counted before it is kept
     let sent = 0;
-    while (!c.seen.data && sent < 4 * MiB) {
+    const over = () => c.seen.data !== "" || c.seen.closed;
+    while (!over() && sent < 4 * MiB) {
       c.socket.write(`${chunk.toString(16)}\r\n${" ".repeat(chunk)}\r\n`);
       sent += chunk;
-      await expect.poll(() => c.seen.data !== "" || store.total("requestBytes") >= sent).toBe(true);
+      await expect.poll(() => over() || store.total("requestBytes") >= sent, WAIT).toBe(true);
     }
-    await expect.poll(() => c.seen.closed).toBe(true);
-    expect(parse(c.seen.data).status).toBe(429);
-    expect(parse(c.seen.data).headers.connection).toBe("close");
+    await expect.poll(() => c.seen.closed, WAIT).toBe(true);
+    // refused mid-chunk, the rest unread: the answer, unless the close reset it first (see above)
+    if (c.seen.data !== "") {
+      expect(parse(c.seen.data).status).toBe(429);
+      expect(parse(c.seen.data).headers.connection).toBe("close");
+    }
     expect(sent).toBeLessThanOrEqual(2 * MiB + chunk);
-    await expect.poll(() => store.total("requestBytes")).toBe(0);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
   });
 });
 
@@ -211,7 +222,7 @@ describe("the web-standard handler counts a body before it buffers it", () => {
     const { h, store } = handler(2 * MiB);
     const held = stallingBody(1, 1024);
     void h(request(held.stream, { "content-length": String(2 * MiB) }));
-    await expect.poll(() => store.total("requestBytes")).toBe(2 * MiB);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(2 * MiB);
     const over = stallingBody(0, 0);
     const res = await h(request(over.stream, { "content-length": String(4096) }));
     expect(res.status).toBe(429);
@@ -220,7 +231,7 @@ describe("the web-standard handler counts a body before it buffers it", () => {
     expect(over.state.cancelled).toBe(true);
     // the stalled one's client leaves: its read fails, it is answered, and its bytes come back
     held.state.controller!.error(new Error("gone"));
-    await expect.poll(() => store.total("requestBytes")).toBe(0);
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
   });
 
   it("a body without a length is counted as it arrives; 2026-07-28 and 2025 alike", async () => {
@@ -273,18 +284,18 @@ describe("the server's memory under stalled bodies (dist, in a child process)", 
     const before = await server.ask("memory");
     const sent = 4 * MiB - 64 * 1024;
     const clients = Array.from({ length: 60 }, () => stalled(port, 4 * MiB, sent));
-    // each is answered, or the server has read all it sent
+    // each is refused and closed, or the server has read all it sent
     await expect
       .poll(
         async () => {
           const read = await server.ask("read");
-          return clients.every((c) => c.seen.data !== "" || (read[c.socket.localPort!] ?? 0) >= sent);
+          return clients.every((c) => c.seen.closed || (read[c.socket.localPort!] ?? 0) >= sent);
         },
         { timeout: 60_000, interval: 50 },
       )
       .toBe(true);
     const grown = (await server.ask("memory")) - before;
     expect(grown).toBeLessThan(28 * MiB);
-    expect(clients.filter((c) => c.seen.data.startsWith("HTTP/1.1 429 ")).length).toBe(56);
+    expect(clients.filter((c) => c.seen.closed).length).toBe(56);
   }, 90_000);
 });
