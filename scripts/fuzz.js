@@ -1,9 +1,11 @@
 // Long fuzz campaigns over real transports: node scripts/fuzz.js --messages N --seed S
 //   [--transport stdio|http] [--era 2025|2026]; every combination by default, then the campaigns on
 //   what comes beside a message (--campaign trace,params runs only those). Exits 1 on a problem.
-import { paramsCampaign, traceCampaign } from "./fuzz/headers.js";
+
 import { httpCampaign } from "./fuzz/http.js";
+import { paramsCampaign } from "./fuzz/params.js";
 import { stdioCampaign } from "./fuzz/stdio.js";
+import { traceCampaign } from "./fuzz/trace.js";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {

@@ -1,4 +1,4 @@
-// The short seed set of the campaigns on what comes beside a message (scripts/fuzz/headers.js): trace
+// The short seed set of the campaigns on what comes beside a message (scripts/fuzz/trace.js, params.js): trace
 // context in `_meta` and Mcp-Param-* headers, over real sockets to an instrumented server (from dist/),
 // both eras. `npm run fuzz -- --campaign trace,params --messages 100000` runs the long ones.
 import { describe, expect, it } from "vitest";
@@ -8,8 +8,10 @@ type Campaign = (o: { messages: number; seed: number; cpu?: boolean }) => Promis
   problems: string[];
   [key: string]: unknown;
 }>;
-const load = async (name: "traceCampaign" | "paramsCampaign"): Promise<Campaign> =>
-  (await import(new URL("../../scripts/fuzz/headers.js", import.meta.url).href))[name];
+const load = async (name: "traceCampaign" | "paramsCampaign"): Promise<Campaign> => {
+  const file = name === "traceCampaign" ? "trace" : "params";
+  return (await import(new URL(`../../scripts/fuzz/${file}.js`, import.meta.url).href))[name];
+};
 
 describe("fuzzing what comes beside a message", () => {
   it("trace context: every request runs in the client's trace exactly when its traceparent is valid", async () => {
