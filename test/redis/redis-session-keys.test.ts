@@ -134,6 +134,46 @@ describe.runIf(withRedis)("RedisSessionStore: session ids and the store's keys",
     expect((await store.touch("real", 60_000))?.caller).toBe("anonymous");
     expect(await store.end("real")).toBe(true);
   });
+
+  it.runIf(withRedisServer)(
+    "an error Redis answers with does not silence the next outage: a command that succeeds ends what it told",
+    async () => {
+      const redis = await useRedis();
+      cleanup.push(() => redis.stop());
+      const client = createClient({ url: redis.url });
+      client.on("error", () => {});
+      await client.connect();
+      cleanup.push(async () => client.destroy());
+      const bus = new RedisBus(client as never, { channel: `picomcp:changes:${RUN}:health`, log: () => {} });
+      await bus.ready;
+      cleanup.push(async () => bus.close());
+      const log: string[] = [];
+      const prefix = `picomcp:session:${RUN}:health:`;
+      const store = new RedisSessionStore(client as never, { bus, prefix, log: (l) => void log.push(l) });
+      // a key of another type where a session's hash would be (only an operator's hand can put it there)
+      await client.set(`${prefix}s:odd`, "a string");
+      await expect(store.touch("odd", 60_000)).rejects.toThrow(/WRONGTYPE/);
+      expect(await store.touch("none", 60_000)).toBeUndefined();
+      expect(log).toHaveLength(2);
+      expect(log[1]).toBe("picomcp/redis: Redis is back; shared sessions are served again");
+      // the real outage afterwards is told again
+      await redis.stop();
+      await until(
+        async () =>
+          await store.touch("none", 60_000).then(
+            () => false,
+            () => true,
+          ),
+        10_000,
+        "failure",
+      );
+      expect(log).toHaveLength(3);
+      expect(log[2]).toMatch(
+        /^picomcp\/redis: Redis is unreachable \(.*\); requests of shared sessions get 503 until it is back$/,
+      );
+    },
+    30_000,
+  );
 });
 
 describe("MemorySessionStore: session ids of another form", () => {
