@@ -184,9 +184,10 @@ for (let r = 0; r < 21; r++) {
   for (let i = 0; i < n; i++) {
     // what a POST adds: its caller, and its body counted (a small one is not)
     if (http.caller(request, undefined) === "") refused++;
-    const over = http.body(request, undefined, i % 8 === 0 ? 4096 : 120, noop);
-    if (typeof over === "function") over();
-    else refused++;
+    const count = http.count(request, undefined);
+    if (count.grow(i % 8 === 0 ? 4096 : 120)) refused++;
+    count.keep(noop)();
+    count.end();
   }
   alone.http.push(cpuNs(t0) / n);
 }

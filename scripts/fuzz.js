@@ -1,9 +1,14 @@
 // Long fuzz campaigns over real transports: node scripts/fuzz.js --messages N --seed S
-//   [--transport stdio|http] [--era 2025|2026]; every combination by default. Exits 1 on a problem.
-//   --campaign transports|patterns (comma-separated; all by default) picks which campaigns run.
+//   [--transport stdio|http] [--era 2025|2026]; every combination by default, then the campaigns on
+//   what comes beside a message (trace context, Mcp-Param-* headers) and on schema patterns.
+//   --campaign transports,trace,params,patterns (comma-separated; all by default) picks which run.
+//   Exits 1 on a problem.
+
 import { httpCampaign } from "./fuzz/http.js";
+import { paramsCampaign } from "./fuzz/params.js";
 import { patternsCampaign } from "./fuzz/patterns.js";
 import { stdioCampaign } from "./fuzz/stdio.js";
+import { traceCampaign } from "./fuzz/trace.js";
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -14,10 +19,19 @@ const messages = Number(option("messages", "10000"));
 const seed = Number(option("seed", String(Date.now() % 1e6)));
 const transports = option("transport", "stdio,http").split(",");
 const eras = option("era", "2025,2026").split(",");
-const campaigns = option("campaign", "transports,patterns").split(",");
 
 let failed = false;
-for (const transport of campaigns.includes("transports") ? transports : []) {
+// trace context in _meta, Mcp-Param-* headers over real sockets; schema patterns on the linear-time
+// matcher against RegExp, in this process
+const besides = { trace: traceCampaign, params: paramsCampaign, patterns: patternsCampaign };
+const chosen = option("campaign", ["transports", ...Object.keys(besides)].join(",")).split(",");
+for (const name of chosen) {
+  if (name !== "transports" && !besides[name]) {
+    console.error(`no campaign "${name}": transports, ${Object.keys(besides).join(", ")}`);
+    process.exit(1);
+  }
+}
+for (const transport of chosen.includes("transports") ? transports : []) {
   for (const era of eras) {
     const run = transport === "http" ? httpCampaign : stdioCampaign;
     const result = await run({ messages, seed, era });
@@ -25,9 +39,9 @@ for (const transport of campaigns.includes("transports") ? transports : []) {
     if (result.problems.length) failed = true;
   }
 }
-// schema patterns on the linear-time matcher, against RegExp: in this process, no transport
-if (campaigns.includes("patterns")) {
-  const result = await patternsCampaign({ messages, seed });
+for (const name of chosen) {
+  if (name === "transports") continue;
+  const result = await besides[name]({ messages, seed });
   console.log(JSON.stringify(result));
   if (result.problems.length) failed = true;
 }

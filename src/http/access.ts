@@ -85,6 +85,22 @@ function deepFreeze(value: object, depth: number): void {
   }
 }
 
+/** Bytes of a session id: {@link isSessionId} knows its form, 32 lower-case hex digits. */
+export const SESSION_ID_BYTES = 16;
+
+/**
+ * Whether a client's `Mcp-Session-Id` has the form of the ids this handler makes: what has not is
+ * no session, and never reaches a store (where it could name another key).
+ */
+export function isSessionId(sid: string): boolean {
+  if (sid.length !== 2 * SESSION_ID_BYTES) return false;
+  for (let i = 0; i < sid.length; i++) {
+    const c = sid.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
+}
+
 /** A random id of visible ASCII (lower-case hex) from Web Crypto. */
 export function randomId(bytes: number): string {
   // one call to Web Crypto per 4 KiB of ids: a call costs far more than the bytes it returns

@@ -18,7 +18,7 @@ import { limitStatus } from "../limits/shares.js";
 import type { JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
-import { readBody } from "./request.js";
+import { type BodyMeter, readBody } from "./request.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;
@@ -57,6 +57,13 @@ export function sessionNotFound(features?: Features): Reply {
 export function limitReply(error: McpError, features?: Features): Reply {
   const status = limitStatus(error)!;
   return httpError(status.status, error.code, error.message, features, status.headers, error.data);
+}
+
+/** A body the governor refused while it was still to come: {@link limitReply}, and its connection closes (the rest is never read). */
+export function bodyRefused(error: McpError, features?: Features): Reply {
+  const status = limitStatus(error)!;
+  const headers = { ...status.headers, connection: "close" };
+  return httpError(status.status, error.code, error.message, features, headers, error.data);
 }
 
 /** 401 for a request without credentials on a session that was opened with them. */
@@ -179,23 +186,25 @@ export function noBatch(version: string | null): Reply | undefined {
   );
 }
 
-/** A session POST's body, parsed: its message and length, or the answer (400 unreadable, 413 too large, a parse error). */
+/** A session POST's body, read as `meter` counts it and parsed: its message, or the answer (400 unreadable, 413 too large, 429/503 refused by the governor, a parse error). */
 export async function readMessage(
   request: Request,
   max: number,
   features: Features,
-): Promise<{ message: unknown; size: number } | Reply> {
+  meter: BodyMeter,
+): Promise<{ message: unknown } | Reply> {
   let body: Awaited<ReturnType<typeof readBody>>;
   try {
-    body = await readBody(request, max);
+    body = await readBody(request, max, meter);
   } catch {
     return httpError(400, SERVER_ERROR, "Bad Request: the body could not be read", features);
   }
   if (!body.ok && body.reason === "too-large")
     return httpError(413, SERVER_ERROR, `Payload Too Large: the body must not exceed ${max} bytes`, features);
+  if (!body.ok && body.reason === "limit") return bodyRefused(body.error, features);
   try {
     if (!body.ok) throw new SyntaxError("not UTF-8");
-    return { message: JSON.parse(body.text), size: body.text.length };
+    return { message: JSON.parse(body.text) };
   } catch {
     return json(parseErrorResponse(features));
   }

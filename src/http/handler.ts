@@ -1,21 +1,14 @@
 /** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
 import type { AuthInfo, Connection } from "../connection.js";
-import {
-  featuresOf,
-  HEADERLESS_VERSION,
-  isSessionVersion,
-  revision,
-  SUPPORTED_VERSIONS,
-} from "../eras/versions.js";
+import { featuresOf, HEADERLESS_VERSION, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import { principalKey } from "../limits/key.js";
 import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type RequestId } from "../types.js";
-import { freezeAuth, mayUse, noRoom, randomId, refuseSession } from "./access.js";
+import { freezeAuth, mayUse, noRoom, randomId, refuseSession, SESSION_ID_BYTES } from "./access.js";
 import {
   httpError,
   json,
-  limitReply,
   NONE,
   noBatch,
   readMessage,
@@ -33,7 +26,7 @@ import { carried, connectStateless, encode, serveExchange } from "./exchange.js"
 import { type GetOptions, sessionDelete, sessionGet } from "./get.js";
 import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, originAllowed } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
-import { HttpGovernor } from "./limits.js";
+import { type BodyCount, HttpGovernor } from "./limits.js";
 import { anonymousRates, count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
@@ -177,10 +170,14 @@ export class StreamableHttp {
     const sid = header(request, "mcp-session-id");
     const version = header(request, "mcp-protocol-version");
     const stateless = isStatelessHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
-    if (request.method === "POST")
-      return stateless
-        ? this.#statelessHttp.post(request, auth, version!)
-        : this.#post(request, auth, sid, version);
+    if (request.method === "POST") {
+      // the body's bytes count for its caller from the first one until its answer is out (or the exchange's end)
+      const body = this.#limits.count(request, auth);
+      const answer = stateless
+        ? this.#statelessHttp.post(request, auth, version!, body)
+        : this.#post(request, auth, sid, version, body);
+      return answer.finally(() => body.end());
+    }
     if (stateless && (request.method === "GET" || request.method === "DELETE"))
       return this.#statelessHttp.notAllowed();
     if (this.#table && request.method === "GET")
@@ -201,6 +198,7 @@ export class StreamableHttp {
     auth: AuthInfo | undefined,
     sid: string | null,
     version: string | null,
+    body: BodyCount,
   ): Promise<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
@@ -225,13 +223,13 @@ export class StreamableHttp {
     const refused = session && refuseSession(session, auth, versionFeatures(version));
     if (refused) return refused;
     if (session) this.#table!.touch(session);
-    const read = await readMessage(request, this.#maxBody, features);
+    const read = await readMessage(request, this.#maxBody, features, body);
     if (read instanceof Reply) return read;
-    const { message, size } = read;
+    const { message } = read;
     const init = isObject(message) && message.method === "initialize";
     // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
-      return this.#statelessHttp.serve(request, message, auth, version, size);
+      return this.#statelessHttp.serve(request, message, auth, version, body);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     const wrongRevision = Array.isArray(message) && noBatch(version);
@@ -242,13 +240,13 @@ export class StreamableHttp {
     }
     const contradicted = contradictingHeaders(request, message, this.#server, features);
     if (contradicted) return contradicted;
-    if (!this.#table) return this.#sessionless(request, message, init, version, auth, size);
+    if (!this.#table) return this.#sessionless(request, message, init, version, auth, body);
     if (session?.connection.closed) return sessionNotFound(features);
     if (session instanceof SharedSession)
       return this.#shared!.serve(session, message, () =>
-        this.#exchange(request, session.connection, session, message, auth, noop, size),
+        this.#exchange(request, session.connection, session, message, auth, noop, body),
       );
-    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, size);
+    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, body);
     if (!init) {
       return httpError(
         400,
@@ -268,7 +266,7 @@ export class StreamableHttp {
     if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
     const full = this.#shared ? undefined : noRoom(table, caller);
     if (full) return full;
-    const id = randomId(16);
+    const id = randomId(SESSION_ID_BYTES);
     let session: Session | undefined;
     const connection = this.#server.connect({
       id,
@@ -309,7 +307,7 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-    size: number,
+    body: BodyCount,
   ): Awaitable<Answer> {
     const connection = connectStateless(
       this.#server,
@@ -317,7 +315,7 @@ export class StreamableHttp {
       auth,
     );
     this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection), size);
+    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection), body);
   }
 
   #exchange(
@@ -327,13 +325,8 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-    size: number,
+    body: BodyCount,
   ): Awaitable<Answer> {
-    const over = this.#limits.body(request, auth, size, done);
-    if (typeof over !== "function") {
-      done();
-      return limitReply(over, revision(connection.protocolVersion));
-    }
     return serveExchange({
       server: this.#server,
       connection,
@@ -343,7 +336,7 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      done: over,
+      done: body.keep(done),
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),

@@ -106,23 +106,11 @@ export class HttpGovernor {
   }
 
   /**
-   * Counts a request body's `size` for its caller until the answer is out: what to call then (it calls
-   * `done` too), or the refusal. A body under 1 KiB is not counted: what it holds is part of what a
-   * request in flight costs (the server's `requests`), and most requests are that small.
+   * The count of one request's body for its caller: its bytes are counted as they come (or as its
+   * `Content-Length` declares them, before any is read), so a body still arriving holds its share.
    */
-  body(
-    request: Request,
-    auth: AuthInfo | undefined,
-    size: number,
-    done: () => void,
-  ): (() => void) | McpError {
-    if (size < SMALL_BODY) return done;
-    const release = this.claim("requestBytes", request, auth, size);
-    if (typeof release !== "function") return release;
-    return () => {
-      release();
-      done();
-    };
+  count(request: Request, auth: AuthInfo | undefined): BodyCount {
+    return new BodyCount(this, request, auth);
   }
 
   /**
@@ -142,5 +130,57 @@ export class HttpGovernor {
       g.add("sseBytes", caller, delta);
       return true;
     };
+  }
+}
+
+/**
+ * The `requestBytes` one request's body holds, from its first byte (or its declared length) until
+ * its answer is out. A body under 1 KiB is not counted: what it holds is part of what a request in
+ * flight costs (the server's `requests`), and most requests are that small.
+ */
+export class BodyCount {
+  readonly #limits: HttpGovernor;
+  readonly #request: Request;
+  readonly #auth: AuthInfo | undefined;
+  #caller: string | undefined;
+  #held = 0;
+  #kept = false;
+
+  constructor(limits: HttpGovernor, request: Request, auth: AuthInfo | undefined) {
+    this.#limits = limits;
+    this.#request = request;
+    this.#auth = auth;
+  }
+
+  /** Counts the body as `bytes` long in all (declared, or arrived so far): the refusal when its caller may not hold that many. */
+  grow(bytes: number): McpError | undefined {
+    if (bytes <= this.#held || bytes < SMALL_BODY) return undefined;
+    // the caller is named only for a body that counts: a small request asks no `limits.key`
+    this.#caller ??= this.#limits.caller(this.#request, this.#auth);
+    const g = this.#limits.governor;
+    const refused = g.check("requestBytes", this.#caller, bytes - this.#held);
+    if (refused) return refused;
+    g.add("requestBytes", this.#caller, bytes - this.#held);
+    this.#held = bytes;
+    return undefined;
+  }
+
+  /** Keeps the bytes counted past the answer, until the returned function runs (it calls `done` too): an exchange's end. */
+  keep(done: () => void): () => void {
+    // a body under 1 KiB counted nothing: nothing to give back later
+    if (this.#held === 0) return done;
+    this.#kept = true;
+    return () => {
+      this.#kept = false;
+      this.end();
+      done();
+    };
+  }
+
+  /** Gives the bytes back, unless {@link keep} holds them (then its function does); once. */
+  end(): void {
+    if (this.#kept || this.#held === 0) return;
+    this.#limits.governor.give("requestBytes", this.#caller!, this.#held);
+    this.#held = 0;
   }
 }

@@ -1,6 +1,6 @@
 /** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
 import type { IncomingMessage } from "node:http";
-import { type BodyResult, HEADER, ON_GONE, PEER, type Peer, READ_BODY } from "./request.js";
+import { type BodyMeter, type BodyResult, HEADER, ON_GONE, PEER, type Peer, READ_BODY } from "./request.js";
 
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
@@ -176,7 +176,7 @@ export class NodeRequest {
     return real(this).body;
   }
 
-  [READ_BODY](max: number): Promise<BodyResult> | undefined {
+  [READ_BODY](max: number, meter?: BodyMeter): Promise<BodyResult> | undefined {
     const s = this[STATE];
     if (s.body || s.read || s.real || s.method === "GET" || s.method === "HEAD") return undefined;
     const read = { abandoned: false };
@@ -189,21 +189,26 @@ export class NodeRequest {
         req.off("data", onData);
         req.off("end", onEnd);
         req.off("error", onError);
+        req.socket?.off("close", onClose);
+      };
+      // as a cancelled stream does: stop reading, and close after answering
+      const abandon = (result: BodyResult) => {
+        stop();
+        read.abandoned = true;
+        req.pause();
+        resolve(result);
       };
       const onData = (chunk: Buffer) => {
         total += chunk.length;
-        if (total > max) {
-          // as a cancelled stream does: stop reading, and close after answering
-          stop();
-          read.abandoned = true;
-          req.pause();
-          resolve({ ok: false, reason: "too-large" });
-          return;
-        }
+        if (total > max) return abandon({ ok: false, reason: "too-large" });
+        // a chunked body, or one longer than it said: counted as it arrives, before it is kept
+        const refused = meter?.grow(total);
+        if (refused) return abandon({ ok: false, reason: "limit", error: refused });
         chunks.push(chunk);
       };
       const onEnd = () => {
-        // the listeners stay: no more data comes, and they go with the request
+        // the request's listeners stay: no more data comes, and they go with the request
+        req.socket?.off("close", onClose);
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
         try {
           resolve({ ok: true, text: utf8.decode(bytes) });
@@ -215,9 +220,13 @@ export class NodeRequest {
         stop();
         reject(error);
       };
+      // a connection that closes before the body ended ends the read: after a 408 the request itself
+      // is told nothing (its answer is out), only its socket closes
+      const onClose = () => onError(new Error("the connection closed before the body ended"));
       req.on("data", onData);
       req.on("end", onEnd);
       req.on("error", onError);
+      req.socket?.on("close", onClose);
     });
   }
 }
@@ -289,8 +298,15 @@ export function requestBody(req: IncomingMessage): {
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 1) <= 0) req.pause();
         });
-        req.on("end", () => !abandoned && controller.close());
+        const closed = () =>
+          !abandoned && controller.error(new Error("the connection closed before the body ended"));
+        req.on("end", () => {
+          req.socket?.off("close", closed);
+          if (!abandoned) controller.close();
+        });
         req.on("error", (e) => !abandoned && controller.error(e));
+        // after a 408 only the socket is told (see READ_BODY)
+        req.socket?.once("close", closed);
       },
       pull() {
         req.resume();

@@ -89,7 +89,7 @@ export interface HttpLimits {
   sseStreams?: Share;
   /** Bytes queued for SSE clients that do not read; the stream a write would take past them is dropped as gone. Default: 16 MiB per principal, 128 MiB in all. */
   sseBytes?: Share;
-  /** Bytes of the bodies of 1 KiB or more of requests in flight (a listen's, while it is open). Default: 16 MiB per principal, 128 MiB in all. */
+  /** Bytes of the bodies of 1 KiB or more of requests in flight (a listen's, while it is open), counted from their declared `Content-Length` (or as they arrive) before they are read; a body refused gets 429/503 and its connection closes. Default: 16 MiB per principal, 128 MiB in all. */
   requestBytes?: Share;
   /**
    * Names the caller of a request without a principal, so that anonymous callers each get a share and

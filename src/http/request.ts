@@ -3,6 +3,7 @@
  * each asked of the request itself when it can answer for less (the `node:http` bridge's lazy one).
  */
 import { concatBytes } from "../bytes.js";
+import type { McpError } from "../errors.js";
 
 /** The method by which a request object can look up a header without making its `Headers` (see {@link header}). */
 export const HEADER: unique symbol = Symbol.for("picomcp.header");
@@ -86,29 +87,47 @@ export function clientOf(request: Request): { address: string; port: number | un
 /** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
 export const READ_BODY: unique symbol = Symbol.for("picomcp.readBody");
 
-/** What {@link readBody} found. */
-export type BodyResult = { ok: true; text: string } | { ok: false; reason: "too-large" | "not-utf8" };
+/** What counts a body's bytes as they come: the refusal when the body may not be `bytes` long in all. */
+export interface BodyMeter {
+  grow(bytes: number): McpError | undefined;
+}
+
+/** What {@link readBody} found: the text, or why not (`limit`: its caller may not hold that many bytes now). */
+export type BodyResult =
+  | { ok: true; text: string }
+  | { ok: false; reason: "too-large" | "not-utf8" }
+  | { ok: false; reason: "limit"; error: McpError };
+
+/** A body refused unread, or no longer read: the client is told so and its connection closes (see http/node.ts). */
+function refuse(request: Request, result: BodyResult): Promise<BodyResult> {
+  request.body?.cancel().catch(() => {});
+  return Promise.resolve(result);
+}
 
 /**
- * Reads a body as UTF-8 text, at most `max` bytes: a larger declared `Content-Length` is refused
- * unread, and a streamed body stops being read (and is cancelled) as soon as it passes the limit.
+ * Reads a body as UTF-8 text, at most `max` bytes, counted by `meter` from its first byte: a larger
+ * declared `Content-Length` is refused unread, a declared one the meter refuses too, and a streamed
+ * body stops being read (and is cancelled) as soon as it passes the limit or the meter refuses it.
  */
-export function readBody(request: Request, max: number): Promise<BodyResult> {
+export function readBody(request: Request, max: number, meter?: BodyMeter): Promise<BodyResult> {
   try {
     const declared = header(request, "content-length");
-    if (declared !== null && Number(declared) > max) {
-      request.body?.cancel().catch(() => {});
-      return Promise.resolve({ ok: false, reason: "too-large" });
-    }
+    const length = declared === null ? Number.NaN : Number(declared);
+    if (length > max) return refuse(request, { ok: false, reason: "too-large" });
+    // the declared length is counted before a byte of it is buffered (it is the most that can come)
+    const refused = length > 0 ? meter?.grow(length) : undefined;
+    if (refused) return refuse(request, { ok: false, reason: "limit", error: refused });
     // a bridge's request may read its body the same way without a web stream (see http/node.ts)
-    const read = (request as { [READ_BODY]?: (max: number) => Promise<BodyResult> | undefined })[READ_BODY];
-    return read?.call(request, max) ?? readStream(request, max);
+    const read = (
+      request as { [READ_BODY]?: (max: number, meter?: BodyMeter) => Promise<BodyResult> | undefined }
+    )[READ_BODY];
+    return read?.call(request, max, meter) ?? readStream(request, max, meter);
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
-async function readStream(request: Request, max: number): Promise<BodyResult> {
+async function readStream(request: Request, max: number, meter: BodyMeter | undefined): Promise<BodyResult> {
   if (!request.body) return { ok: true, text: "" };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -120,6 +139,12 @@ async function readStream(request: Request, max: number): Promise<BodyResult> {
     if (total > max) {
       reader.cancel().catch(() => {});
       return { ok: false, reason: "too-large" };
+    }
+    // a body without a length (chunked), or longer than it said: counted as it arrives
+    const refused = meter?.grow(total);
+    if (refused) {
+      reader.cancel().catch(() => {});
+      return { ok: false, reason: "limit", error: refused };
     }
     chunks.push(value);
   }

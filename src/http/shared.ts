@@ -10,7 +10,7 @@ import { limitError } from "../limits/shares.js";
 import { restoreSubscriptions, subscribedUris } from "../resources/subscriptions.js";
 import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type JsonRpcMessage, type LoggingLevel } from "../types.js";
-import { randomId, refuseSession } from "./access.js";
+import { isSessionId, randomId, refuseSession } from "./access.js";
 import {
   httpError,
   limitReply,
@@ -120,6 +120,8 @@ export class SharedSessions {
     features: Features,
     home?: HomeChange,
   ): Promise<SharedSession | Reply> {
+    // an id of another form is no session of ours: the store is not asked (it could name one of its own keys)
+    if (!isSessionId(sid)) return sessionNotFound(features);
     let record: SessionRecord | undefined;
     try {
       record = await this.#store.touch(sid, this.#o.idleMs, home);

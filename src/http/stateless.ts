@@ -18,12 +18,12 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../types.js";
-import { JSON_TYPE, limitReply, mapError, NONE } from "./answers.js";
+import { bodyRefused, JSON_TYPE, limitReply, mapError, NONE } from "./answers.js";
 import { cutReply, type Drain } from "./drain.js";
 import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";
 import { checkHeaders } from "./headers.js";
-import type { HttpGovernor } from "./limits.js";
+import type { BodyCount, HttpGovernor } from "./limits.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
 import { header, readBody, whenGone } from "./request.js";
@@ -133,7 +133,12 @@ export class StatelessHttp {
    * A POST whose headers named the revision (`version`, its `MCP-Protocol-Version` as the route read
    * it): media types and body are checked here, with its codes.
    */
-  async post(request: Request, auth: AuthInfo | undefined, version: string): Promise<Answer> {
+  async post(
+    request: Request,
+    auth: AuthInfo | undefined,
+    version: string,
+    count: BodyCount,
+  ): Promise<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
       return fail(
@@ -153,7 +158,8 @@ export class StatelessHttp {
     }
     let text: string;
     try {
-      const body = await readBody(request, this.#o.maxBodyBytes);
+      const body = await readBody(request, this.#o.maxBodyBytes, count);
+      if (!body.ok && body.reason === "limit") return bodyRefused(body.error);
       if (!body.ok && body.reason === "too-large") {
         return fail(
           413,
@@ -174,7 +180,7 @@ export class StatelessHttp {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
     // not awaited here: the body's text must not live on in this frame while the request runs (a listen runs long)
-    return this.serve(request, message, auth, version, text.length);
+    return this.serve(request, message, auth, version, count);
   }
 
   /**
@@ -186,7 +192,7 @@ export class StatelessHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     version: string | null,
-    size = 0,
+    count: BodyCount,
   ): Awaitable<Answer> {
     if (!isObject(message)) {
       const what = Array.isArray(message)
@@ -219,11 +225,7 @@ export class StatelessHttp {
       connection.close();
       return refusal;
     }
-    const release = this.#o.limits.body(request, auth, size, noop);
-    if (typeof release !== "function") {
-      connection.close();
-      return limitReply(release);
-    }
+    const release = count.keep(noop);
     if (method !== "subscriptions/listen") return this.#exchange(request, message, connection, auth, release);
     if (this.#listening.size >= this.#o.maxListens) {
       release();

@@ -1,6 +1,6 @@
 /**
  * `RedisSessionStore`: 2025 sessions that every instance serves. A session is one Redis hash that
- * expires when idle; each caller's sessions and all of them are sorted sets scored by expiry, so the
+ * expires when idle (under `s:`, apart from the indexes); each caller's sessions and all of them are sorted sets scored by expiry, so the
  * caps hold across instances; instances tell each other of a session through the bus's relay channel.
  */
 import type {
@@ -173,7 +173,7 @@ export class RedisSessionStore implements SessionStore {
     if (record.logLevel !== undefined) fields.push("l", record.logLevel);
     for (const uri of record.subscriptions) fields.push(`s:${uri}`, "1");
     const args = [String(caps.ttlMs), String(caps.perCaller), String(caps.total), id, ...fields];
-    const keys = [this.#prefix + id, `${this.#prefix}caller:${record.caller}`, `${this.#prefix}all`];
+    const keys = [this.#record(id), `${this.#prefix}caller:${record.caller}`, `${this.#prefix}all`];
     const reply = Number(await this.#run(CREATE, keys, args));
     return reply === 0 ? "ok" : reply === 1 ? "caller" : "total";
   }
@@ -193,7 +193,7 @@ export class RedisSessionStore implements SessionStore {
     const args = [change.logLevel ?? ""];
     for (const uri of change.subscribe ?? []) args.push(`+${uri}`);
     for (const uri of change.unsubscribe ?? []) args.push(`-${uri}`);
-    await this.#run(UPDATE, [this.#prefix + id], args);
+    await this.#run(UPDATE, [this.#record(id)], args);
   }
 
   async end(id: string): Promise<boolean> {
@@ -224,7 +224,15 @@ export class RedisSessionStore implements SessionStore {
   }
 
   #keys(id: string): string[] {
-    return [this.#prefix + id, `${this.#prefix}caller:`, `${this.#prefix}all`];
+    return [this.#record(id), `${this.#prefix}caller:`, `${this.#prefix}all`];
+  }
+
+  /**
+   * The key of a session's hash: under `s:`, where no index key is (`caller:…`, `all`), so that an
+   * id, whatever a client sends, never names one of them.
+   */
+  #record(id: string): string {
+    return `${this.#prefix}s:${id}`;
   }
 
   /** Runs a script now, or rejects at once while the client is not connected. */
@@ -235,7 +243,10 @@ export class RedisSessionStore implements SessionStore {
       throw error;
     }
     try {
-      return await script.run(this.#client, keys, args);
+      const reply = await script.run(this.#client, keys, args);
+      // the last thing heard: a failure that was none of Redis's reachability does not silence the next outage
+      this.#health.recovered();
+      return reply;
     } catch (error) {
       this.#health.failed(error);
       throw error;

@@ -336,7 +336,11 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
       const raw = createClient({ url: redis.url });
       await raw.connect();
       try {
-        await until(async () => (await raw.exists(`picomcp:session:${RUN}:${sid}`)) === 0, 10_000, "expiry");
+        await until(
+          async () => (await raw.exists(`picomcp:session:${RUN}:s:${sid}`)) === 0,
+          10_000,
+          "expiry",
+        );
       } finally {
         raw.destroy();
       }
