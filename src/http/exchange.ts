@@ -16,10 +16,11 @@ import { randomId } from "./access.js";
 import { answerResponse, mapError, NONE, SERVER_ERROR } from "./answers.js";
 import { cutReply } from "./drain.js";
 import type { EventStore } from "./event-store.js";
+import { EventStream } from "./event-stream.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { whenGone } from "./request.js";
-import { EventStream, type Exchange, type Session } from "./session.js";
+import type { Exchange, Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const noop = () => {};

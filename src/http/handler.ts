@@ -22,6 +22,7 @@ import {
 import { preflight, withCors } from "./cors.js";
 import { closing, Drain, drainingReply } from "./drain.js";
 import { type EventStore, MemoryEventStore } from "./event-store.js";
+import { EventStream } from "./event-stream.js";
 import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
 import { type GetOptions, sessionDelete, sessionGet } from "./get.js";
 import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, originAllowed } from "./guard.js";
@@ -30,8 +31,9 @@ import { type BodyCount, HttpGovernor } from "./limits.js";
 import { anonymousRates, count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
-import { EventStream, Session, SessionTable } from "./session.js";
-import { SharedSession, SharedSessions, sessionStore } from "./shared.js";
+import { Session, SessionTable } from "./session.js";
+import { sessionStore } from "./session-store.js";
+import { SharedSession, SharedSessions } from "./shared.js";
 import { LiveStreams } from "./sse.js";
 import { isStatelessBody, isStatelessHeader, StatelessHttp } from "./stateless.js";
 

@@ -99,6 +99,11 @@ interface Kept {
   deadline: number;
 }
 
+/** The store of the `sessions` option, when it names one. */
+export function sessionStore(sessions: boolean | SessionStore | undefined): SessionStore | undefined {
+  return typeof sessions === "object" && sessions !== null ? sessions : undefined;
+}
+
 /**
  * Shared sessions in this process: for several handlers of one process (each one an instance), and
  * the reference for other stores. Expiry is checked when a session is read or counted.

@@ -21,11 +21,12 @@ import {
   versionFeatures,
 } from "./answers.js";
 import type { EventStore } from "./event-store.js";
+import { EventStream, type Orphaned } from "./event-stream.js";
 import { encode } from "./exchange.js";
 import type { HttpGovernor } from "./limits.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
-import { EventStream, type Orphaned, Session, type SessionTable } from "./session.js";
+import { Session, type SessionTable } from "./session.js";
 import type { HomeChange, SessionMessage, SessionRecord, SessionStore } from "./session-store.js";
 import { AdoptedStreams } from "./shared-streams.js";
 import type { SseWriter } from "./sse.js";
@@ -52,11 +53,6 @@ export function storeDown(features?: Features): Reply {
   return httpError(503, SERVER_ERROR, "Service Unavailable: the session store is unreachable", features, {
     "retry-after": "1",
   });
-}
-
-/** The store of the `sessions` option, when it names one. */
-export function sessionStore(sessions: boolean | SessionStore | undefined): SessionStore | undefined {
-  return typeof sessions === "object" && sessions !== null ? sessions : undefined;
 }
 
 /** The methods whose requests change what the store keeps. */

@@ -18,7 +18,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../types.js";
-import { bodyRefused, JSON_TYPE, limitReply, mapError, NONE } from "./answers.js";
+import { bodyRefused, JSON_TYPE, mapError, NONE } from "./answers.js";
 import { cutReply, type Drain } from "./drain.js";
 import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";

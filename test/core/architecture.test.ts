@@ -41,6 +41,7 @@ const NODE_ONLY = new Set([
   "stdio.ts",
   "http/node.ts",
   "http/node-request.ts",
+  "http/node-listener.ts",
   "dev/cli.ts",
   "dev/runner.ts",
   "dev/watch.ts",

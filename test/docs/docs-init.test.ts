@@ -74,6 +74,7 @@ describe("the docs' recipes under tsc --init", { timeout: 120_000 }, () => {
       "examples/docs/http-node.ts",
       "examples/docs/http-proxy.ts",
       "examples/docs/migrate-v1-transports.ts",
+      "examples/docs/scaling-drain.ts",
       "examples/docs/scaling-rates.ts",
       "examples/docs/scaling-redis.ts",
       "examples/docs/scaling-sessions.ts",

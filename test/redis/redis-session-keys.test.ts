@@ -22,6 +22,7 @@ const NOT_FOUND = { jsonrpc: "2.0", error: { code: -32001, message: "Session not
 const FORGED = [
   "all",
   "caller:anonymous",
+  "caller:anonymous:127.0.0.1",
   "caller:",
   "s:",
   "__proto__",
@@ -83,7 +84,8 @@ describe.runIf(withRedis)("RedisSessionStore: session ids and the store's keys",
       cleanup.push(async () => raw.destroy());
       const prefix = `picomcp:session:${RUN}:`;
       expect(await raw.type(`${prefix}all`)).toBe("zset");
-      expect(await raw.type(`${prefix}caller:anonymous`)).toBe("zset");
+      // an anonymous caller's index is its address's (serve() tells anonymous callers apart by address)
+      expect(await raw.type(`${prefix}caller:anonymous:127.0.0.1`)).toBe("zset");
       expect(await raw.zScore(`${prefix}all`, sid)).not.toBeNull();
       expect(await raw.type(`${prefix}s:${sid}`)).toBe("hash");
       expect(await ping(send, a.url, sid)).toBe(200);
