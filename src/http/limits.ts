@@ -9,7 +9,7 @@ import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
 import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
-import { CLIENT, header, peerOf } from "./request.js";
+import { CLIENT, header, normalPeer, peerOf } from "./request.js";
 
 /** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
 const SMALL_BODY = 1024;
@@ -56,7 +56,7 @@ export class HttpGovernor {
    */
   address(request: Request): string | undefined {
     const trust = this.#trust;
-    if (trust === undefined) return peerOf(request)?.address;
+    if (trust === undefined) return normalPeer(request);
     const r = request as { [CLIENT]?: string };
     if (r[CLIENT] !== undefined) return r[CLIENT];
     const client = trust.client(peerOf(request)?.address, header(request, trust.header));

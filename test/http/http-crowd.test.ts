@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHttpHandler, withPeer } from "../../src/http/index.js";
 import { type ServeOptions, serve, toNodeListener } from "../../src/http/node.js";
 import type { LimitsOptions } from "../../src/index.js";
@@ -23,6 +23,18 @@ import { governed, META } from "../governor-helpers.js";
 import { telemetry } from "../otel-helpers.js";
 
 const closers: (() => unknown)[] = [];
+
+/** A rate whose bucket holds `burst` and refills one an hour: no test run, however slow, sees a token come back. */
+const HOURLY = (burst: number) => ({ perMinute: 1 / 60, burst });
+
+/**
+ * Holds the clock still for the rest of the test (the anonymous session buckets read `Date.now`, and
+ * refill one a second by default): what a test asserts of a rate then holds on any machine's speed.
+ */
+function stillClock() {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  closers.push(() => vi.useRealTimers());
+}
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
@@ -155,6 +167,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
   });
 
   it("anonymous sessions are created at a rate per address, then in all", async () => {
+    stillClock();
     const { http } = await crowdServer({ anonymousSessionsPerMinute: { perCaller: 2, total: 4 } });
     expect((await postFrom(http.url, "127.0.0.50", init)).status).toBe(200);
     expect((await postFrom(http.url, "127.0.0.50", init)).status).toBe(200);
@@ -169,6 +182,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
   });
 
   it("by default one address creates 60 sessions a minute, and another is not refused for it", async () => {
+    stillClock();
     const { http } = await crowdServer();
     for (let i = 0; i < 60; i++) expect((await postFrom(http.url, "127.0.0.60", init)).status).toBe(200);
     expect((await postFrom(http.url, "127.0.0.60", init)).status).toBe(429);
@@ -189,7 +203,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
   });
 
   it("toNodeListener on a server of your own keys them by address too", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
     const handler = createHttpHandler(server);
     const own = createServer(toNodeListener(handler));
@@ -221,7 +235,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
 });
 
 describe("behind a trusted proxy", () => {
-  const rates = { methods: { "tools/call": { perMinute: 2 } } };
+  const rates = { methods: { "tools/call": HOURLY(2) } };
 
   it("the client the proxy appended is the caller, in ctx and the limits; what a client forges is never read", async () => {
     const { http } = await crowdServer({ trustProxy: ["127.0.0.1"] }, { rates });
@@ -341,7 +355,7 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
   );
 
   it("Workers: the CF-Connecting-IP that Cloudflare sets names the caller (the recipe's line)", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
     const mcp = createHttpHandler(server, { sessions: false });
     closers.push(() => mcp.close());
@@ -372,7 +386,7 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
     });
 
   it("an IPv6 crowd: one /64 is one caller, each /64 a caller of its own; IPv4-mapped is IPv4", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
     const handler = createHttpHandler(server);
     closers.push(() => handler.close());
@@ -424,8 +438,22 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
     expect(await whoami(fwd, "10.0.0.1", [])).toBe("10.0.0.1");
   });
 
+  it("without trustProxy, an IPv4-mapped peer (a dual-stack listener's) is its IPv4 address in ctx and telemetry", async () => {
+    const g = governed();
+    g.server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
+    const t = telemetry(g.server);
+    const handler = createHttpHandler(g.server);
+    closers.push(() => handler.close());
+    const res = await handler(withPeer(req(1), { address: "::ffff:192.0.2.9", port: 4711 }));
+    expect((await res.json()).result.content).toEqual([{ type: "text", text: "192.0.2.9" }]);
+    await expect.poll(() => t.spans().length).toBeGreaterThan(0);
+    const span = t.spans().find((s) => s.name.startsWith("tools/call"))!;
+    expect(span.attributes["client.address"]).toBe("192.0.2.9");
+    expect(span.attributes["client.port"]).toBe(4711);
+  });
+
   it("limits.ipv6Prefix groups more or less of an address", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     const handler = createHttpHandler(server, { limits: { ipv6Prefix: 48 } });
     closers.push(() => handler.close());
     expect((await handler(withPeer(req(1), "2001:db8:aa:1::1"))).status).toBe(200);
