@@ -257,8 +257,25 @@ describe("behind a trusted proxy", () => {
     expect(await whoami("127.0.0.92", 5, { "x-forwarded-for": "127.0.0.91" })).toBe(429);
     expect(await whoami("127.0.0.90", 6)).toBe("127.0.0.90");
     expect(await whoami("127.0.0.90", 7)).toBe(429);
-    // the proxy's own connections are not held to one address's share of connections
-    expect(await whoami("127.0.0.93", 8)).toBe("127.0.0.93");
+  });
+
+  it("a trusted proxy's connections are not held to maxConnectionsPerAddress; a direct peer's are", async () => {
+    const { http } = await crowdServer({ trustProxy: ["127.0.0.1"], maxConnectionsPerAddress: 2 });
+    const proxy = await proxyTo(http.url);
+    closers.push(
+      () => new Promise((r) => proxy.server.close(r)),
+      () => proxy.server.closeAllConnections(),
+    );
+    // five clients hold a listen open through the proxy: five connections from 127.0.0.1 at once
+    for (let n = 0; n < 5; n++)
+      expect((await listenFrom(proxy.url, `127.0.0.${100 + n}`, 1)).status).toBe(200);
+    // a peer that is no trusted proxy holds two, and its third connection is closed as it is accepted
+    expect((await listenFrom(http.url, "127.0.0.110", 1)).status).toBe(200);
+    expect((await listenFrom(http.url, "127.0.0.110", 2)).status).toBe(200);
+    await expect(listenFrom(http.url, "127.0.0.110", 3)).rejects.toThrow();
+    // ...while another address, and the proxy's sixth, still connect
+    expect((await listenFrom(http.url, "127.0.0.111", 1)).status).toBe(200);
+    expect((await listenFrom(proxy.url, "127.0.0.105", 1)).status).toBe(200);
   });
 
   it("without trustProxy, every client behind the proxy is the proxy's address (one caller)", async () => {
