@@ -195,6 +195,15 @@ function range(text: string): Range[] {
   return [{ ip, bits }];
 }
 
+let local: readonly Range[] | undefined;
+
+/** Whether `address` is a loopback or private one (where a proxy in front of the server would be). */
+export function isLocalAddress(address: string): boolean {
+  const ip = parse(address);
+  local ??= ["loopback", "private"].flatMap(range);
+  return ip !== undefined && local.some((r) => inRange(ip, r));
+}
+
 function inRange(ip: Ip, r: Range): boolean {
   if ("v4" in ip !== "v4" in r.ip) return false;
   if ("v4" in ip && "v4" in r.ip) {

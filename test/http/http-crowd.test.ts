@@ -278,8 +278,9 @@ describe("behind a trusted proxy", () => {
     expect((await listenFrom(proxy.url, "127.0.0.105", 1)).status).toBe(200);
   });
 
-  it("without trustProxy, every client behind the proxy is the proxy's address (one caller)", async () => {
-    const { http } = await crowdServer({}, { rates });
+  it("without trustProxy, every client behind the proxy is the proxy's address (one caller), and the log says why", async () => {
+    const lines: string[] = [];
+    const { http } = await crowdServer({ log: (l) => lines.push(l) }, { rates });
     const proxy = await proxyTo(http.url);
     closers.push(
       () => new Promise((r) => proxy.server.close(r)),
@@ -290,6 +291,9 @@ describe("behind a trusted proxy", () => {
     expect(await status("127.0.0.90", 1)).toBe(200);
     expect(await status("127.0.0.91", 2)).toBe(200);
     expect(await status("127.0.0.92", 3)).toBe(429);
+    expect(lines).toEqual([
+      expect.stringMatching(/^picomcp\/http: 127\.0\.0\.1 sends X-Forwarded-For but trustProxy/),
+    ]);
   });
 
   it("a client that connects directly cannot name itself: X-Forwarded-For from an untrusted peer is ignored", async () => {
@@ -467,6 +471,42 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
     const span = t.spans().find((s) => s.name.startsWith("tools/call"))!;
     expect(span.attributes["client.address"]).toBe("192.0.2.9");
     expect(span.attributes["client.port"]).toBe(4711);
+  });
+
+  it("a local peer that sends X-Forwarded-For or Forwarded without trustProxy is told to the log, once per handler", async () => {
+    const { server } = governed();
+    const from = (peer: string, headers: [string, string][] = []) => {
+      const r = req(1);
+      const h = new Headers(r.headers);
+      for (const [k, v] of headers) h.append(k, v);
+      return withPeer(new Request(r, { headers: h }), peer);
+    };
+    const handlerLogging = (options: Parameters<typeof createHttpHandler>[1] = {}) => {
+      const lines: string[] = [];
+      const handler = createHttpHandler(server, { ...options, log: (l) => lines.push(l) });
+      closers.push(() => handler.close());
+      return { handler, lines };
+    };
+    const a = handlerLogging();
+    expect((await a.handler(from("::ffff:127.0.0.1"))).status).toBe(200);
+    expect((await a.handler(from("203.0.113.5", [["x-forwarded-for", "1.2.3.4"]]))).status).toBe(200);
+    expect(a.lines).toEqual([]);
+    expect((await a.handler(from("::ffff:10.1.2.3", [["x-forwarded-for", "198.51.100.1"]]))).status).toBe(
+      200,
+    );
+    expect((await a.handler(from("127.0.0.1", [["forwarded", "for=198.51.100.2"]]))).status).toBe(200);
+    expect(a.lines).toEqual([
+      "picomcp/http: 10.1.2.3 sends X-Forwarded-For but trustProxy is not set, so every client behind it is one caller (10.1.2.3); if it is your proxy, set the trustProxy option of the HTTP handler (or of serve) to its hops or addresses",
+    ]);
+    const b = handlerLogging();
+    expect((await b.handler(from("::1", [["forwarded", "for=198.51.100.2"]]))).status).toBe(200);
+    expect(b.lines).toEqual([
+      expect.stringMatching(/^picomcp\/http: ::1 sends Forwarded but trustProxy is not set/),
+    ]);
+    // with trustProxy set, nothing to say
+    const c = handlerLogging({ trustProxy: ["10.0.0.0/8"] });
+    expect((await c.handler(from("127.0.0.1", [["x-forwarded-for", "198.51.100.1"]]))).status).toBe(200);
+    expect(c.lines).toEqual([]);
   });
 
   it("limits.ipv6Prefix groups more or less of an address", async () => {
