@@ -28,7 +28,9 @@ function ipv4(s: string): number | undefined {
   if (parts.length !== 4) return undefined;
   let n = 0;
   for (const p of parts) {
-    if (p.length === 0 || p.length > 3 || !/^\d+$/.test(p)) return undefined;
+    // a leading zero is refused: some readers take 010 for octal 8, and no proxy writes one
+    if (p.length === 0 || p.length > 3 || !/^\d+$/.test(p) || (p.length > 1 && p[0] === "0"))
+      return undefined;
     const v = Number(p);
     if (v > 255) return undefined;
     n = n * 256 + v;
@@ -193,6 +195,15 @@ function range(text: string): Range[] {
   return [{ ip, bits }];
 }
 
+let local: readonly Range[] | undefined;
+
+/** Whether `address` is a loopback or private one (where a proxy in front of the server would be). */
+export function isLocalAddress(address: string): boolean {
+  const ip = parse(address);
+  local ??= ["loopback", "private"].flatMap(range);
+  return ip !== undefined && local.some((r) => inRange(ip, r));
+}
+
 function inRange(ip: Ip, r: Range): boolean {
   if ("v4" in ip !== "v4" in r.ip) return false;
   if ("v4" in ip && "v4" in r.ip) {
@@ -205,52 +216,81 @@ function inRange(ip: Ip, r: Range): boolean {
   return a.every((x, i) => x === b[i]);
 }
 
-/** Splits a header value on commas outside quoted strings. */
-function elements(value: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let quoted = false;
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i];
-    if (quoted && c === "\\") i++;
-    else if (c === '"') quoted = !quoted;
-    else if (c === "," && !quoted) {
-      out.push(value.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(value.slice(start));
-  return out;
-}
-
 /** The entries of `X-Forwarded-For`, left to right: each an address in normal form, or null (unknown, garbage). */
 export function xForwardedFor(value: string): (string | null)[] {
   return value.split(",").map((e) => normalAddress(e.trim()) ?? null);
 }
 
+/** `tchar` of RFC 9110: what a token (a parameter's name, an unquoted value) is made of. */
+const TCHAR = /[!#$%&'*+.^_`|~0-9A-Za-z-]/;
+
 /**
  * The `for=` of each element of RFC 7239 `Forwarded`, left to right: an address in normal form, or
- * null (no `for`, `unknown`, an obfuscated `_name`, or an element that does not parse).
+ * null (no `for`, `unknown`, an obfuscated `_name`). Undefined when the value breaks the grammar
+ * anywhere (a quote never closed, a bad escape, a parameter twice in one element, a stray character):
+ * where one element ends is then no longer known, so no element of it can be believed.
  */
-export function forwardedFor(value: string): (string | null)[] {
-  return elements(value).map((element) => {
-    let found: string | null = null;
-    for (const pair of element.split(";")) {
-      const eq = pair.indexOf("=");
-      if (eq < 0) {
-        if (pair.trim() === "") continue;
-        return null;
-      }
-      if (pair.slice(0, eq).trim().toLowerCase() !== "for") continue;
-      let v = pair.slice(eq + 1).trim();
-      if (v.startsWith('"')) {
-        if (v.length < 2 || !v.endsWith('"')) return null;
-        v = v.slice(1, -1).replace(/\\(.)/g, "$1");
-      } else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v)) return null;
-      found = normalAddress(v) ?? null;
+export function forwardedFor(value: string): (string | null)[] | undefined {
+  const out: (string | null)[] = [];
+  const n = value.length;
+  let i = 0;
+  const ows = () => {
+    while (i < n && (value[i] === " " || value[i] === "\t")) i++;
+  };
+  for (;;) {
+    ows();
+    if (i >= n) break;
+    if (value[i] === ",") {
+      i++; // an empty element (allowed by the list rule): no hop
+      continue;
     }
-    return found;
-  });
+    // forwarded-element = [ pair ] *( ";" [ pair ] ), pair = token "=" ( token / quoted-string )
+    const names = new Set<string>();
+    let found: string | null = null;
+    for (;;) {
+      ows();
+      if (i < n && value[i] !== ";" && value[i] !== ",") {
+        const from = i;
+        while (i < n && TCHAR.test(value[i]!)) i++;
+        if (i === from || value[i] !== "=") return undefined;
+        const name = value.slice(from, i).toLowerCase();
+        if (names.has(name)) return undefined;
+        names.add(name);
+        i++;
+        let v = "";
+        if (value[i] === '"') {
+          i++;
+          for (;;) {
+            if (i >= n) return undefined;
+            const c = value.charCodeAt(i);
+            if (c === 0x22) break;
+            if (c === 0x5c) {
+              i++;
+              const e = value.charCodeAt(i);
+              if (!(e === 0x09 || (e >= 0x20 && e !== 0x7f))) return undefined;
+              v += value[i];
+            } else if (c === 0x09 || (c >= 0x20 && c !== 0x7f)) v += value[i];
+            else return undefined;
+            i++;
+          }
+          i++;
+        } else {
+          const from = i;
+          while (i < n && TCHAR.test(value[i]!)) i++;
+          if (i === from) return undefined;
+          v = value.slice(from, i);
+        }
+        if (name === "for") found = normalAddress(v) ?? null;
+        ows();
+      }
+      if (i >= n || value[i] === ",") break;
+      if (value[i] !== ";") return undefined;
+      i++;
+    }
+    out.push(found);
+    if (i < n) i++; // the comma
+  }
+  return out;
 }
 
 /** Resolves the client of a request from its peer and the header its trusted proxies write. */
@@ -303,6 +343,8 @@ export class ProxyTrust {
     const last = peer === undefined ? undefined : (normalAddress(peer) ?? peer);
     if (last === undefined || value === null || !this.#trusted(last, 0)) return last;
     const entries = this.header === "forwarded" ? forwardedFor(value) : xForwardedFor(value);
+    // a Forwarded value whose quoting is broken: the client's part may have swallowed the proxy's
+    if (entries === undefined) return last;
     let known = last;
     for (let i = entries.length - 1, depth = 1; i >= 0; i--, depth++) {
       const e = entries[i]!;

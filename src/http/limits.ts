@@ -7,9 +7,9 @@ import type { AuthInfo, Connection } from "../connection.js";
 import type { McpError } from "../errors.js";
 import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
-import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
+import { addressKey, checkedPrefix, isLocalAddress, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
-import { CLIENT, header, peerOf } from "./request.js";
+import { CLIENT, header, normalPeer, peerOf } from "./request.js";
 
 /** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
 const SMALL_BODY = 1024;
@@ -26,6 +26,8 @@ export class HttpGovernor {
   // the key of the last address asked for: a request asks several times, and a crowd's are all new
   #lastAddress: string | undefined;
   #lastKey: string | undefined;
+  // where the line about a proxy not trusted goes, until it has been said once
+  #untrusted: ((line: string) => void) | undefined;
 
   constructor(o: HttpHandlerOptions) {
     const limits = o.limits ?? {};
@@ -34,6 +36,7 @@ export class HttpGovernor {
     this.#key = limits.key;
     this.#prefix = checkedPrefix(limits.ipv6Prefix);
     this.#trust = o.trustProxy === undefined ? undefined : new ProxyTrust(o.trustProxy);
+    if (this.#trust === undefined) this.#untrusted = o.log ?? console.warn;
     const sessions = {
       perPrincipal: limits.sessions?.perPrincipal ?? o.maxSessionsPerPrincipal,
       total: limits.sessions?.total ?? o.maxSessions,
@@ -56,12 +59,35 @@ export class HttpGovernor {
    */
   address(request: Request): string | undefined {
     const trust = this.#trust;
-    if (trust === undefined) return peerOf(request)?.address;
+    if (trust === undefined) {
+      const peer = normalPeer(request);
+      if (this.#untrusted !== undefined && peer !== undefined) this.#proxied(request, peer);
+      return peer;
+    }
     const r = request as { [CLIENT]?: string };
     if (r[CLIENT] !== undefined) return r[CLIENT];
     const client = trust.client(peerOf(request)?.address, header(request, trust.header));
     if (client !== undefined) Object.defineProperty(request, CLIENT, { value: client, configurable: true });
     return client;
+  }
+
+  /**
+   * Says once, without `trustProxy`, that a loopback or private peer sends `X-Forwarded-For` or
+   * `Forwarded`: a proxy in front, most likely, whose clients are then all one caller (its address).
+   */
+  #proxied(request: Request, peer: string): void {
+    const name =
+      header(request, "x-forwarded-for") !== null
+        ? "X-Forwarded-For"
+        : header(request, "forwarded") !== null
+          ? "Forwarded"
+          : undefined;
+    if (name === undefined || !isLocalAddress(peer)) return;
+    const log = this.#untrusted!;
+    this.#untrusted = undefined;
+    log(
+      `picomcp/http: ${peer} sends ${name} but trustProxy is not set, so every client behind it is one caller (${peer}); if it is your proxy, set the trustProxy option of the HTTP handler (or of serve) to its hops or addresses`,
+    );
   }
 
   /**

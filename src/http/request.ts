@@ -4,6 +4,7 @@
  */
 import { concatBytes } from "../bytes.js";
 import type { McpError } from "../errors.js";
+import { normalAddress } from "./client-address.js";
 
 /** The method by which a request object can look up a header without making its `Headers` (see {@link header}). */
 export const HEADER: unique symbol = Symbol.for("picomcp.header");
@@ -81,7 +82,22 @@ export function clientOf(request: Request): { address: string; port: number | un
   const resolved = (request as { [CLIENT]?: string })[CLIENT];
   if (resolved !== undefined) return { address: resolved, port: undefined };
   const peer = peerOf(request);
-  return peer?.address === undefined ? undefined : { address: peer.address, port: peer.port };
+  return peer?.address === undefined ? undefined : { address: normalPeer(request)!, port: peer.port };
+}
+
+// the last peer address written in its normal form: a connection's requests ask for the same one
+let lastPeer: string | undefined;
+let lastNormal: string | undefined;
+
+/** The address of `request`'s peer in its normal form (`::ffff:192.0.2.1` is `192.0.2.1`); undefined when unknown. */
+export function normalPeer(request: Request): string | undefined {
+  const address = peerOf(request)?.address;
+  if (address === undefined) return undefined;
+  if (address !== lastPeer) {
+    lastNormal = normalAddress(address) ?? address;
+    lastPeer = address;
+  }
+  return lastNormal;
 }
 
 /** The method by which a request object can read its own body for {@link readBody}, with the same rules. */

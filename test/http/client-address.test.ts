@@ -35,6 +35,7 @@ describe("normalAddress", () => {
     "1.2.3",
     "1.2.3.4.5",
     "01234.1.1.1",
+    "01.2.3.4",
     "1.2.3.4:",
     "1.2.3.4:99999999",
     "[::1",
@@ -96,9 +97,26 @@ describe("X-Forwarded-For and Forwarded", () => {
     ).toEqual(["192.0.2.60", "2001:db8:cafe::17", null, null, null, null, "198.51.100.7"]);
     // a comma inside a quoted value does not split the element
     expect(forwardedFor('for="1.2.3.4, 5.6.7.8", for=9.9.9.9')).toEqual([null, "9.9.9.9"]);
-    // garbage: an unquoted IPv6 (not a token), an open quote, a bare word
-    expect(forwardedFor('for=[::1], for="1.2.3.4, garbage')).toEqual([null, null]);
-    expect(forwardedFor("nonsense")).toEqual([null]);
+    // empty elements are no hops; OWS around the list's commas and the pairs' semicolons
+    expect(forwardedFor(" , for=1.2.3.4 ;proto=http ,, for=5.6.7.8,")).toEqual(["1.2.3.4", "5.6.7.8"]);
+  });
+
+  it.each([
+    ['for=[::1], for="1.2.3.4"', "an unquoted IPv6 (not a token)"],
+    ['for="1.2.3.4, garbage', "a quote never closed"],
+    ["nonsense", "a bare word"],
+    ['for=1.1.1.1;x=", for=203.0.113.9', "a client's open quote swallowing the proxy's element"],
+    ['for="[2001:db8::1]:80, for="[2001:db8::9]"', "a quoted IPv6 left open"],
+    ['for="1.1.1.1\\', "an escape at the end"],
+    ['for="1.1.1.1\u0001"', "a control character in a quoted string"],
+    ["for=1.1.1.1;for=203.0.113.9", "for twice in one element"],
+    ["for=1.1.1.1;FOR=203.0.113.9", "for twice, in two cases"],
+    ["for=1.1.1.1 for=203.0.113.9", "two pairs without a semicolon"],
+    ["for = 1.1.1.1", "spaces around ="],
+    ['for=1.1.1.1"x"', "a quote after a token"],
+    ["for=", "an empty value"],
+  ])("Forwarded %s is broken (%s): undefined, no element believed", (value) => {
+    expect(forwardedFor(value)).toBeUndefined();
   });
 });
 
@@ -148,6 +166,42 @@ describe("ProxyTrust", () => {
     expect(t.client("10.0.0.1", "for=_hidden")).toBe("10.0.0.1");
     expect(t.client("10.0.0.1", "for=unknown")).toBe("10.0.0.1");
     expect(new ProxyTrust(1).header).toBe("x-forwarded-for");
+  });
+
+  it("Forwarded a client broke: the peer, never an address the client wrote", () => {
+    const hop = new ProxyTrust({ hops: 1, header: "forwarded" });
+    const range = new ProxyTrust({ ranges: ["10.0.0.0/8"], header: "forwarded" });
+    // the client's open quote runs to the end: naively, one element whose for is the client's choice
+    for (const forged of [
+      'for=1.1.1.1;x="',
+      'for=1.1.1.1;x="\\',
+      'for="1.1.1.1";for="',
+      "for=1.1.1.1;for=1.1.1.2",
+    ]) {
+      const value = `${forged}, for=203.0.113.9`;
+      expect(hop.client("10.0.0.1", value)).toBe("10.0.0.1");
+      expect(range.client("10.0.0.1", value)).toBe("10.0.0.1");
+    }
+    // a quoted IPv6 swallowed by the client's open quote
+    expect(hop.client("10.0.0.1", 'for="[2001:db8::6]:1, for="[2001:db8::9]:443"')).toBe("10.0.0.1");
+    expect(hop.client("10.0.0.1", 'for="[2001:db8::6]";x=", for="[2001:db8::9]:443"')).toBe("10.0.0.1");
+    // the same, well formed: the proxy's entry
+    expect(hop.client("10.0.0.1", 'for=1.1.1.1;x="a,b", for=203.0.113.9')).toBe("203.0.113.9");
+    expect(hop.client("10.0.0.1", 'for="[2001:db8::6]:1", for="[2001:db8::9]:443"')).toBe("2001:db8::9");
+  });
+
+  it("X-Forwarded-For: empty entries, spaces, ports and brackets never stand for the client", () => {
+    // what the proxy appended is read whatever the client put before it
+    expect(xff(1, "10.0.0.1", ', ,1.1.1.1 2.2.2.2,"[::1", 203.0.113.9')).toBe("203.0.113.9");
+    expect(xff(1, "10.0.0.1", "1.1.1.1,\t203.0.113.9:4711")).toBe("203.0.113.9");
+    expect(xff(1, "10.0.0.1", "1.1.1.1, [2001:db8::9]:443")).toBe("2001:db8::9");
+    // an empty or broken entry where the client should be: the proxy that wrote it, not the entry left of it
+    expect(xff(1, "10.0.0.1", "1.1.1.1, ")).toBe("10.0.0.1");
+    expect(xff(1, "10.0.0.1", "1.1.1.1,,")).toBe("10.0.0.1");
+    expect(xff(1, "10.0.0.1", "1.1.1.1, 2.2.2.2 3.3.3.3")).toBe("10.0.0.1");
+    expect(xff(1, "10.0.0.1", "1.1.1.1, [2001:db8::9")).toBe("10.0.0.1");
+    // a leading zero is no address (010.0.0.1 is 8.0.0.1 to some readers): never a trusted range's member
+    expect(xff(["10.0.0.0/8"], "10.0.0.1", "1.1.1.1, 010.0.0.5")).toBe("10.0.0.1");
   });
 
   it("a peer the request does not know stays unknown", () => {

@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHttpHandler, withPeer } from "../../src/http/index.js";
 import { type ServeOptions, serve, toNodeListener } from "../../src/http/node.js";
 import type { LimitsOptions } from "../../src/index.js";
@@ -23,6 +23,18 @@ import { governed, META } from "../governor-helpers.js";
 import { telemetry } from "../otel-helpers.js";
 
 const closers: (() => unknown)[] = [];
+
+/** A rate whose bucket holds `burst` and refills one an hour: no test run, however slow, sees a token come back. */
+const HOURLY = (burst: number) => ({ perMinute: 1 / 60, burst });
+
+/**
+ * Holds the clock still for the rest of the test (the anonymous session buckets read `Date.now`, and
+ * refill one a second by default): what a test asserts of a rate then holds on any machine's speed.
+ */
+function stillClock() {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  closers.push(() => vi.useRealTimers());
+}
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
@@ -155,6 +167,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
   });
 
   it("anonymous sessions are created at a rate per address, then in all", async () => {
+    stillClock();
     const { http } = await crowdServer({ anonymousSessionsPerMinute: { perCaller: 2, total: 4 } });
     expect((await postFrom(http.url, "127.0.0.50", init)).status).toBe(200);
     expect((await postFrom(http.url, "127.0.0.50", init)).status).toBe(200);
@@ -169,6 +182,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
   });
 
   it("by default one address creates 60 sessions a minute, and another is not refused for it", async () => {
+    stillClock();
     const { http } = await crowdServer();
     for (let i = 0; i < 60; i++) expect((await postFrom(http.url, "127.0.0.60", init)).status).toBe(200);
     expect((await postFrom(http.url, "127.0.0.60", init)).status).toBe(429);
@@ -189,7 +203,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
   });
 
   it("toNodeListener on a server of your own keys them by address too", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
     const handler = createHttpHandler(server);
     const own = createServer(toNodeListener(handler));
@@ -221,7 +235,7 @@ describe("anonymous callers are told apart by address, with no option set", () =
 });
 
 describe("behind a trusted proxy", () => {
-  const rates = { methods: { "tools/call": { perMinute: 2 } } };
+  const rates = { methods: { "tools/call": HOURLY(2) } };
 
   it("the client the proxy appended is the caller, in ctx and the limits; what a client forges is never read", async () => {
     const { http } = await crowdServer({ trustProxy: ["127.0.0.1"] }, { rates });
@@ -243,12 +257,30 @@ describe("behind a trusted proxy", () => {
     expect(await whoami("127.0.0.92", 5, { "x-forwarded-for": "127.0.0.91" })).toBe(429);
     expect(await whoami("127.0.0.90", 6)).toBe("127.0.0.90");
     expect(await whoami("127.0.0.90", 7)).toBe(429);
-    // the proxy's own connections are not held to one address's share of connections
-    expect(await whoami("127.0.0.93", 8)).toBe("127.0.0.93");
   });
 
-  it("without trustProxy, every client behind the proxy is the proxy's address (one caller)", async () => {
-    const { http } = await crowdServer({}, { rates });
+  it("a trusted proxy's connections are not held to maxConnectionsPerAddress; a direct peer's are", async () => {
+    const { http } = await crowdServer({ trustProxy: ["127.0.0.1"], maxConnectionsPerAddress: 2 });
+    const proxy = await proxyTo(http.url);
+    closers.push(
+      () => new Promise((r) => proxy.server.close(r)),
+      () => proxy.server.closeAllConnections(),
+    );
+    // five clients hold a listen open through the proxy: five connections from 127.0.0.1 at once
+    for (let n = 0; n < 5; n++)
+      expect((await listenFrom(proxy.url, `127.0.0.${100 + n}`, 1)).status).toBe(200);
+    // a peer that is no trusted proxy holds two, and its third connection is closed as it is accepted
+    expect((await listenFrom(http.url, "127.0.0.110", 1)).status).toBe(200);
+    expect((await listenFrom(http.url, "127.0.0.110", 2)).status).toBe(200);
+    await expect(listenFrom(http.url, "127.0.0.110", 3)).rejects.toThrow();
+    // ...while another address, and the proxy's sixth, still connect
+    expect((await listenFrom(http.url, "127.0.0.111", 1)).status).toBe(200);
+    expect((await listenFrom(proxy.url, "127.0.0.105", 1)).status).toBe(200);
+  });
+
+  it("without trustProxy, every client behind the proxy is the proxy's address (one caller), and the log says why", async () => {
+    const lines: string[] = [];
+    const { http } = await crowdServer({ log: (l) => lines.push(l) }, { rates });
     const proxy = await proxyTo(http.url);
     closers.push(
       () => new Promise((r) => proxy.server.close(r)),
@@ -259,6 +291,9 @@ describe("behind a trusted proxy", () => {
     expect(await status("127.0.0.90", 1)).toBe(200);
     expect(await status("127.0.0.91", 2)).toBe(200);
     expect(await status("127.0.0.92", 3)).toBe(429);
+    expect(lines).toEqual([
+      expect.stringMatching(/^picomcp\/http: 127\.0\.0\.1 sends X-Forwarded-For but trustProxy/),
+    ]);
   });
 
   it("a client that connects directly cannot name itself: X-Forwarded-For from an untrusted peer is ignored", async () => {
@@ -341,7 +376,7 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
   );
 
   it("Workers: the CF-Connecting-IP that Cloudflare sets names the caller (the recipe's line)", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
     const mcp = createHttpHandler(server, { sessions: false });
     closers.push(() => mcp.close());
@@ -372,7 +407,7 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
     });
 
   it("an IPv6 crowd: one /64 is one caller, each /64 a caller of its own; IPv4-mapped is IPv4", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
     const handler = createHttpHandler(server);
     closers.push(() => handler.close());
@@ -424,8 +459,58 @@ describe("other runtimes: withPeer, and IPv6 by prefix", () => {
     expect(await whoami(fwd, "10.0.0.1", [])).toBe("10.0.0.1");
   });
 
+  it("without trustProxy, an IPv4-mapped peer (a dual-stack listener's) is its IPv4 address in ctx and telemetry", async () => {
+    const g = governed();
+    g.server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
+    const t = telemetry(g.server);
+    const handler = createHttpHandler(g.server);
+    closers.push(() => handler.close());
+    const res = await handler(withPeer(req(1), { address: "::ffff:192.0.2.9", port: 4711 }));
+    expect((await res.json()).result.content).toEqual([{ type: "text", text: "192.0.2.9" }]);
+    await expect.poll(() => t.spans().length).toBeGreaterThan(0);
+    const span = t.spans().find((s) => s.name.startsWith("tools/call"))!;
+    expect(span.attributes["client.address"]).toBe("192.0.2.9");
+    expect(span.attributes["client.port"]).toBe(4711);
+  });
+
+  it("a local peer that sends X-Forwarded-For or Forwarded without trustProxy is told to the log, once per handler", async () => {
+    const { server } = governed();
+    const from = (peer: string, headers: [string, string][] = []) => {
+      const r = req(1);
+      const h = new Headers(r.headers);
+      for (const [k, v] of headers) h.append(k, v);
+      return withPeer(new Request(r, { headers: h }), peer);
+    };
+    const handlerLogging = (options: Parameters<typeof createHttpHandler>[1] = {}) => {
+      const lines: string[] = [];
+      const handler = createHttpHandler(server, { ...options, log: (l) => lines.push(l) });
+      closers.push(() => handler.close());
+      return { handler, lines };
+    };
+    const a = handlerLogging();
+    expect((await a.handler(from("::ffff:127.0.0.1"))).status).toBe(200);
+    expect((await a.handler(from("203.0.113.5", [["x-forwarded-for", "1.2.3.4"]]))).status).toBe(200);
+    expect(a.lines).toEqual([]);
+    expect((await a.handler(from("::ffff:10.1.2.3", [["x-forwarded-for", "198.51.100.1"]]))).status).toBe(
+      200,
+    );
+    expect((await a.handler(from("127.0.0.1", [["forwarded", "for=198.51.100.2"]]))).status).toBe(200);
+    expect(a.lines).toEqual([
+      "picomcp/http: 10.1.2.3 sends X-Forwarded-For but trustProxy is not set, so every client behind it is one caller (10.1.2.3); if it is your proxy, set the trustProxy option of the HTTP handler (or of serve) to its hops or addresses",
+    ]);
+    const b = handlerLogging();
+    expect((await b.handler(from("::1", [["forwarded", "for=198.51.100.2"]]))).status).toBe(200);
+    expect(b.lines).toEqual([
+      expect.stringMatching(/^picomcp\/http: ::1 sends Forwarded but trustProxy is not set/),
+    ]);
+    // with trustProxy set, nothing to say
+    const c = handlerLogging({ trustProxy: ["10.0.0.0/8"] });
+    expect((await c.handler(from("127.0.0.1", [["x-forwarded-for", "198.51.100.1"]]))).status).toBe(200);
+    expect(c.lines).toEqual([]);
+  });
+
   it("limits.ipv6Prefix groups more or less of an address", async () => {
-    const { server } = governed({ rates: { methods: { "tools/call": { perMinute: 1 } } } });
+    const { server } = governed({ rates: { methods: { "tools/call": HOURLY(1) } } });
     const handler = createHttpHandler(server, { limits: { ipv6Prefix: 48 } });
     closers.push(() => handler.close());
     expect((await handler(withPeer(req(1), "2001:db8:aa:1::1"))).status).toBe(200);

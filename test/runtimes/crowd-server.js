@@ -7,7 +7,7 @@ import { McpServer } from "../../dist/index.js";
 const server = new McpServer({
   name: "crowd",
   version: "1.0.0",
-  limits: { rates: { methods: { "tools/call": { perMinute: 1 } } } },
+  limits: { rates: { methods: { "tools/call": { perMinute: 1 / 60, burst: 1 } } } },
 });
 server.tool("whoami", { run: (_a, ctx) => ctx.clientAddress ?? "unknown" });
 const mcp = createHttpHandler(server);
