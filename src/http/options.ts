@@ -24,7 +24,7 @@ export interface HttpHandlerOptions {
   /**
    * Sessions without a principal created per minute, in bursts of as many (token buckets): by each
    * anonymous caller the handler tells apart (an address, `limits.key`), and by all of them together
-   * (a number sets the total alone); past either, 429 with Retry-After. Default: 60 per caller, 6000 in all.
+   * (a number sets the total alone); past either, 429 with Retry-After. Default: 600 per caller, 6000 in all.
    */
   anonymousSessionsPerMinute?: number | { perCaller?: number; total?: number };
   /** Most messages in one JSON-RPC batch (2025-03-26 only); a larger one gets 400; 0 turns batches off. Default: 100, or 0 without sessions. */
@@ -165,7 +165,7 @@ export function anonymousRates(o: HttpHandlerOptions["anonymousSessionsPerMinute
   perCaller: number;
   total: number;
 } {
-  const { perCaller = 60, total = 6000 } = typeof o === "number" ? { total: o } : (o ?? {});
+  const { perCaller = 600, total = 6000 } = typeof o === "number" ? { total: o } : (o ?? {});
   return {
     perCaller: positive(perCaller, "anonymousSessionsPerMinute.perCaller"),
     total: positive(total, "anonymousSessionsPerMinute"),
