@@ -28,6 +28,8 @@ export interface GetOptions {
     owns(streamId: string): boolean;
     resume(streamId: string, seq: number, sink: SseWriter): void;
   };
+  /** Whether a drain has begun: a stream that opens from then on closes at once with its `retry:` hint. */
+  readonly draining?: () => boolean;
 }
 
 /** A session's GET: 406 unless it accepts SSE; then the stream of a shared session, or of one in `table`. */
@@ -105,6 +107,13 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
   } else {
     // messages sent while no GET stream was open come first
     void stream.resume(stream.sent, sink, features.ssePriming, o.retryMs);
+  }
+  // a drain began while this GET waited (a shared session is read from its store): its client
+  // resumes elsewhere, as those open when it began do
+  if (o.draining?.()) {
+    if (stream.sink === sink) stream.sink = undefined;
+    sink.retry(o.retryMs);
+    sink.close();
   }
   return new Reply(200, headers, sink.readable);
 }
