@@ -99,7 +99,12 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
     },
     release,
   );
-  if (adopted !== undefined) o.adopt!.resume(adopted, seq, sink);
+  if (o.draining?.()) {
+    // a drain began while this GET waited (a shared session is read from its store): its client
+    // resumes elsewhere (from the same Last-Event-ID), as those open when it began do
+    sink.retry(o.retryMs);
+    sink.close();
+  } else if (adopted !== undefined) o.adopt!.resume(adopted, seq, sink);
   else if (resumed !== undefined) {
     void stream.resume(seq, sink).then(() => {
       if (stream.done && stream !== session.standalone && !stream.sink) session.forget(stream);
@@ -107,13 +112,6 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
   } else {
     // messages sent while no GET stream was open come first
     void stream.resume(stream.sent, sink, features.ssePriming, o.retryMs);
-  }
-  // a drain began while this GET waited (a shared session is read from its store): its client
-  // resumes elsewhere, as those open when it began do
-  if (o.draining?.()) {
-    if (stream.sink === sink) stream.sink = undefined;
-    sink.retry(o.retryMs);
-    sink.close();
   }
   return new Reply(200, headers, sink.readable);
 }

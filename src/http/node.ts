@@ -152,12 +152,13 @@ const LATE_MS = 1000;
 /** The answers being written: a drain waits until they have left before it closes their connections. */
 class Answering {
   #open = 0;
-  #wake: (() => void) | undefined;
+  #wake: (() => void)[] = [];
   readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
 
   constructor(inner: (req: IncomingMessage, res: ServerResponse) => void) {
     const closed = () => {
-      if (--this.#open === 0) this.#wake?.();
+      if (--this.#open > 0) return;
+      for (const wake of this.#wake.splice(0)) wake();
     };
     this.listener = (req, res) => {
       this.#open++;
@@ -171,10 +172,10 @@ class Answering {
     if (this.#open === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
+      this.#wake.push(() => {
         clearTimeout(timer);
         resolve();
-      };
+      });
     });
   }
 }
