@@ -1,14 +1,18 @@
-// Helpers of the rolling-deploy test: a round-robin proxy that retries nothing (it says when an
-// instance refused or reset a connection before answering, and when an answer was cut), and a load
-// client that retries exactly what a spec-following client retries by itself: a 503 with
-// Retry-After, and a connection reset before any answer came.
+// Helpers of the rolling-deploy test: a round-robin proxy that sends a request to another instance
+// only when the connection to the first was refused (nothing of it was sent), as a balancer does, and
+// says when an instance reset a connection before answering and when an answer was cut; and a load
+// client that retries exactly what a spec-following client retries by itself: a 503 with Retry-After.
+// A connection reset is never retried (the request may have been served): it is counted, and the
+// test asserts there was none.
 import { once } from "node:events";
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 
 /** What the proxy saw. */
 export interface ProxyStats {
   requests: number;
-  /** Requests whose instance refused or reset the connection before answering: their client retries. */
+  /** Requests sent to another instance because the connection to the first was refused (nothing was sent). */
+  refused: number;
+  /** Requests whose instance reset the connection before answering (it may have served them): their client's connection is reset too. */
   resets: number;
   /** Answers that broke off after they began (a stream cut without its end): failures. */
   cut: number;
@@ -27,7 +31,7 @@ export async function startRoundRobin(
 ): Promise<{ url: string; port: number; stats: ProxyStats; close(): Promise<void> }> {
   let next = 0;
   const agent = new Agent({ keepAlive: true });
-  const stats: ProxyStats = { requests: 0, resets: 0, cut: 0 };
+  const stats: ProxyStats = { requests: 0, refused: 0, resets: 0, cut: 0 };
   const ready = ports.map(() => true);
   const probe = (i: number) => {
     const req = httpRequest({ host: "127.0.0.1", port: ports[i], path: "/readyz", agent: false }, (res) => {
@@ -47,45 +51,56 @@ export async function startRoundRobin(
     }
     return next++ % ports.length;
   };
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(async (req, res) => {
     stats.requests++;
     const to = req.headers["x-to"];
-    const index = typeof to === "string" ? Number(to) : pick();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
     let answered = false;
     let clientGone = false;
-    const upstream = httpRequest(
-      {
-        host: "127.0.0.1",
-        port: ports[index],
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-        agent,
-      },
-      (answer) => {
-        answered = true;
-        res.writeHead(answer.statusCode!, { ...answer.headers, "x-backend": String(index) });
-        // the headers go on at once, as a balancer's do: a resumed SSE stream may have no event yet
-        res.flushHeaders();
-        answer.pipe(res);
-        answer.on("close", () => {
-          if (answer.complete || clientGone) return;
-          stats.cut++;
-          res.destroy();
-        });
-      },
-    );
-    upstream.on("error", (error: NodeJS.ErrnoException) => {
-      if (answered) return;
-      if (error.code === "ECONNREFUSED") ready[index] = false;
-      stats.resets++;
-      res.socket?.resetAndDestroy();
-    });
+    let upstream: ReturnType<typeof httpRequest> | undefined;
     res.on("close", () => {
       if (!res.writableFinished) clientGone = true;
-      upstream.destroy();
+      upstream?.destroy();
     });
-    req.pipe(upstream);
+    const forward = (index: number, tries: number) => {
+      upstream = httpRequest(
+        {
+          host: "127.0.0.1",
+          port: ports[index],
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+          agent,
+        },
+        (answer) => {
+          answered = true;
+          res.writeHead(answer.statusCode!, { ...answer.headers, "x-backend": String(index) });
+          // the headers go on at once, as a balancer's do: a resumed SSE stream may have no event yet
+          res.flushHeaders();
+          answer.pipe(res);
+          answer.on("close", () => {
+            if (answer.complete || clientGone) return;
+            stats.cut++;
+            res.destroy();
+          });
+        },
+      );
+      upstream.on("error", (error: NodeJS.ErrnoException) => {
+        if (answered || clientGone) return;
+        // refused: nothing was sent, so the next instance gets it (a balancer's "next upstream")
+        if (error.code === "ECONNREFUSED" && typeof to !== "string" && tries < ports.length) {
+          ready[index] = false;
+          stats.refused++;
+          return forward(pick(), tries + 1);
+        }
+        stats.resets++;
+        res.socket?.resetAndDestroy();
+      });
+      upstream.end(body);
+    };
+    forward(typeof to === "string" ? Number(to) : pick(), 1);
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -109,8 +124,8 @@ export interface ClientStats {
   requests: number;
   /** Retries after a 503 with Retry-After. */
   retried503: number;
-  /** Retries after a connection reset before any answer. */
-  retriedReset: number;
+  /** Connections reset before any answer: never retried (the request may have been served), each a failure. */
+  resets: number;
 }
 
 /** One answer: status, headers, and the response to read (JSON text, or an SSE stream). */
@@ -122,7 +137,7 @@ export interface Answer {
 
 /** A client on its own loopback address, with connections kept alive, that retries as a spec-following client does. */
 export class LoadClient {
-  readonly stats: ClientStats = { requests: 0, retried503: 0, retriedReset: 0 };
+  readonly stats: ClientStats = { requests: 0, retried503: 0, resets: 0 };
   readonly #agent: Agent;
   readonly #port: number;
 
@@ -131,7 +146,7 @@ export class LoadClient {
     this.#agent = new Agent({ keepAlive: true, localAddress: address });
   }
 
-  /** Sends one request until it gets an answer that is not retryable; `signal` gives up. */
+  /** Sends one request until it gets an answer that is not retryable; `signal` gives up; a reset rejects. */
   async send(
     method: string,
     headers: { [k: string]: string },
@@ -142,13 +157,9 @@ export class LoadClient {
     for (;;) {
       this.stats.requests++;
       const answer = await this.#once(method, headers, text, signal).catch((error: unknown) => {
-        if (signal?.aborted) throw error;
-        return undefined;
+        if (!signal?.aborted) this.stats.resets++;
+        throw error;
       });
-      if (answer === undefined) {
-        this.stats.retriedReset++;
-        continue;
-      }
       const after = answer.headers["retry-after"];
       if (answer.status !== 503 || after === undefined) return answer;
       answer.res.resume();
@@ -157,9 +168,11 @@ export class LoadClient {
     }
   }
 
-  /** Sends and reads a JSON answer. */
+  /** Sends and reads a JSON answer; a reset gives status 0. */
   async json(headers: { [k: string]: string }, body: unknown): Promise<{ status: number; body: any }> {
-    const answer = await this.send("POST", headers, body);
+    const answer = await this.send("POST", headers, body).catch(() => undefined);
+    // a reset: status 0, and the failure is the caller's to record
+    if (answer === undefined) return { status: 0, body: { error: "the connection was reset" } };
     let text = "";
     for await (const chunk of answer.res) text += chunk;
     return { status: answer.status, body: text ? JSON.parse(text) : undefined };

@@ -30,11 +30,19 @@ export function drainingReply(): Reply {
 
 /**
  * What a request the drain cancelled past its grace is answered (it had no answer yet): 503 without
- * `Retry-After` (it may have had effects: not one to retry blindly), and the request's id.
+ * `Retry-After` (it may have had effects: not one to retry blindly), and the request's id; a batch
+ * (`ids` an array) gets one error for each of its requests.
  */
-export function cutReply(id: RequestId | undefined, features?: Features): Reply {
-  const error = { code: ErrorCode.InternalError, message: CUT };
-  return new Reply(503, CUT_HEADERS, encodeMessage(errorResponse(id, error, features)));
+export function cutReply(ids: RequestId | undefined | readonly RequestId[], features?: Features): Reply {
+  const body = Array.isArray(ids)
+    ? `[${ids.map((id) => cutError(id, features)).join(",")}]`
+    : cutError(ids as RequestId | undefined, features);
+  return new Reply(503, CUT_HEADERS, body);
+}
+
+/** The JSON-RPC error a request the drain cut short is answered, encoded: the last event of its stream, when it had one. */
+export function cutError(id: RequestId | undefined, features?: Features): string {
+  return encodeMessage(errorResponse(id, { code: ErrorCode.InternalError, message: CUT }, features));
 }
 
 const CUT = "Service Unavailable: the server shut down before the request finished";
@@ -55,6 +63,8 @@ export function closing(answer: Answer): Answer {
 export class Drain {
   /** The connections of requests in flight that belong to no session (2026-07-28, and `sessions: false`): cancelled past the grace. */
   readonly running = new Set<Connection>();
+  /** What answers each request still running with the cut error, at once: called past the grace, before its streams close. */
+  readonly cuts = new Set<() => void>();
   /** Whether the grace is over and the requests still running were cancelled. */
   cut = false;
   /** {@link cut}, as a function to hand out. */
@@ -127,6 +137,7 @@ export class Drain {
     clearTimeout(timer);
     clearTimeout(late);
     this.cut = true;
+    for (const cut of [...this.cuts]) cut();
     for (const connection of [...this.running]) connection.close();
     steps.end();
   }

@@ -14,7 +14,7 @@ import {
 } from "../types.js";
 import { randomId } from "./access.js";
 import { answerResponse, mapError, NONE, SERVER_ERROR } from "./answers.js";
-import { cutReply } from "./drain.js";
+import { cutError, cutReply } from "./drain.js";
 import type { EventStore } from "./event-store.js";
 import { EventStream } from "./event-stream.js";
 import type { ErrorStatus } from "./options.js";
@@ -76,6 +76,8 @@ export interface ExchangeOptions {
   errorStatus: ErrorStatus | undefined;
   /** Whether a drain has cancelled what still ran: a request it cut short is told so. */
   shut?: () => boolean;
+  /** What a drain calls past its grace, before it closes the streams: the exchange answers with the cut error at once. */
+  cuts?: Set<() => void>;
 }
 
 const NO_IDS: readonly RequestId[] = Object.freeze([]);
@@ -219,16 +221,22 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
     if (data === undefined || over) return;
     toSse().write(data);
   };
-  const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
+  const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined, drained = false) => {
+    // cut by a drain already (its handler's end comes after)
+    if (over) return;
     over = true;
+    o.cuts?.delete(cutNow);
     if (session) {
       session.inflight--;
       session.lastActive = Date.now();
       for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
     }
     const batch = Array.isArray(answer) ? encodeBatch(answer, o.maxBatchAnswerBytes, connection) : undefined;
-    if (!stream && answer === undefined && o.shut?.()) {
-      reply(cutReply(requestIds(message)[0], features));
+    // cancelled by a drain past its grace: every request is told, on its stream when it has one (and
+    // in the event store, where a client that resumes elsewhere reads it)
+    const cut = drained || (answer === undefined && o.shut?.() === true);
+    if (!stream && cut) {
+      reply(cutReply(Array.isArray(message) ? requestIds(message) : requestIds(message)[0], features));
     } else if (!stream) {
       reply(
         batch
@@ -236,14 +244,18 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
           : answerResponse(answer, headers, connection, mapError(o.errorStatus, answer, o.request)),
       );
     } else {
-      for (const text of batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []))
-        stream.write(text);
+      const texts = cut
+        ? requestIds(message).map((id) => cutError(id, features))
+        : (batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []));
+      for (const text of texts) stream.write(text);
       const delivered = stream.sink?.open === true;
       stream.finish();
       session?.finished(stream, delivered);
     }
     o.done();
   };
+  const cutNow = () => finish(undefined, true);
+  o.cuts?.add(cutNow);
   const options: HandleOptions = { send };
   if (server.observer) options.carrier = o.request;
   // a client already gone: nothing runs, as for an aborted signal

@@ -28,6 +28,8 @@ export interface GetOptions {
     owns(streamId: string): boolean;
     resume(streamId: string, seq: number, sink: SseWriter): void;
   };
+  /** Whether a drain has begun: a stream that opens from then on closes at once with its `retry:` hint. */
+  readonly draining?: () => boolean;
 }
 
 /** A session's GET: 406 unless it accepts SSE; then the stream of a shared session, or of one in `table`. */
@@ -97,7 +99,12 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
     },
     release,
   );
-  if (adopted !== undefined) o.adopt!.resume(adopted, seq, sink);
+  if (o.draining?.()) {
+    // a drain began while this GET waited (a shared session is read from its store): its client
+    // resumes elsewhere (from the same Last-Event-ID), as those open when it began do
+    sink.retry(o.retryMs);
+    sink.close();
+  } else if (adopted !== undefined) o.adopt!.resume(adopted, seq, sink);
   else if (resumed !== undefined) {
     void stream.resume(seq, sink).then(() => {
       if (stream.done && stream !== session.standalone && !stream.sink) session.forget(stream);

@@ -104,6 +104,7 @@ export class StreamableHttp {
       retryMs: this.#retryMs,
       governor: this.#limits.governor,
       open: (caller, onGone, onEnd) => this.#streams.open(onGone, this.#limits.queue(caller), onEnd),
+      draining: () => this.#drain.draining,
     };
     const store = sessionStore(o.sessions);
     if (store)
@@ -122,8 +123,12 @@ export class StreamableHttp {
   async handle(request: Request): Promise<Answer> {
     // a drain refuses new requests; a POST of a session with requests in flight here is still served
     // (its client's answers to their questions come here)
-    if (this.#drain.draining && !this.#busy(request)) return drainingReply();
     const origin = header(request, "origin");
+    if (this.#drain.draining && !this.#busy(request)) {
+      // a browser reads it (and retries) when its origin is one allowed
+      const allowed = origin !== null && originAllowed(origin, this.#o.allowedOrigins, this.#hosts);
+      return allowed ? withCors(drainingReply(), origin) : drainingReply();
+    }
     const host = header(request, "host") ?? new URL(request.url).host;
     const refused = this.#host.refusal(host);
     if (refused === 400) return httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed");
@@ -343,6 +348,7 @@ export class StreamableHttp {
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
       shut: this.#drain.isCut,
+      cuts: this.#drain.cuts,
     });
   }
 
@@ -366,7 +372,7 @@ export class StreamableHttp {
   }
 
   drain(options: DrainOptions = {}): Promise<void> {
-    this.#drained ??= this.#drain.run(positive(options.graceMs ?? 30_000, "graceMs"), {
+    this.#drained ??= this.#drain.run(count(options.graceMs ?? 30_000, "graceMs"), {
       // GET streams end with a retry hint (clients resume them elsewhere), listen streams with their final result
       begin: () => {
         this.#table?.detach(this.#retryMs, false);

@@ -1,12 +1,18 @@
 /** `serve`: plain Node (`node:http`) in front of the web-standard handler of `picomcp/http`: listening, connections per address, health, close and drain. */
-import { createServer, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import type { McpServer } from "../server.js";
 import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import { LOOPBACK_HOSTS } from "./guard.js";
 import { createHttpHandler, type DrainOptions, type HttpHandler, type HttpHandlerOptions } from "./index.js";
 import { toNodeListener } from "./node-listener.js";
-import { positive } from "./options.js";
+import { count, positive } from "./options.js";
 
 export { type NodeListenerOptions, toNodeListener } from "./node-listener.js";
 export { remoteAddress } from "./node-request.js";
@@ -83,7 +89,8 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     httpOptions.allowedHosts = [...LOOPBACK_HOSTS, bracket(hostname)];
   }
   const handler = createHttpHandler(server, httpOptions);
-  const listener = toNodeListener(handler, { path, bodyTimeoutMs });
+  const answering = new Answering(toNodeListener(handler, { path, bodyTimeoutMs }));
+  const listener = answering.listener;
   const live = health && (health.live ?? "/healthz");
   const ready = health && (health.ready ?? "/readyz");
   const http = createServer(
@@ -119,14 +126,58 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     url: `http://${host}:${address.port}${path}`,
     handler,
     close: async (options) => {
-      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-      // no connection is accepted from now on; those open are answered 503 until the drain is over
-      if (options !== undefined) await handler.drain(options);
-      else handler.close();
+      if (options === undefined) {
+        const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+        handler.close();
+        http.closeAllConnections();
+        return closed;
+      }
+      const graceMs = count(options.graceMs ?? 30_000, "graceMs");
+      const until = Date.now() + graceMs;
+      // no connection is accepted from now on; idle kept-alive ones stay open (http.Server's close would
+      // reset them under a request on its way) and are answered 503 until the drain is over
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
+      await handler.drain({ ...options, graceMs });
+      // the answers still on their way out (a slow reader's, the cut's) get the rest of the grace
+      await answering.settled(Math.max(until - Date.now(), LATE_MS));
       http.closeAllConnections();
       await closed;
     },
   };
+}
+
+/** Milliseconds that the answers written at the end of a drain (past its grace) get to leave. */
+const LATE_MS = 1000;
+
+/** The answers being written: a drain waits until they have left before it closes their connections. */
+class Answering {
+  #open = 0;
+  #wake: (() => void)[] = [];
+  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
+
+  constructor(inner: (req: IncomingMessage, res: ServerResponse) => void) {
+    const closed = () => {
+      if (--this.#open > 0) return;
+      for (const wake of this.#wake.splice(0)) wake();
+    };
+    this.listener = (req, res) => {
+      this.#open++;
+      res.once("close", closed);
+      inner(req, res);
+    };
+  }
+
+  /** Resolves once no answer is being written, or after `ms`. */
+  settled(ms: number): Promise<void> {
+    if (this.#open === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
 }
 
 /**

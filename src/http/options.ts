@@ -143,7 +143,8 @@ export interface HttpHandler {
 export interface DrainOptions {
   /**
    * Milliseconds the requests in flight (and the tasks this process runs) get to finish; past them,
-   * their handlers are cancelled (`ctx.signal` aborts) and the tasks left are failed. Default: 30000.
+   * their handlers are cancelled (`ctx.signal` aborts) and the tasks left are failed. A non-negative
+   * integer; 0 cancels at once. Default: 30000.
    */
   graceMs?: number;
 }

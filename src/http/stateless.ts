@@ -19,7 +19,7 @@ import {
   type RequestId,
 } from "../types.js";
 import { bodyRefused, JSON_TYPE, mapError, NONE } from "./answers.js";
-import { cutReply, type Drain } from "./drain.js";
+import { cutError, cutReply, type Drain } from "./drain.js";
 import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
 import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";
 import { checkHeaders } from "./headers.js";
@@ -308,11 +308,17 @@ export class StatelessHttp {
         // closing the stream is the client's cancellation
         sink = this.#o.sink(cancel, this.#o.limits.caller(request, auth));
         reply(new Reply(200, SSE_HEADERS, sink.readable));
+        // a listen that registers once a drain has begun (its body was still arriving) ends at
+        // once with its final result, as those open when it began did
+        if (listen && this.#o.drain.draining) queueMicrotask(() => connection.endListens());
       }
       sink.event(data);
     };
     const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
+      // cut by a drain already (its handler's end comes after)
+      if (over) return;
       over = true;
+      this.#o.drain.cuts.delete(cutNow);
       release();
       if (listen) this.#listening.delete(connection);
       this.#o.drain.running.delete(connection);
@@ -320,6 +326,8 @@ export class StatelessHttp {
       const one = Array.isArray(answer) ? answer[0] : answer;
       if (sink) {
         if (one) sink.event(encodeMessage(one));
+        // cancelled at the end of a drain: the stream's last event says so
+        else if (this.#o.drain.cut) sink.event(cutError(validId((message as { id?: unknown }).id)));
         sink.close();
       } else if (one) {
         const mapped = mapError(this.#o.errorStatus, one, request);
@@ -337,6 +345,8 @@ export class StatelessHttp {
         reply(new Reply(202, NONE, null));
       }
     };
+    const cutNow = () => finish(undefined);
+    this.#o.drain.cuts.add(cutNow);
     const options: HandleOptions = { send, stateless: true };
     if (this.#o.server.observer) options.carrier = request;
     // a client already gone: nothing runs, as for an aborted signal

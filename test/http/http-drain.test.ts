@@ -366,9 +366,9 @@ describe("handler.drain()", () => {
     expect(handler.sessionCount).toBe(0);
   });
 
-  it("graceMs must be a positive number", () => {
+  it("graceMs must be a non-negative integer", () => {
     const { handler } = setup();
-    expect(() => handler.drain({ graceMs: -1 })).toThrow("graceMs must be a positive number");
+    expect(() => handler.drain({ graceMs: -1 })).toThrow("graceMs must be a non-negative integer");
   });
 });
 

@@ -1,7 +1,7 @@
 // Draining an instance of shared 2025 sessions, on a real redis-server: its GET stream and a POST's
 // stream resumed on it from another instance close at once with a `retry:` hint (the drain does not
 // wait for the other instance's answer), the client resumes both elsewhere and misses nothing, and
-// the session lives on.
+// the session lives on; a request cut past the grace leaves its error where a resume elsewhere reads it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useRedis, withRedis } from "../redis-helpers.js";
 import { gate, type SharedInstance, startSharedInstance } from "../redis-sessions-helpers.js";
@@ -114,5 +114,41 @@ describe.runIf(withRedis)("draining an instance of shared sessions", () => {
       id: 8,
       result: { content: [{ type: "text", text: "C" }] },
     });
+  });
+
+  it("a request cut past the grace leaves its cut error in its stream: the client that resumes elsewhere reads it", async () => {
+    const init = await post(0, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: V, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    const session = { "mcp-session-id": init.headers.get("mcp-session-id")! };
+    await init.text();
+    // a POST on A whose stream closes at once (the client is to resume it), and that never ends
+    const first = await post(
+      0,
+      {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "later", arguments: { gate: "never" } },
+      },
+      session,
+    );
+    const last = (await events(first)).filter((e) => e.id).at(-1)!.id!;
+    await instances[0]!.http.handler.drain({ graceMs: 0 });
+    const resumedOnC = await get(2, { ...session, "last-event-id": last });
+    expect(resumedOnC.status).toBe(200);
+    expect((await events(resumedOnC)).filter((e) => e.data).map((e) => JSON.parse(e.data!))).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 9,
+        error: {
+          code: -32603,
+          message: "Service Unavailable: the server shut down before the request finished",
+        },
+      },
+    ]);
   });
 });
