@@ -6,6 +6,8 @@ export interface DestructuredNames {
   readonly keys: readonly string[];
   /** Whether the pattern ends with `...rest`. */
   readonly rest: boolean;
+  /** The keys written with a default (`{ version = "latest" }`): the caller may leave them out. */
+  readonly defaults: readonly string[];
 }
 
 /** The patterns of a function's first two parameters, as far as they are read. */
@@ -264,6 +266,7 @@ function followed(p: Scanner): boolean {
 function pattern(p: Scanner): DestructuredNames {
   p.i++;
   const keys: string[] = [];
+  const defaults: string[] = [];
   let rest = false;
   for (;;) {
     let c = p.space();
@@ -298,6 +301,7 @@ function pattern(p: Scanner): DestructuredNames {
       c = p.space();
     }
     if (c === "=") {
+      defaults.push(key);
       p.i++;
       p.until(",}");
       c = p.space();
@@ -305,17 +309,21 @@ function pattern(p: Scanner): DestructuredNames {
     if (c === ",") p.i++;
     else if (c !== "}") throw new Unreadable();
   }
-  return { keys, rest };
+  return { keys, rest, defaults };
 }
 
-/** The keys `fn` destructures that `allowed` lacks, with all it destructures; undefined when they fit or cannot be read. */
+/**
+ * The keys `fn` destructures without a default that `allowed` lacks, with all it destructures;
+ * undefined when they fit or cannot be read. A key with a default (`{ version = "latest" }`) is
+ * one the handler is ready to miss: a read shared by `docs://{id}` and `docs://{id}/v/{version}`.
+ */
 function unknownNames(
   fn: unknown,
   allowed: readonly string[],
 ): { unknown: string[]; keys: readonly string[] } | undefined {
   const names = destructuredNames(fn);
   if (names === undefined) return undefined;
-  const unknown = names.keys.filter((k) => !allowed.includes(k));
+  const unknown = names.keys.filter((k) => !allowed.includes(k) && !names.defaults.includes(k));
   return unknown.length === 0 ? undefined : { unknown, keys: names.keys };
 }
 

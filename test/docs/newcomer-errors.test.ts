@@ -184,6 +184,35 @@ describe("a read or get that does not fit its template or args", () => {
     expect(() => s.resource("f://{x}", { read: ({ x }) => x })).not.toThrow();
   });
 
+  it("a key with a default may be missing: one read shared by two templates, a prompt's optional key", async () => {
+    const s = server();
+    const read = ({ id, version = "latest" }: { id: string; version?: string }) => `${id}@${version}`;
+    s.resource("docs://{id}", { read });
+    s.resource("docs://{id}/v/{version}", { read });
+    s.prompt("write", {
+      args: z.object({ topic: z.string() }),
+      get: ({ topic, tone = "neutral" }: any) => `${topic} ${tone}`,
+    });
+    s.prompt("plain", {
+      args: [{ name: "topic" }],
+      get: ({ topic, tone = "neutral" }: any) => `${topic} ${tone}`,
+    });
+    const c = await connect(s);
+    expect((await c.readResource("docs://a")).contents).toEqual([
+      { uri: "docs://a", mimeType: "text/plain", text: "a@latest" },
+    ]);
+    expect((await c.readResource("docs://a/v/2")).contents[0]).toMatchObject({ text: "a@2" });
+    expect((await c.getPrompt("write", { topic: "x" })).messages).toEqual([
+      { role: "user", content: { type: "text", text: "x neutral" } },
+    ]);
+    // a key without a default is still checked, beside one with
+    expect(() =>
+      loose(server()).resource("docs://{id}", { read: ({ ids, version = "1" }: any) => ids + version }),
+    ).toThrow(
+      "Mismatch between URI parameters {id} and read parameters {ids, version} of resource docs://{id}: ids is not a variable",
+    );
+  });
+
   it("a prompt's get against its args, as a list or a schema", () => {
     expect(() =>
       loose(server()).prompt("review", {
