@@ -244,6 +244,27 @@ describe("a read or get that does not fit its template or args", () => {
       loose(server()).prompt("review", { args: open, get: ({ title, tone }: any) => title + tone }),
     ).not.toThrow();
   });
+
+  it("get is checked against what the schema passes it: loose objects and transforms register", async () => {
+    const s = server();
+    const topic = { topic: z.string() };
+    const get = ({ topic, tone }: any) => `${topic} ${tone}`;
+    s.prompt("loose", { args: z.looseObject(topic), get });
+    s.prompt("passthrough", { args: z.object(topic).passthrough(), get });
+    s.prompt("catchall", { args: z.object(topic).catchall(z.unknown()), get });
+    const renamed = z.object({ user_id: z.string() }).transform((a) => ({ user: a.user_id }));
+    s.prompt("transform", { args: renamed, get: ({ user }: any) => `user ${user}` });
+    const c = await connect(s);
+    const text = async (name: string, args: { [k: string]: string }) =>
+      ((await c.getPrompt(name, args)).messages[0]!.content as { text: string }).text;
+    for (const name of ["loose", "passthrough", "catchall"])
+      expect(await text(name, { topic: "owls", tone: "dry" }), name).toBe("owls dry");
+    expect(await text("transform", { user_id: "7" })).toBe("user 7");
+    // a closed object is still checked
+    expect(() => loose(server()).prompt("strict", { args: z.strictObject(topic), get })).toThrow(
+      'Mismatch between prompt arguments {topic} and get parameters {topic, tone} of prompt "strict"',
+    );
+  });
 });
 
 describe("resource URIs and templates", () => {
