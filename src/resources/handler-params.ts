@@ -1,4 +1,5 @@
 /** Reading the names a handler (a resource's read, a prompt's get) destructures from its parameters, from its source text. */
+import type { ResourceContext } from "../context.js";
 
 /** What {@link destructuredNames} read: the keys of the first parameter's `{ … }` pattern. */
 export interface DestructuredNames {
@@ -327,25 +328,31 @@ function unknownNames(
   return unknown.length === 0 ? undefined : { unknown, keys: names.keys };
 }
 
-/** Names a read's context has, which a second-parameter pattern may take without being SDK v1's. */
-const CONTEXT_KEYS = new Set([
-  "uri",
-  "signal",
-  "requestId",
-  "client",
-  "meta",
-  "auth",
-  "sessionId",
-  "features",
-  "progress",
-  "log",
-  "elicit",
-  "sample",
-  "roots",
-  "requestState",
-  "setRequestState",
-  "task",
-]);
+/**
+ * Names a read's context has, which a second-parameter pattern may take without being SDK v1's: one
+ * entry per key of {@link ResourceContext}, neither more nor fewer (the type says so), so it cannot drift.
+ */
+const CONTEXT_KEY_RECORD: { readonly [K in keyof ResourceContext]-?: true } = {
+  uri: true,
+  signal: true,
+  requestId: true,
+  client: true,
+  meta: true,
+  auth: true,
+  sessionId: true,
+  clientAddress: true,
+  features: true,
+  progress: true,
+  log: true,
+  elicit: true,
+  sample: true,
+  roots: true,
+  sessionState: true,
+  requestState: true,
+  setRequestState: true,
+  task: true,
+};
+const CONTEXT_KEYS: ReadonlySet<string> = new Set(Object.keys(CONTEXT_KEY_RECORD));
 
 /** `{a, b}`: a set of names as the registration errors print it. */
 const nameSet = (names: readonly string[]) => `{${names.join(", ")}}`;

@@ -124,6 +124,15 @@ describe("SDK v1's resource shapes and register* methods, in plain JavaScript", 
       }),
     ).not.toThrow();
     expect(() => server().resource("docs://static", { read: (_p, { uri }) => uri })).not.toThrow();
+    // a variable named as a key of the context, taken from the context: every key of it counts
+    expect(() =>
+      server().resource("ip://{clientAddress}", { read: (_p, { clientAddress }) => String(clientAddress) }),
+    ).not.toThrow();
+    expect(() =>
+      loose(server()).resource("state://{sessionState}", {
+        read: (_p: unknown, { sessionState }: any) => sessionState,
+      }),
+    ).not.toThrow();
   });
 
   it("registerResource, registerTool, registerPrompt: what to write here", () => {
