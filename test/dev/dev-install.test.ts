@@ -54,7 +54,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe("npx picomcp after the README's install and more npm installs", { timeout: 120_000 }, () => {
+describe("npx picomcp after the README's install and more npm installs", { timeout: 300_000 }, () => {
   it("works after a second npm install, which leaves a current dist/ alone", () => {
     npm("init", "-y");
     npm("pkg", "set", "type=module");
