@@ -49,7 +49,7 @@ beforeAll(() => {
     cpSync(join(root, part), join(clone, part), { recursive: true });
   // the clone after its own `npm install`: its dev dependencies in place
   symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
-}, 60_000);
+}, 120_000);
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
