@@ -91,6 +91,8 @@ function unfaithful(
   seen: Set<object>,
 ): { path: string; value: unknown } | undefined {
   let v = value;
+  // bytes first: a Buffer's toJSON would make them {"type":"Buffer","data":[…]}
+  if (typeof v === "object" && v !== null && (isBinary(v) || isBlob(v))) return { path, value: v };
   if ((typeof v === "object" && v !== null) || typeof v === "bigint") {
     const toJSON = (v as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") v = toJSON.call(v, key);
@@ -112,7 +114,7 @@ function unfaithful(
       if (v instanceof String || v instanceof Number || v instanceof Boolean) return undefined;
       if (v instanceof Map || v instanceof Set || v instanceof WeakMap || v instanceof WeakSet)
         return { path, value: v };
-      if (isBinary(v) || isBlob(v) || isPromiseLike(v)) return { path, value: v };
+      if (isPromiseLike(v)) return { path, value: v };
       // a class instance: its own fields, as a data class; with none, its JSON would be {}
       if (Object.keys(v).length === 0) return { path, value: v };
     }
@@ -140,11 +142,12 @@ function refused(what: string, value: unknown, path = "$"): TypeError {
 }
 
 /**
- * JSON text that may hide a value serialized in silence (`{}`, or a typed array's `{"0":…`), which then
- * gets the full walk; any other JSON is sent as it is. Not `null`: nullable fields are common, and walking
- * every value that has one would cost more than serializing it; a nested NaN stays JSON's `null`.
+ * JSON text that may hide a value serialized in silence (`{}`, a typed array's `{"0":…`, a Buffer's
+ * `{"type":"Buffer","data":[…`), which then gets the full walk; any other JSON is sent as it is. Not
+ * `null`: nullable fields are common, and walking every value that has one would cost more than
+ * serializing it; a nested NaN stays JSON's `null`.
  */
-const SUSPECT = /\{\}|\{"0":/;
+const SUSPECT = /\{\}|\{"0":|\{"type":"Buffer","data":\[/;
 
 /** `value` as JSON text, or an error naming `what` and the value that JSON cannot hold. */
 function toJson(value: unknown, what: string): string {
@@ -167,17 +170,16 @@ function toJson(value: unknown, what: string): string {
   return text;
 }
 
-/** SDK v1's result shape, `{ contents: [...] }` (and maybe `_meta`), from a read written for it. */
-function v1Contents(value: { [key: string]: unknown }, what: string): ResourceContents[] | undefined {
-  if (!Array.isArray(value.contents)) return undefined;
+/**
+ * SDK v1's result shape, `{ contents: [...] }` (and maybe `_meta`), from a read written for it: only when
+ * the array is not empty and every item is `{ uri, text }` or `{ uri, blob }`. Anything else
+ * (`{ contents: [] }`, `{ contents: ["Intro", "Ch 1"] }`) is a value like any other, sent as its JSON.
+ */
+function v1Contents(value: { [key: string]: unknown }): ResourceContents[] | undefined {
+  const contents = value.contents;
+  if (!Array.isArray(contents) || contents.length === 0 || !contents.every(isContents)) return undefined;
   for (const key in value) if (key !== "contents" && key !== "_meta") return undefined;
-  const contents = value.contents as unknown[];
-  for (const [i, c] of contents.entries())
-    if (!isContents(c))
-      throw new TypeError(
-        `${what} returned { contents } (SDK v1's shape) whose contents[${i}] is ${typeName(c)}, not { uri, text } or { uri, blob } (blob in base64): fix it, or return the text, the bytes or the value itself`,
-      );
-  return contents as ResourceContents[];
+  return contents;
 }
 
 /**
@@ -185,7 +187,7 @@ function v1Contents(value: { [key: string]: unknown }, what: string): ResourceCo
  * string → text (`mimeType` or text/plain); bytes (Uint8Array, ArrayBuffer, any typed array or
  * DataView) → base64 blob (`mimeType` or application/octet-stream); a Blob → its bytes (`mimeType`,
  * its type, or application/octet-stream), asynchronously; an array of `{ uri, text }`/`{ uri, blob }`,
- * or SDK v1's `{ contents: [...] }` → those contents; any other value JSON holds faithfully → its
+ * or SDK v1's `{ contents: [...] }` of such items → those contents; any other value JSON holds faithfully → its
  * JSON (`mimeType` or application/json). Refused: undefined, functions, symbols, bigints, NaN,
  * Infinity, Map, Set, class instances with no own fields and no `toJSON`, and (but NaN, Infinity)
  * such values nested.
@@ -203,7 +205,7 @@ export function toResourceContents(
       const proto = Object.getPrototypeOf(value);
       if (proto === Object.prototype || proto === null) {
         if ("contents" in value) {
-          const contents = v1Contents(value as { [key: string]: unknown }, `read() of ${uri}`);
+          const contents = v1Contents(value as { [key: string]: unknown });
           if (contents) return contents;
         }
       } else if (isBinary(value))

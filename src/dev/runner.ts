@@ -141,12 +141,20 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     });
 
   let restarting: Promise<void> = Promise.resolve();
+  // from the restart's stop to the new child's start: the old child's module graph still says what
+  // matters, so that what it writes while it exits (its state, on SIGTERM) restarts nothing
+  let switching = false;
   const restart = (reason: string) => {
     restarting = restarting.then(async () => {
       if (closing) return;
       setStatus({ state: "restarting", reason });
-      await stop();
-      if (!closing) start();
+      switching = true;
+      try {
+        await stop();
+        if (!closing) start();
+      } finally {
+        switching = false;
+      }
     });
     return restarting;
   };
@@ -173,7 +181,7 @@ export async function runDev(options: DevOptions): Promise<DevRunner> {
     dir: dirname(entry),
     ignore: options.ignore ?? [],
     debounceMs: options.debounceMs ?? 150,
-    running: () => child !== undefined,
+    running: () => child !== undefined || switching,
     onChange: (files) => {
       const what =
         files.length > 3 ? `${files.slice(0, 3).join(", ")} and ${files.length - 3} more` : files.join(", ");

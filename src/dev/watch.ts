@@ -4,7 +4,7 @@
  * that come in a burst (a build writing many files) restart it once, after a quiet period.
  */
 import { createHash } from "node:crypto";
-import { type FSWatcher, readFileSync, watch } from "node:fs";
+import { type FSWatcher, readFileSync, realpathSync, watch } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -124,6 +124,11 @@ const hashOf = (path: string): string => {
 /** Watches `options.dir` and calls `onChange` after each burst of changes that matter. */
 export function watchChanges(options: WatchOptions): ChangeWatcher {
   const ignored = options.ignore.map(globTest);
+  // module URLs are real paths: a folder reached through a symlink is compared as the folder it is
+  let dir = options.dir;
+  try {
+    dir = realpathSync(dir);
+  } catch {}
   /** The modules the last server that reported loaded (absolute paths), and the hash of each as loaded. */
   let graph = new Map<string, string>();
   /** false: the hooks cannot see every module (a CommonJS one's requires on Node 20), so any change counts. */
@@ -135,15 +140,14 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
 
   /** A running server with a known graph: only its modules matter, never a file it writes itself. */
   const useGraph = () => options.running() && complete && graph.size > 0;
-  const matters = (file: string) =>
-    useGraph() ? graph.has(join(options.dir, file)) : !BUILD_ONLY.test(file);
+  const matters = (file: string) => (useGraph() ? graph.has(join(dir, file)) : !BUILD_ONLY.test(file));
 
   const changed = (name: string) => {
     const file = name.split(sep).join("/");
     if (ALWAYS_IGNORED.test(file) || ignored.some((test) => test.test(file))) return;
     // not one of a running server's modules: dropped at once, so that a server writing its log every
     // few milliseconds cannot hold a restart back by never letting the burst end
-    if (useGraph() && !graph.has(join(options.dir, name))) return;
+    if (useGraph() && !graph.has(join(dir, name))) return;
     pending.add(file);
     clearTimeout(timer);
     timer = setTimeout(settled, options.debounceMs);
@@ -154,7 +158,7 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
   // from the last seen (a build rewrites files it did not change)
   const settled = () => {
     const files = [...pending].filter(matters).filter((file) => {
-      const path = join(options.dir, file);
+      const path = join(dir, file);
       const hash = hashOf(path);
       const before = known.get(path);
       known.set(path, hash);
@@ -165,15 +169,32 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
   };
 
   let watcher: FSWatcher | undefined;
-  try {
-    watcher = watch(options.dir, { recursive: true }, (_event, name) => {
-      if (name) changed(name.toString());
-    });
-  } catch (error) {
-    options.log(
-      `picomcp dev: cannot watch ${options.dir} (${(error as Error).message}); no restarts on change`,
-    );
-  }
+  let closed = false;
+  let warned = false;
+  const open = () => {
+    try {
+      const made = watch(dir, { recursive: true }, (_event, name) => {
+        if (name) changed(name.toString());
+      });
+      // Node's emulated recursive watch (Linux) errors with ENOENT when a folder goes while it scans it
+      // (rm -rf build, npm install): said once, and watched anew rather than crashing picomcp dev
+      made.on("error", (error) => {
+        made.close();
+        if (watcher !== made || closed) return;
+        watcher = undefined;
+        if (!warned)
+          options.log(`picomcp dev: watching ${options.dir} failed (${error.message}); watching it again`);
+        warned = true;
+        open();
+      });
+      watcher = made;
+    } catch (error) {
+      options.log(
+        `picomcp dev: cannot watch ${options.dir} (${(error as Error).message}); no restarts on change`,
+      );
+    }
+  };
+  open();
 
   return {
     follow(stream) {
@@ -197,7 +218,7 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
           const path = fileURLToPath(url);
           // the project's own modules: not picomcp's, nor an installed package's (a CommonJS one among
           // them requires files no change of the project's touches)
-          const file = relative(options.dir, path).split(sep).join("/");
+          const file = relative(dir, path).split(sep).join("/");
           if (file.startsWith("../") || ALWAYS_IGNORED.test(file)) continue;
           const bytes = hash === "-" ? hashOf(path) : hash;
           graph.set(path, bytes);
@@ -208,6 +229,7 @@ export function watchChanges(options: WatchOptions): ChangeWatcher {
       stream.on("error", () => {});
     },
     close() {
+      closed = true;
       clearTimeout(timer);
       watcher?.close();
     },

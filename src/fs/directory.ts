@@ -15,7 +15,7 @@ import {
   type RootState,
   readBounded,
 } from "./open.js";
-import { absolute, type Listing, walk } from "./walk.js";
+import { absolute, type Listing, oneAtATime, walk } from "./walk.js";
 import { type ChangeBatch, NATIVE_RECURSIVE, TreeWatcher } from "./watch.js";
 
 /** A filter on paths below the root (`sub/notes.md`, `/`-separated): a pattern, or a function. */
@@ -181,9 +181,20 @@ export function createDirectoryResources(
   const filter = { dir: allowedDir, file: allowedFile, link: served };
   const watching = options.watch ?? true;
   let listing: Promise<Listing> | undefined;
-  /** Walks the root again; while watching, the listing is kept until a name comes or goes. */
-  const relist = (): Promise<Listing> => {
+  /** The listing of the walk started last, once it is made: an older one's result is stale. */
+  let latest: Listing | undefined;
+  /**
+   * Walks the root again, one walk at a time (a burst of changes starts one more walk, not a walk
+   * each); while watching, the listing is kept until a name comes or goes.
+   */
+  const relist = oneAtATime((): Promise<Listing> => {
     const next = walk(state, filter, maxListed);
+    next.then(
+      (l) => {
+        latest = l;
+      },
+      () => {},
+    );
     if (!watching) return next;
     // a walk that failed is not kept: the next list walks again
     listing = next.catch((error) => {
@@ -192,7 +203,7 @@ export function createDirectoryResources(
     });
     const kept = listing;
     return kept;
-  };
+  });
   const list = (): Promise<Listing> => listing ?? relist();
   const shaped = new WeakMap<Listing, readonly Resource[]>();
 
@@ -254,8 +265,9 @@ export function createDirectoryResources(
       let after = before;
       if (batch.renamed) {
         after = await relist();
-        watcher?.sync(after.dirs);
         if (removed) return;
+        // walks end in the order they started: only the newest listing says what to watch
+        if (after === latest) watcher?.sync(after.dirs);
         if (!sameFiles(before.files, after.files)) server.resourceListChanged();
       }
       const known = new Set([...before.files, ...after.files]);

@@ -81,3 +81,35 @@ export async function walk(root: RootState, filter: WalkFilter, max: number): Pr
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { files, dirs };
 }
+
+/**
+ * `start`, never more than one at a time: a call while one runs gets the one that starts when it ends,
+ * and every call until then shares it (a burst of changes makes two walks, not one per change). The
+ * runs end in the order they started, so a later call's result never comes before an earlier one's.
+ */
+export function oneAtATime<T>(start: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  let queued: Promise<T> | undefined;
+  const run = (): Promise<T> => {
+    const next = start();
+    running = next;
+    const done = () => {
+      if (running === next) running = undefined;
+    };
+    next.then(done, done);
+    return next;
+  };
+  return () => {
+    if (queued) return queued;
+    if (!running) return run();
+    const after = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    queued = after.then(() => {
+      queued = undefined;
+      return run();
+    });
+    return queued;
+  };
+}

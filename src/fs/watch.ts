@@ -72,7 +72,9 @@ export class TreeWatcher {
     const path = dir === "" ? this.#root : this.#root + sep + dir.split("/").join(sep);
     let watcher: FSWatcher;
     try {
-      watcher = watch(path, { recursive, persistent: true }, (event, name) =>
+      // not persistent: the server's transport keeps the process alive, a watcher never does (a server
+      // closed without files.remove() still lets the process exit)
+      watcher = watch(path, { recursive, persistent: false }, (event, name) =>
         this.#event(dir, event, name === null ? undefined : String(name)),
       );
     } catch (error) {
@@ -84,7 +86,11 @@ export class TreeWatcher {
     // that the rename starts says what to watch now
     watcher.on("error", () => {
       watcher.close();
-      if (this.#watchers.get(dir) === watcher) this.#watchers.delete(dir);
+      if (this.#watchers.get(dir) !== watcher) return;
+      this.#watchers.delete(dir);
+      // the one recursive watcher is the root's: no walk would add it again, so it is made anew here
+      // (an error of Node's emulated recursive watch, ENOENT from a folder removed while it scanned)
+      if (recursive && !this.#closed) this.#add(dir, true);
       this.#event(dir, "rename", undefined);
     });
     this.#watchers.set(dir, watcher);

@@ -75,18 +75,11 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
   let open = false;
   if (isStandardSchema(options.args)) {
     schema = compileSchema(options.args, "input");
-    const js = schema.jsonSchema as {
+    const js = schema.jsonSchema as ObjectSchema & {
       properties?: { [k: string]: { description?: string; title?: string } };
       required?: string[];
-      additionalProperties?: unknown;
-      patternProperties?: unknown;
     };
-    // a schema that takes keys it does not name (a record, a catchall) leaves get free to read them
-    const extra = js.additionalProperties;
-    open =
-      js.patternProperties !== undefined ||
-      extra === true ||
-      (typeof extra === "object" && extra !== null && Object.keys(extra).length > 0);
+    open = mayPassOtherKeys(options.args, js);
     const required = new Set(js.required ?? []);
     args = Object.entries(js.properties ?? {}).map(([argName, p]) => {
       const a: PromptArgument = { name: argName };
@@ -136,6 +129,36 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
     scopes: scopesOption(`Prompt "${name}"`, options.scopes),
     cache: cacheHint(options.cache, cache),
   };
+}
+
+type ObjectSchema = {
+  properties?: { [k: string]: unknown };
+  additionalProperties?: unknown;
+  patternProperties?: unknown;
+};
+
+/**
+ * Whether `get` may receive keys other than the input schema's properties, so that its parameters
+ * cannot be checked against them. `get` receives the schema's output: where no output JSON Schema is
+ * known (a transform, a library without one) or its keys differ from the input's, nothing is claimed.
+ * Anything but `additionalProperties: false` is open (zod writes `{}` for a loose object or a catchall).
+ */
+function mayPassOtherKeys(args: StandardSchemaV1, input: ObjectSchema): boolean {
+  let output: ObjectSchema;
+  try {
+    output = compileSchema(args, "output").jsonSchema as ObjectSchema;
+  } catch {
+    return true;
+  }
+  const keys = (js: ObjectSchema) =>
+    Object.keys(js.properties ?? {})
+      .sort()
+      .join("\0");
+  return (
+    output.additionalProperties !== false ||
+    output.patternProperties !== undefined ||
+    keys(output) !== keys(input)
+  );
 }
 
 const PROMPTS = Object.freeze({ prompts: Object.freeze({ listChanged: true }) });

@@ -1,4 +1,5 @@
 /** Reading the names a handler (a resource's read, a prompt's get) destructures from its parameters, from its source text. */
+import type { ResourceContext } from "../context.js";
 
 /** What {@link destructuredNames} read: the keys of the first parameter's `{ … }` pattern. */
 export interface DestructuredNames {
@@ -6,6 +7,8 @@ export interface DestructuredNames {
   readonly keys: readonly string[];
   /** Whether the pattern ends with `...rest`. */
   readonly rest: boolean;
+  /** The keys written with a default (`{ version = "latest" }`): the caller may leave them out. */
+  readonly defaults: readonly string[];
 }
 
 /** The patterns of a function's first two parameters, as far as they are read. */
@@ -264,6 +267,7 @@ function followed(p: Scanner): boolean {
 function pattern(p: Scanner): DestructuredNames {
   p.i++;
   const keys: string[] = [];
+  const defaults: string[] = [];
   let rest = false;
   for (;;) {
     let c = p.space();
@@ -298,6 +302,7 @@ function pattern(p: Scanner): DestructuredNames {
       c = p.space();
     }
     if (c === "=") {
+      defaults.push(key);
       p.i++;
       p.until(",}");
       c = p.space();
@@ -305,39 +310,49 @@ function pattern(p: Scanner): DestructuredNames {
     if (c === ",") p.i++;
     else if (c !== "}") throw new Unreadable();
   }
-  return { keys, rest };
+  return { keys, rest, defaults };
 }
 
-/** The keys `fn` destructures that `allowed` lacks, with all it destructures; undefined when they fit or cannot be read. */
+/**
+ * The keys `fn` destructures without a default that `allowed` lacks, with all it destructures;
+ * undefined when they fit or cannot be read. A key with a default (`{ version = "latest" }`) is
+ * one the handler is ready to miss: a read shared by `docs://{id}` and `docs://{id}/v/{version}`.
+ */
 function unknownNames(
   fn: unknown,
   allowed: readonly string[],
 ): { unknown: string[]; keys: readonly string[] } | undefined {
   const names = destructuredNames(fn);
   if (names === undefined) return undefined;
-  const unknown = names.keys.filter((k) => !allowed.includes(k));
+  const unknown = names.keys.filter((k) => !allowed.includes(k) && !names.defaults.includes(k));
   return unknown.length === 0 ? undefined : { unknown, keys: names.keys };
 }
 
-/** Names a read's context has, which a second-parameter pattern may take without being SDK v1's. */
-const CONTEXT_KEYS = new Set([
-  "uri",
-  "signal",
-  "requestId",
-  "client",
-  "meta",
-  "auth",
-  "sessionId",
-  "features",
-  "progress",
-  "log",
-  "elicit",
-  "sample",
-  "roots",
-  "requestState",
-  "setRequestState",
-  "task",
-]);
+/**
+ * Names a read's context has, which a second-parameter pattern may take without being SDK v1's: one
+ * entry per key of {@link ResourceContext}, neither more nor fewer (the type says so), so it cannot drift.
+ */
+const CONTEXT_KEY_RECORD: { readonly [K in keyof ResourceContext]-?: true } = {
+  uri: true,
+  signal: true,
+  requestId: true,
+  client: true,
+  meta: true,
+  auth: true,
+  sessionId: true,
+  clientAddress: true,
+  features: true,
+  progress: true,
+  log: true,
+  elicit: true,
+  sample: true,
+  roots: true,
+  sessionState: true,
+  requestState: true,
+  setRequestState: true,
+  task: true,
+};
+const CONTEXT_KEYS: ReadonlySet<string> = new Set(Object.keys(CONTEXT_KEY_RECORD));
 
 /** `{a, b}`: a set of names as the registration errors print it. */
 const nameSet = (names: readonly string[]) => `{${names.join(", ")}}`;

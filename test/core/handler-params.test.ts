@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { destructuredNames, namesInSource } from "../../src/resources/handler-params.js";
 
-const names = (keys: string[], rest = false) => ({ keys, rest });
+const names = (keys: string[], rest = false, defaults: string[] = []) => ({ keys, rest, defaults });
 
 const computed: { read: unknown } = {
   ["re" + "ad"]({ a }: any) {
@@ -65,19 +65,39 @@ const functions: [string, unknown, ReturnType<typeof names> | undefined][] = [
   ["computed method", computed.read, names(["a"])],
   ["renamed key: the key counts", ({ user_id: id }: any) => id, names(["user_id"])],
   ["quoted key", ({ "user-id": id }: any) => id, names(["user-id"])],
-  ["defaults", ({ lang = "en", page = 1 }: any) => lang + page, names(["lang", "page"])],
-  ["default with braces in a string", ({ a = "}", b = "{,}" }: any) => a + b, names(["a", "b"])],
-  ["default with a template literal", ({ a = `}${"{"}${`,`}`, b }: any) => a + b, names(["a", "b"])],
+  [
+    "defaults",
+    ({ lang = "en", page = 1 }: any) => lang + page,
+    names(["lang", "page"], false, ["lang", "page"]),
+  ],
+  [
+    "default with braces in a string",
+    ({ a = "}", b = "{,}" }: any) => a + b,
+    names(["a", "b"], false, ["a", "b"]),
+  ],
+  [
+    "default with a template literal",
+    ({ a = `}${"{"}${`,`}`, b }: any) => a + b,
+    names(["a", "b"], false, ["a"]),
+  ],
   [
     "default with an object and a call",
     ({ a = { x: [1, 2], y: f({ z: 1 }) }, b }: any) => [a, b],
-    names(["a", "b"]),
+    names(["a", "b"], false, ["a"]),
   ],
-  ["default with a regex", ({ a = /[}]\/,/g, b }: any) => [a, b], names(["a", "b"])],
-  ["default with division", ({ a = 4 / 2, b = 1 }: any) => [a, b], names(["a", "b"])],
-  ["default with an arrow", ({ a = (x: number) => ({ x }), b }: any) => [a, b], names(["a", "b"])],
+  ["default with a regex", ({ a = /[}]\/,/g, b }: any) => [a, b], names(["a", "b"], false, ["a"])],
+  ["default with division", ({ a = 4 / 2, b = 1 }: any) => [a, b], names(["a", "b"], false, ["a", "b"])],
+  [
+    "default with an arrow",
+    ({ a = (x: number) => ({ x }), b }: any) => [a, b],
+    names(["a", "b"], false, ["a"]),
+  ],
   ["nested pattern", ({ a: { b, c }, d }: any) => [b, c, d], names(["a", "d"])],
-  ["nested pattern with a default", ({ a: { b } = { b: 1 }, d }: any) => [b, d], names(["a", "d"])],
+  [
+    "nested pattern with a default",
+    ({ a: { b } = { b: 1 }, d }: any) => [b, d],
+    names(["a", "d"], false, ["a"]),
+  ],
   ["rest", ({ a, ...rest }: any) => [a, rest], names(["a"], true)],
   ["whole default", ({ a }: any = {}) => a, names(["a"])],
   // biome-ignore lint/correctness/noEmptyPattern: the case
@@ -95,7 +115,7 @@ const functions: [string, unknown, ReturnType<typeof names> | undefined][] = [
 /** Source text as other tools emit it. */
 const sources: [string, string, ReturnType<typeof names> | undefined][] = [
   ["minified arrow", "({owner:e,repo:t})=>e+t", names(["owner", "repo"])],
-  ["minified async", 'async({id:e="1"},t)=>e', names(["id"])],
+  ["minified async", 'async({id:e="1"},t)=>e', names(["id"], false, ["id"])],
   ["minified function", "function(e){return e.id}", undefined],
   [
     "types stripped (blanked)",
@@ -114,11 +134,16 @@ const sources: [string, string, ReturnType<typeof names> | undefined][] = [
   ["escaped key", "({ \\u0061 }) => a", undefined],
   ["unterminated", '({ a = "oops', undefined],
   ["getter", "get x() { return 1 }", undefined],
-  ["escapes in a default's string", '({ a = "x\\n}\\"", b }) => a', names(["a", "b"])],
+  ["escapes in a default's string", '({ a = "x\\n}\\"", b }) => a', names(["a", "b"], false, ["a"])],
   ["lost its way: a pattern followed by nonsense", "({ a } b) => a", undefined],
   ["a second parameter and a whole default", "({ a }, ctx) => a", names(["a"])],
   ["a pattern in the second place only", "(uri, { id }) => id", undefined],
-  ["regex after return in default", "({ a = (() => { return /}/ })(), b }) => a", names(["a", "b"])],
+  [
+    "regex after return in default",
+    "({ a = (() => { return /}/ })(), b }) => a",
+    names(["a", "b"], false, ["a"]),
+  ],
+  ["renamed key with a default", "({ v: version = 'latest', id }) => id", names(["v", "id"], false, ["v"])],
 ];
 
 describe("destructuredNames", () => {

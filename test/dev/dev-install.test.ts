@@ -49,12 +49,12 @@ beforeAll(() => {
     cpSync(join(root, part), join(clone, part), { recursive: true });
   // the clone after its own `npm install`: its dev dependencies in place
   symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
-}, 60_000);
+}, 120_000);
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe("npx picomcp after the README's install and more npm installs", { timeout: 120_000 }, () => {
+describe("npx picomcp after the README's install and more npm installs", { timeout: 300_000 }, () => {
   it("works after a second npm install, which leaves a current dist/ alone", () => {
     npm("init", "-y");
     npm("pkg", "set", "type=module");

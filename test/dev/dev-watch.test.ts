@@ -86,6 +86,28 @@ server.tool("answer", { run: () => ${JSON.stringify("x")}.replace("x", ${JSON.st
     expect(await status(dev)).toMatchObject({ state: "running", generation: 2 });
   });
 
+  it("not for what the old server writes while it exits: a restart keeps the last module graph until the new one", async () => {
+    const slow = (answer: string) => `import { writeFileSync } from "node:fs";
+process.on("SIGTERM", () => {
+  writeFileSync(new URL("state.json", import.meta.url), JSON.stringify({ at: Math.random() }));
+  setTimeout(() => process.exit(0), 400);
+});
+server.tool("answer", { run: () => ${JSON.stringify(answer)} });`;
+    const p = project(slow("one"));
+    const { dev, restarts, answer } = await watched(p.entry);
+    expect(await answer(1)).toBe("one");
+    p.write(slow("two"));
+    await expect.poll(() => answer(2), { timeout: 30_000 }).toBe("two");
+    p.write(slow("three"));
+    await expect.poll(() => answer(3), { timeout: 30_000 }).toBe("three");
+    // two restarts, for the module; none for state.json, written during each
+    expect(restarts()).toEqual([
+      "picomcp dev: server.js changed, restarting",
+      "picomcp dev: server.js changed, restarting",
+    ]);
+    expect(await status(dev)).toMatchObject({ state: "running", generation: 3 });
+  });
+
   it("restarts once per tsc build, with its .js, .d.ts and .map files, and not for a build that changed no byte", async () => {
     const p = project("");
     const source = (text: string) => {

@@ -124,6 +124,15 @@ describe("SDK v1's resource shapes and register* methods, in plain JavaScript", 
       }),
     ).not.toThrow();
     expect(() => server().resource("docs://static", { read: (_p, { uri }) => uri })).not.toThrow();
+    // a variable named as a key of the context, taken from the context: every key of it counts
+    expect(() =>
+      server().resource("ip://{clientAddress}", { read: (_p, { clientAddress }) => String(clientAddress) }),
+    ).not.toThrow();
+    expect(() =>
+      loose(server()).resource("state://{sessionState}", {
+        read: (_p: unknown, { sessionState }: any) => sessionState,
+      }),
+    ).not.toThrow();
   });
 
   it("registerResource, registerTool, registerPrompt: what to write here", () => {
@@ -184,6 +193,35 @@ describe("a read or get that does not fit its template or args", () => {
     expect(() => s.resource("f://{x}", { read: ({ x }) => x })).not.toThrow();
   });
 
+  it("a key with a default may be missing: one read shared by two templates, a prompt's optional key", async () => {
+    const s = server();
+    const read = ({ id, version = "latest" }: { id: string; version?: string }) => `${id}@${version}`;
+    s.resource("docs://{id}", { read });
+    s.resource("docs://{id}/v/{version}", { read });
+    s.prompt("write", {
+      args: z.object({ topic: z.string() }),
+      get: ({ topic, tone = "neutral" }: any) => `${topic} ${tone}`,
+    });
+    s.prompt("plain", {
+      args: [{ name: "topic" }],
+      get: ({ topic, tone = "neutral" }: any) => `${topic} ${tone}`,
+    });
+    const c = await connect(s);
+    expect((await c.readResource("docs://a")).contents).toEqual([
+      { uri: "docs://a", mimeType: "text/plain", text: "a@latest" },
+    ]);
+    expect((await c.readResource("docs://a/v/2")).contents[0]).toMatchObject({ text: "a@2" });
+    expect((await c.getPrompt("write", { topic: "x" })).messages).toEqual([
+      { role: "user", content: { type: "text", text: "x neutral" } },
+    ]);
+    // a key without a default is still checked, beside one with
+    expect(() =>
+      loose(server()).resource("docs://{id}", { read: ({ ids, version = "1" }: any) => ids + version }),
+    ).toThrow(
+      "Mismatch between URI parameters {id} and read parameters {ids, version} of resource docs://{id}: ids is not a variable",
+    );
+  });
+
   it("a prompt's get against its args, as a list or a schema", () => {
     expect(() =>
       loose(server()).prompt("review", {
@@ -214,6 +252,27 @@ describe("a read or get that does not fit its template or args", () => {
     expect(() =>
       loose(server()).prompt("review", { args: open, get: ({ title, tone }: any) => title + tone }),
     ).not.toThrow();
+  });
+
+  it("get is checked against what the schema passes it: loose objects and transforms register", async () => {
+    const s = server();
+    const topic = { topic: z.string() };
+    const get = ({ topic, tone }: any) => `${topic} ${tone}`;
+    s.prompt("loose", { args: z.looseObject(topic), get });
+    s.prompt("passthrough", { args: z.object(topic).passthrough(), get });
+    s.prompt("catchall", { args: z.object(topic).catchall(z.unknown()), get });
+    const renamed = z.object({ user_id: z.string() }).transform((a) => ({ user: a.user_id }));
+    s.prompt("transform", { args: renamed, get: ({ user }: any) => `user ${user}` });
+    const c = await connect(s);
+    const text = async (name: string, args: { [k: string]: string }) =>
+      ((await c.getPrompt(name, args)).messages[0]!.content as { text: string }).text;
+    for (const name of ["loose", "passthrough", "catchall"])
+      expect(await text(name, { topic: "owls", tone: "dry" }), name).toBe("owls dry");
+    expect(await text("transform", { user_id: "7" })).toBe("user 7");
+    // a closed object is still checked
+    expect(() => loose(server()).prompt("strict", { args: z.strictObject(topic), get })).toThrow(
+      'Mismatch between prompt arguments {topic} and get parameters {topic, tone} of prompt "strict"',
+    );
   });
 });
 

@@ -88,6 +88,18 @@ const faithful: [string, () => unknown, object][] = [
     () => ({ stats: [1, Number.NaN, Number.POSITIVE_INFINITY], empty: {} }),
     { mimeType: "application/json", text: '{"stats":[1,null,null],"empty":{}}' },
   ],
+  // { contents } is SDK v1's result only when every item is contents; else it is a value like any other
+  ["contents, empty", () => ({ contents: [] }), { mimeType: "application/json", text: '{"contents":[]}' }],
+  [
+    "contents of strings",
+    () => ({ contents: ["Intro", "Ch 1"] }),
+    { mimeType: "application/json", text: '{"contents":["Intro","Ch 1"]}' },
+  ],
+  [
+    "contents, an item without a uri",
+    () => ({ contents: [{ text: "no uri" }] }),
+    { mimeType: "application/json", text: '{"contents":[{"text":"no uri"}]}' },
+  ],
   [
     "nested undefined and function (left out, as JSON has it)",
     () => ({ a: undefined, f() {}, b: 1 }),
@@ -153,9 +165,9 @@ const refused: [string, () => unknown, string][] = [
     "a value whose $.self is a circular reference; JSON cannot hold a cycle: return a copy without it",
   ],
   [
-    "SDK v1's shape, wrong",
-    () => ({ contents: [{ text: "no uri" }] }),
-    "{ contents } (SDK v1's shape) whose contents[0] is an object, not { uri, text } or { uri, blob } (blob in base64): fix it, or return the text, the bytes or the value itself",
+    "nested Buffer (its toJSON not taken for the bytes' JSON)",
+    () => ({ logo: Buffer.from([1, 2]) }),
+    "a value whose $.logo is a Buffer; it has no faithful JSON form: bytes are sent alone (a blob) or encoded into the value (base64)",
   ],
 ];
 
