@@ -9,7 +9,7 @@ import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
 import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
-import { CLIENT, header, peerOf } from "./request.js";
+import { CLIENT, header, peerOf, whenGone } from "./request.js";
 
 /** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
 const SMALL_BODY = 1024;
@@ -161,6 +161,8 @@ export class BodyCount {
     const refused = g.check("requestBytes", this.#caller, bytes - this.#held);
     if (refused) return refused;
     g.add("requestBytes", this.#caller, bytes - this.#held);
+    // a client that leaves gives its bytes back then, unless an exchange keeps them (see keep)
+    if (this.#held === 0) whenGone(this.#request, () => this.end());
     this.#held = bytes;
     return undefined;
   }

@@ -95,7 +95,8 @@ const refusal = (scope: "principal" | "server", max: number) => ({
 
 describe("the node bridge counts a body from its declared length", () => {
   it("60 stalled POSTs of Content-Length 4194304 from one anonymous client hold 16 MiB; the other 56 get 429 and are closed unread", async () => {
-    const { store, port } = await start();
+    // no 408 while the test runs, however loaded the machine: the four stalled bodies stay accepted
+    const { store, port } = await start({ bodyTimeoutMs: 600_000 });
     const clients = Array.from({ length: 60 }, () => stalled(port, 4 * MiB, 4 * MiB - 64 * 1024));
     await expect.poll(() => clients.filter((c) => c.seen.closed).length, WAIT).toBe(56);
     // exactly the caller's share is held, by the four bodies it let in, and nothing more arrives for the rest
@@ -119,6 +120,37 @@ describe("the node bridge counts a body from its declared length", () => {
     expect(parse(next.seen.data).status).toBe(200);
     await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
   }, 60_000);
+
+  it("a client gone while an async authenticate hook runs gives the declared bytes back once the hook returns", async () => {
+    let let_through: () => void = () => {};
+    const hook = new Promise<void>((resolve) => {
+      let_through = resolve;
+    });
+    let asked = 0;
+    const { http, store, port } = await start({
+      authenticate: async () => {
+        asked++;
+        await hook;
+        return undefined;
+      },
+    });
+    let open = 0;
+    http.server.on("connection", (socket) => {
+      open++;
+      socket.once("close", () => open--);
+    });
+    const gone = Array.from({ length: 4 }, () => stalled(port, 4 * MiB, 4096));
+    await expect.poll(() => asked, WAIT).toBe(4);
+    for (const c of gone) c.socket.destroy();
+    // the server saw them leave before the hook let them through to the body
+    await expect.poll(() => open, WAIT).toBe(0);
+    let_through();
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
+    // the share is whole again: a 4 MiB body of the same caller is served
+    const next = padded(port, 4 * MiB);
+    await expect.poll(() => next.seen.data.includes('"result"'), WAIT).toBe(true);
+    expect(parse(next.seen.data).status).toBe(200);
+  });
 
   it("a body that times out (408) gives its bytes back, and its caller is served again", async () => {
     const { store, port } = await start({
