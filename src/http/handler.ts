@@ -173,7 +173,7 @@ export class StreamableHttp {
     const version = header(request, "mcp-protocol-version");
     const stateless = isStatelessHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST") {
-      // the body's bytes count for its caller from the first one until its answer is out (or the exchange's end)
+      // the body's bytes count for its caller from the first one until it is parsed (or its answer is out)
       const body = this.#limits.count(request, auth);
       const answer = stateless
         ? this.#statelessHttp.post(request, auth, version!, body)
@@ -227,6 +227,8 @@ export class StreamableHttp {
     if (session) this.#table!.touch(session);
     const read = await readMessage(request, this.#maxBody, features, body);
     if (read instanceof Reply) return read;
+    // parsed: the text is gone, and the running request counts in `requests` (a long exchange holds no bytes)
+    body.end();
     const { message } = read;
     const init = isObject(message) && message.method === "initialize";
     // answers are returned, not awaited: the body's text must not live on in this frame while a request runs

@@ -9,7 +9,7 @@ import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
 import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
-import { CLIENT, header, peerOf, whenGone } from "./request.js";
+import { CLIENT, header, ON_GONE, peerOf, whenGone } from "./request.js";
 
 /** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
 const SMALL_BODY = 1024;
@@ -135,7 +135,7 @@ export class HttpGovernor {
 
 /**
  * The `requestBytes` one request's body holds, from its first byte (or its declared length) until
- * its answer is out. A body under 1 KiB is not counted: what it holds is part of what a request in
+ * it is parsed (or its answer is out, or its client gone). A body under 1 KiB is not counted: what it holds is part of what a request in
  * flight costs (the server's `requests`), and most requests are that small.
  */
 export class BodyCount {
@@ -161,8 +161,10 @@ export class BodyCount {
     const refused = g.check("requestBytes", this.#caller, bytes - this.#held);
     if (refused) return refused;
     g.add("requestBytes", this.#caller, bytes - this.#held);
-    // a client that leaves gives its bytes back then, unless an exchange keeps them (see keep)
-    if (this.#held === 0) whenGone(this.#request, () => this.end());
+    // a client that leaves gives its bytes back then, unless an exchange keeps them (see keep): told
+    // for free by a bridge's request; a web stream's read fails by itself, and an abort listener a
+    // body would cost the hot path
+    if (this.#held === 0 && ON_GONE in this.#request) whenGone(this.#request, () => this.end());
     this.#held = bytes;
     return undefined;
   }

@@ -179,6 +179,8 @@ export class StatelessHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
+    // parsed: the text is gone, and the running request counts in `requests` (a listen holds no bytes)
+    count.end();
     // not awaited here: the body's text must not live on in this frame while the request runs (a listen runs long)
     return this.serve(request, message, auth, version, count);
   }

@@ -9,6 +9,7 @@ import { createHttpHandler } from "../../src/http/index.js";
 import { remoteAddress, type ServeOptions, serve } from "../../src/http/node.js";
 import { McpServer, MemoryCountStore } from "../../src/index.js";
 import { POST_HEADERS, URL_ } from "../http-helpers.js";
+import { meta, V } from "../modern-helpers.js";
 
 const MiB = 1024 * 1024;
 /** How long a condition may take on a loaded machine (a test waits for it, never for a time). */
@@ -282,6 +283,75 @@ describe("the web-standard handler counts a body before it buffers it", () => {
       expect(body.state.cancelled).toBe(true);
       expect(store.total("requestBytes")).toBe(0);
     }
+  });
+});
+
+describe("a body's bytes come back once it is parsed, not at the end of a long request", () => {
+  function holding() {
+    const store = new MemoryCountStore();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = mcp();
+    let runs = 0;
+    server.tool("hold", {
+      run: async () => {
+        runs++;
+        await held;
+        return "done";
+      },
+    });
+    const h = createHttpHandler(server, {
+      sessions: false,
+      limits: { store, requestBytes: { perPrincipal: 2 * MiB } },
+    });
+    running.push(() => {
+      release();
+      h.close();
+    });
+    return { h, store, release, runs: () => runs };
+  }
+  const padded = (message: object, size: number, headers: { [k: string]: string }) => {
+    const text = JSON.stringify(message);
+    return new Request(URL_, {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...headers },
+      body: text + " ".repeat(size - text.length),
+    });
+  };
+  const listen = (id: number) =>
+    padded(
+      {
+        jsonrpc: "2.0",
+        id,
+        method: "subscriptions/listen",
+        params: { _meta: meta(), notifications: { toolsListChanged: true } },
+      },
+      2 * MiB,
+      { "mcp-protocol-version": V, "mcp-method": "subscriptions/listen" },
+    );
+
+  it("two open listens of 2 MiB bodies each: the share is free while both stream", async () => {
+    const { h, store } = holding();
+    const first = await h(listen(1));
+    expect([first.status, first.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    expect(store.total("requestBytes")).toBe(0);
+    const second = await h(listen(2));
+    expect([second.status, second.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    expect(store.total("requestBytes")).toBe(0);
+    await first.body?.cancel();
+    await second.body?.cancel();
+  });
+
+  it("a 2025 call that runs long holds no bytes while it runs", async () => {
+    const { h, store, release, runs } = holding();
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hold", arguments: {} } };
+    const answer = h(padded(call, 2 * MiB, { "mcp-protocol-version": "2025-06-18" }));
+    await expect.poll(runs, WAIT).toBe(1);
+    expect(store.total("requestBytes")).toBe(0);
+    release();
+    expect((await answer).status).toBe(200);
   });
 });
 
