@@ -38,6 +38,7 @@ import {
   type Network,
   networkOf,
   shortString,
+  statusMessage,
   targetOf,
   textOf,
   uriAttribute,
@@ -315,7 +316,7 @@ class Observed implements MessageObservation {
     if (answer !== undefined && "error" in answer) {
       code = String(answer.error.code);
       errorType = code;
-      const message = textOf(answer.error.message);
+      const message = statusMessage(answer.error.message, this.#start.params.uri, t.recording.redactUri);
       span.setStatus(
         message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
       );
