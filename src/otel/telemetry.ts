@@ -40,7 +40,6 @@ import {
   shortString,
   statusMessage,
   targetOf,
-  textOf,
   uriAttribute,
   versionOf,
 } from "./attributes.js";
@@ -130,7 +129,7 @@ export class Telemetry implements Observer {
     if ("error" in message && isObject(message.error)) {
       const code = String(message.error.code);
       pending.span.setAttributes({ [A.errorType]: code, [A.statusCode]: code });
-      const text = textOf(message.error.message);
+      const text = statusMessage(message.error.message, undefined, false);
       pending.span.setStatus(
         text ? { code: SpanStatusCode.ERROR, message: text } : { code: SpanStatusCode.ERROR },
       );
