@@ -127,9 +127,12 @@ export type WrapAnswers = <A extends Answer>(
   handler: (request: Request) => Promise<A>,
 ) => (request: Request) => Promise<A | Response>;
 
+/** Bytes of a refused request's body read to find what it asks for: its method and its name fit well within. */
+const ASKED_BYTES = 64 * 1024;
+
 /**
  * @internal — the resource server, and its `wrap` for handlers that answer without making a `Response`;
- * `maxBodyBytes` bounds the body read to find what a refused request asked for.
+ * `maxBodyBytes` bounds the body read to find what a refused request asked for (with {@link ASKED_BYTES}).
  */
 export function resourceServer(
   options: ResourceServerOptions,
@@ -193,13 +196,15 @@ export function resourceServer(
 
   /**
    * The scopes of what a request refused for the server's own scopes asks for: its body is read here
-   * (the refusal is its answer, so nothing else reads it), and what cannot be read asks for none.
+   * (the refusal is its answer, so nothing else reads it), and what cannot be read asks for none. At
+   * most {@link ASKED_BYTES} are read: no caller's share counts them yet (authentication comes first),
+   * so a stalled body holds no more than that; a longer one asks for the server's scopes alone.
    */
   const askedFor = async (request: Request): Promise<readonly string[]> => {
     const server = options.server;
     if (server === undefined || request.method !== "POST") return [];
     try {
-      const body = await readBody(request, maxBodyBytes);
+      const body = await readBody(request, Math.min(maxBodyBytes, ASKED_BYTES));
       return body.ok ? server.scopesFor(JSON.parse(body.text)) : [];
     } catch {
       return [];

@@ -172,7 +172,12 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
       return new Reply(202, headers ?? NONE, null);
     };
     const out = server.handleNow(message, connection, carried(server, o.request));
-    return isPromiseLike(out) ? out.then(accepted) : accepted();
+    // a server that fails still ends the exchange: its count and its drain's hold come back
+    const failed = (error: unknown) => {
+      o.done();
+      throw error;
+    };
+    return isPromiseLike(out) ? out.then(accepted, failed) : accepted();
   }
   const features = revision(connection.protocolVersion) ?? DEFAULT_FEATURES;
   const prime = session !== undefined && o.store !== undefined && features.ssePriming;

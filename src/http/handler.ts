@@ -178,7 +178,7 @@ export class StreamableHttp {
     const version = header(request, "mcp-protocol-version");
     const stateless = isStatelessHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
     if (request.method === "POST") {
-      // the body's bytes count for its caller from the first one until its answer is out (or the exchange's end)
+      // the body's bytes count for its caller from the first one until it is parsed (or its answer is out)
       const body = this.#limits.count(request, auth);
       const answer = stateless
         ? this.#statelessHttp.post(request, auth, version!, body)
@@ -232,11 +232,13 @@ export class StreamableHttp {
     if (session) this.#table!.touch(session);
     const read = await readMessage(request, this.#maxBody, features, body);
     if (read instanceof Reply) return read;
+    // parsed: the text is gone, and the running request counts in `requests` (a long exchange holds no bytes)
+    body.end();
     const { message } = read;
     const init = isObject(message) && message.method === "initialize";
     // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
-      return this.#statelessHttp.serve(request, message, auth, version, body);
+      return this.#statelessHttp.serve(request, message, auth, version);
     if (!init && version !== null && !isSessionVersion(version))
       return unsupportedVersion(version, session ? undefined : SUPPORTED_VERSIONS);
     const wrongRevision = Array.isArray(message) && noBatch(version);
@@ -247,13 +249,13 @@ export class StreamableHttp {
     }
     const contradicted = contradictingHeaders(request, message, this.#server, features);
     if (contradicted) return contradicted;
-    if (!this.#table) return this.#sessionless(request, message, init, version, auth, body);
+    if (!this.#table) return this.#sessionless(request, message, init, version, auth);
     if (session?.connection.closed) return sessionNotFound(features);
     if (session instanceof SharedSession)
       return this.#shared!.serve(session, message, () =>
-        this.#exchange(request, session.connection, session, message, auth, noop, body),
+        this.#exchange(request, session.connection, session, message, auth, noop),
       );
-    if (session) return this.#exchange(request, session.connection, session, message, auth, noop, body);
+    if (session) return this.#exchange(request, session.connection, session, message, auth, noop);
     if (!init) {
       return httpError(
         400,
@@ -314,7 +316,6 @@ export class StreamableHttp {
     init: boolean,
     version: string | null,
     auth: AuthInfo | undefined,
-    body: BodyCount,
   ): Awaitable<Answer> {
     const connection = connectStateless(
       this.#server,
@@ -322,7 +323,7 @@ export class StreamableHttp {
       auth,
     );
     this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection), body);
+    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection));
   }
 
   #exchange(
@@ -332,7 +333,6 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     done: () => void,
-    body: BodyCount,
   ): Awaitable<Answer> {
     return serveExchange({
       server: this.#server,
@@ -343,7 +343,7 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      done: body.keep(done),
+      done,
       store: session ? this.#store : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),

@@ -9,7 +9,7 @@ import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
 import { addressKey, checkedPrefix, isLocalAddress, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
-import { CLIENT, header, normalPeer, peerOf } from "./request.js";
+import { CLIENT, header, normalPeer, ON_GONE, peerOf, whenGone } from "./request.js";
 
 /** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
 const SMALL_BODY = 1024;
@@ -161,7 +161,7 @@ export class HttpGovernor {
 
 /**
  * The `requestBytes` one request's body holds, from its first byte (or its declared length) until
- * its answer is out. A body under 1 KiB is not counted: what it holds is part of what a request in
+ * it is parsed (or its answer is out, or its client gone). A body under 1 KiB is not counted: what it holds is part of what a request in
  * flight costs (the server's `requests`), and most requests are that small.
  */
 export class BodyCount {
@@ -170,7 +170,6 @@ export class BodyCount {
   readonly #auth: AuthInfo | undefined;
   #caller: string | undefined;
   #held = 0;
-  #kept = false;
 
   constructor(limits: HttpGovernor, request: Request, auth: AuthInfo | undefined) {
     this.#limits = limits;
@@ -187,25 +186,16 @@ export class BodyCount {
     const refused = g.check("requestBytes", this.#caller, bytes - this.#held);
     if (refused) return refused;
     g.add("requestBytes", this.#caller, bytes - this.#held);
+    // a client that leaves gives its bytes back then: told for free by a bridge's request; a web stream's read fails by itself, and an abort listener a
+    // body would cost the hot path
+    if (this.#held === 0 && ON_GONE in this.#request) whenGone(this.#request, () => this.end());
     this.#held = bytes;
     return undefined;
   }
 
-  /** Keeps the bytes counted past the answer, until the returned function runs (it calls `done` too): an exchange's end. */
-  keep(done: () => void): () => void {
-    // a body under 1 KiB counted nothing: nothing to give back later
-    if (this.#held === 0) return done;
-    this.#kept = true;
-    return () => {
-      this.#kept = false;
-      this.end();
-      done();
-    };
-  }
-
-  /** Gives the bytes back, unless {@link keep} holds them (then its function does); once. */
+  /** Gives the bytes back (once the body is parsed, its answer is out, or its client gone); once. */
   end(): void {
-    if (this.#kept || this.#held === 0) return;
+    if (this.#held === 0) return;
     this.#limits.governor.give("requestBytes", this.#caller!, this.#held);
     this.#held = 0;
   }

@@ -223,6 +223,8 @@ export class NodeRequest {
       // a connection that closes before the body ended ends the read: after a 408 the request itself
       // is told nothing (its answer is out), only its socket closes
       const onClose = () => onError(new Error("the connection closed before the body ended"));
+      // a client gone before the read began (an awaited hook ran first) tells no listener again
+      if (s.closed || req.destroyed || req.socket?.destroyed) return onClose();
       req.on("data", onData);
       req.on("end", onEnd);
       req.on("error", onError);
@@ -288,6 +290,11 @@ export function requestBody(req: IncomingMessage): {
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        // a client gone before the read began tells no listener again
+        if (req.destroyed || req.socket?.destroyed) {
+          controller.error(new Error("the connection closed before the body ended"));
+          return;
+        }
         req.on("data", (chunk: Buffer) => {
           if (abandoned) {
             dropped += chunk.byteLength;

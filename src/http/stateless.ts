@@ -179,8 +179,10 @@ export class StatelessHttp {
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
+    // parsed: the text is gone, and the running request counts in `requests` (a listen holds no bytes)
+    count.end();
     // not awaited here: the body's text must not live on in this frame while the request runs (a listen runs long)
-    return this.serve(request, message, auth, version, count);
+    return this.serve(request, message, auth, version);
   }
 
   /**
@@ -192,7 +194,6 @@ export class StatelessHttp {
     message: unknown,
     auth: AuthInfo | undefined,
     version: string | null,
-    count: BodyCount,
   ): Awaitable<Answer> {
     if (!isObject(message)) {
       const what = Array.isArray(message)
@@ -225,16 +226,14 @@ export class StatelessHttp {
       connection.close();
       return refusal;
     }
-    const release = count.keep(noop);
-    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection, auth, release);
+    if (method !== "subscriptions/listen") return this.#exchange(request, message, connection, auth);
     if (this.#listening.size >= this.#o.maxListens) {
-      release();
       connection.close();
       return fail(503, id, ErrorCode.InternalError, "Service Unavailable: too many listen streams are open", {
         "retry-after": "5",
       });
     }
-    return this.#exchange(request, message, connection, auth, release, true);
+    return this.#exchange(request, message, connection, auth, true);
   }
 
   #refusal(
@@ -285,7 +284,6 @@ export class StatelessHttp {
     message: object,
     connection: Connection,
     auth: AuthInfo | undefined,
-    release: () => void,
     listen = false,
   ): Awaitable<Answer> {
     if (listen) this.#listening.add(connection);
@@ -319,7 +317,6 @@ export class StatelessHttp {
       if (over) return;
       over = true;
       this.#o.drain.cuts.delete(cutNow);
-      release();
       if (listen) this.#listening.delete(connection);
       this.#o.drain.running.delete(connection);
       connection.close();

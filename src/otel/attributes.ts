@@ -70,27 +70,63 @@ export function uriAttribute(uri: string, redact: boolean): string {
 
 /** What replaces a secret of a URI (the OpenTelemetry conventions' word for it). */
 export const REDACTED = "REDACTED";
-const AUTHORITY = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)?\/\//;
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+/** The schemes a URL parser reads `\` as `/` in, and whose authority follows however many slashes. */
+const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
+/** A path parameter (`;name=value`, `;value`) up to the next `;` or `/`. */
+const PARAMETER = /;([^;/=]*)(=[^;/]*)?/g;
 
 /**
- * `uri` with its user info and the values of its query and fragment replaced by `REDACTED`, keys
- * kept (`https://REDACTED:REDACTED@host/a?access_token=REDACTED&page=REDACTED#REDACTED`), then capped.
+ * `uri` with its user info and the values of its path parameters, query and fragment replaced by
+ * `REDACTED`, keys kept (`https://REDACTED:REDACTED@host/a;sid=REDACTED?access_token=REDACTED&page=REDACTED#REDACTED`),
+ * then capped. The user info ends at the last `@` before the authority's first `/` (`\` too, for
+ * http(s), ws(s), ftp and file): a `?`, `#` or `@` in a password hides none of it.
  */
 export function redactUri(uri: string): string {
-  const hash = uri.indexOf("#");
-  let query = uri.indexOf("?");
-  if (hash !== -1 && query > hash) query = -1; // a `?` in the fragment is the fragment's
-  const head = uri.slice(0, query !== -1 ? query : hash !== -1 ? hash : uri.length);
-  let out = head;
-  const authority = AUTHORITY.exec(head)?.[0].length;
+  let out = "";
+  let rest = uri;
+  const authority = authorityOf(uri);
   if (authority !== undefined) {
-    const slash = head.indexOf("/", authority);
-    const at = head.lastIndexOf("@", slash === -1 ? head.length : slash - 1);
-    if (at >= authority) out = `${head.slice(0, authority)}${REDACTED}:${REDACTED}${head.slice(at)}`;
+    const { start, end } = authority;
+    const at = uri.lastIndexOf("@", end - 1);
+    out = at >= start ? `${uri.slice(0, start)}${REDACTED}:${REDACTED}@` : uri.slice(0, start);
+    rest = uri.slice(at >= start ? at + 1 : start);
   }
-  if (query !== -1) out += `?${redactPairs(uri.slice(query + 1, hash === -1 ? uri.length : hash))}`;
-  if (hash !== -1) out += `#${redactPairs(uri.slice(hash + 1))}`;
+  const hash = rest.indexOf("#");
+  let query = rest.indexOf("?");
+  if (hash !== -1 && query > hash) query = -1; // a `?` in the fragment is the fragment's
+  const path = rest.slice(0, query !== -1 ? query : hash !== -1 ? hash : rest.length);
+  out += authority === undefined || !path.includes(";") ? path : path.replace(PARAMETER, parameter);
+  if (query !== -1) out += `?${redactPairs(rest.slice(query + 1, hash === -1 ? rest.length : hash))}`;
+  if (hash !== -1) out += `#${redactPairs(rest.slice(hash + 1))}`;
   return cap(out);
+}
+
+/** Where a URI's authority starts and ends (at its first `/`, or the end): after `//`, or a special scheme's slashes. */
+function authorityOf(uri: string): { start: number; end: number } | undefined {
+  const scheme = SCHEME.exec(uri);
+  const special = scheme !== null && SPECIAL.has(scheme[1]!.toLowerCase());
+  const slash = (i: number) => uri[i] === "/" || (special && uri[i] === "\\");
+  let start = scheme === null ? 0 : scheme[0].length;
+  if (special) while (slash(start)) start++;
+  else if (slash(start) && slash(start + 1)) start += 2;
+  else return undefined;
+  let end = start;
+  while (end < uri.length && !slash(end)) end++;
+  return { start, end };
+}
+
+/** `;name=value` as `;name=REDACTED`, `;value` as `;REDACTED` (an empty one stays). */
+function parameter(_: string, name: string, value: string | undefined): string {
+  if (value === undefined) return name === "" ? ";" : `;${REDACTED}`;
+  return value === "=" ? `;${name}=` : `;${name}=${REDACTED}`;
+}
+
+/** An error's message for a span's status, capped: the request's own `uri` in it redacted too, when `redact`. */
+export function statusMessage(message: unknown, uri: unknown, redact: boolean): string | undefined {
+  if (typeof message !== "string") return undefined;
+  if (!redact || typeof uri !== "string" || uri === "" || !message.includes(uri)) return cap(message);
+  return cap(message.replaceAll(uri, redactUri(uri)));
 }
 
 /** `a=1&b&c=` as `a=REDACTED&REDACTED&c=`: every value (a part without `=` is one) replaced, up to the cap. */

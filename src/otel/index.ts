@@ -37,8 +37,9 @@ export interface InstrumentOptions {
   /** Records `mcp.resource.uri` on `mcp.server.operation.duration` too (one series per URI). Default: false. */
   resourceUriInMetrics?: boolean;
   /**
-   * Records `mcp.resource.uri` with its user info and the values of its query and fragment replaced by
-   * `REDACTED` (`s3://REDACTED:REDACTED@host/k?token=REDACTED`); false records it as sent. Default: true.
+   * Records `mcp.resource.uri` (and the request's URI in an error's span status) with its user info and
+   * the values of its path parameters, query and fragment replaced by `REDACTED`
+   * (`s3://REDACTED:REDACTED@host/k?token=REDACTED`); false records it as sent. Default: true.
    */
   redactResourceUri?: boolean;
   /** Records `mcp.session.id` (over HTTP, the `Mcp-Session-Id` a client presents). Default: true. */

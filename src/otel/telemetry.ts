@@ -38,8 +38,8 @@ import {
   type Network,
   networkOf,
   shortString,
+  statusMessage,
   targetOf,
-  textOf,
   uriAttribute,
   versionOf,
 } from "./attributes.js";
@@ -129,7 +129,7 @@ export class Telemetry implements Observer {
     if ("error" in message && isObject(message.error)) {
       const code = String(message.error.code);
       pending.span.setAttributes({ [A.errorType]: code, [A.statusCode]: code });
-      const text = textOf(message.error.message);
+      const text = statusMessage(message.error.message, undefined, false);
       pending.span.setStatus(
         text ? { code: SpanStatusCode.ERROR, message: text } : { code: SpanStatusCode.ERROR },
       );
@@ -315,7 +315,7 @@ class Observed implements MessageObservation {
     if (answer !== undefined && "error" in answer) {
       code = String(answer.error.code);
       errorType = code;
-      const message = textOf(answer.error.message);
+      const message = statusMessage(answer.error.message, this.#start.params.uri, t.recording.redactUri);
       span.setStatus(
         message === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message },
       );

@@ -1,6 +1,7 @@
 /**
  * `RedisSessionStore`: 2025 sessions that every instance serves. A session is one Redis hash that
- * expires when idle (under `s:`, apart from the indexes); each caller's sessions and all of them are sorted sets scored by expiry, so the
+ * expires when idle (under `s:`, apart from the indexes; found once at its old key and moved, after a
+ * rolling deploy); each caller's sessions and all of them are sorted sets scored by expiry, so the
  * caps hold across instances; instances tell each other of a session through the bus's relay channel.
  */
 import type {
@@ -37,6 +38,19 @@ const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
+ * A session of the release before hashes moved under `s:` is found at the id's old key (the last of
+ * KEYS; the session's own key when there is none): renamed once, where the session is missing, so a
+ * rolling deploy loses no live session. Its TTL and its place in the caps' sets stay as they were.
+ */
+const MOVED = `local function moved()
+  local old = KEYS[#KEYS]
+  if old == KEYS[1] or redis.call('TYPE', old).ok ~= 'hash' then return false end
+  redis.call('RENAME', old, KEYS[1])
+  return true
+end
+`;
+
+/**
  * KEYS: the session, its caller's set, the set of all. ARGV: ttl, the caller's cap, the total, the
  * id, then the hash's fields and values. 1: the caller is at its cap; 2: all are; 0: kept.
  */
@@ -54,12 +68,14 @@ redis.call('ZADD', KEYS[3], now + ttl, ARGV[4])
 return 0`);
 
 /**
- * KEYS: the session, the prefix of the callers' sets, the set of all. ARGV: ttl, the id, then
- * "claim"/"release" and an instance, or nothing. The hash as it was (false: no session), its expiry
- * pushed ahead in all three places.
+ * KEYS: the session, the prefix of the callers' sets, the set of all, its old key. ARGV: ttl, the id,
+ * then "claim"/"release" and an instance, or nothing. The hash as it was (false: no session), its
+ * expiry pushed ahead in all three places.
  */
 const TOUCH = new Script(`${NOW}
+${MOVED}
 local h = redis.call('HGETALL', KEYS[1])
+if #h == 0 and moved() then h = redis.call('HGETALL', KEYS[1]) end
 if #h == 0 then return false end
 local ttl = tonumber(ARGV[1])
 redis.call('PEXPIREAT', KEYS[1], now + ttl)
@@ -74,8 +90,9 @@ elseif ARGV[3] == 'release' and redis.call('HGET', KEYS[1], 'h') == ARGV[4] then
 end
 return h`);
 
-/** KEYS: the session. ARGV: the log level (empty: unchanged), then "+uri" and "-uri". Nothing for a session that ended. */
-const UPDATE = new Script(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+/** KEYS: the session, its old key. ARGV: the log level (empty: unchanged), then "+uri" and "-uri". Nothing for a session that ended. */
+const UPDATE = new Script(`${MOVED}
+if redis.call('EXISTS', KEYS[1]) == 0 and not moved() then return 0 end
 if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], 'l', ARGV[1]) end
 for i = 2, #ARGV do
   local field = 's:' .. string.sub(ARGV[i], 2)
@@ -84,13 +101,18 @@ for i = 2, #ARGV do
 end
 return 1`);
 
-/** KEYS: the session, the prefix of the callers' sets, the set of all. ARGV: the id. 1 when it was live. */
-const END = new Script(`local caller = redis.call('HGET', KEYS[1], 'k')
+/** KEYS: the session, the prefix of the callers' sets, the set of all, its old key. ARGV: the id. 1 when it was live. */
+const END = new Script(`${MOVED}
+local caller = redis.call('HGET', KEYS[1], 'k')
+if not caller and moved() then caller = redis.call('HGET', KEYS[1], 'k') end
 if not caller then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2] .. caller, ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 return 1`);
+
+/** The form of the ids the release before kept at `prefix + id` (the handler's own, see `isSessionId`). */
+const OLD_ID = /^[0-9a-f]{32}$/;
 
 /** The static part of a record, as kept in the field `r`. */
 interface Fixed {
@@ -193,7 +215,7 @@ export class RedisSessionStore implements SessionStore {
     const args = [change.logLevel ?? ""];
     for (const uri of change.subscribe ?? []) args.push(`+${uri}`);
     for (const uri of change.unsubscribe ?? []) args.push(`-${uri}`);
-    await this.#run(UPDATE, [this.#record(id)], args);
+    await this.#run(UPDATE, [this.#record(id), this.#old(id)], args);
   }
 
   async end(id: string): Promise<boolean> {
@@ -224,7 +246,15 @@ export class RedisSessionStore implements SessionStore {
   }
 
   #keys(id: string): string[] {
-    return [this.#record(id), `${this.#prefix}caller:`, `${this.#prefix}all`];
+    return [this.#record(id), `${this.#prefix}caller:`, `${this.#prefix}all`, this.#old(id)];
+  }
+
+  /**
+   * Where the release before kept a session's hash (the prefix and the id): only for an id of the
+   * handler's form (32 lower-case hex digits), which no index key has; else the session's own key.
+   */
+  #old(id: string): string {
+    return OLD_ID.test(id) ? this.#prefix + id : this.#record(id);
   }
 
   /**

@@ -205,3 +205,46 @@ describe("one challenge for all an operation needs", () => {
     );
   });
 });
+
+/** A body that sends `bytes` of a tools/call's start and then stalls (no end); `cancelled` tells whether its reader let go. */
+function stalling(bytes: number) {
+  const state = { cancelled: false };
+  const start =
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"admin_op","arguments":{"pad":"';
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(start.padEnd(bytes, "x")));
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return { stream, state };
+}
+
+describe("the body a refusal reads to find its scopes is bounded", () => {
+  const stalled = (stream: ReadableStream<Uint8Array>, headers: object = {}) =>
+    new Request(URL_, {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...as("none"), ...headers },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+
+  it("a stalled body past 64 KiB is answered with the server's scopes, its stream cancelled", async () => {
+    const body = stalling(96 * 1024);
+    const res = await protectedHandler()(stalled(body.stream));
+    expect([res.status, res.headers.get("www-authenticate")]).toEqual([
+      403,
+      forbidden("Forbidden: this server needs the scope mcp", "mcp"),
+    ]);
+    expect(body.state.cancelled).toBe(true);
+  });
+
+  it("a declared 4 MiB body is answered unread, its stream cancelled", async () => {
+    const body = stalling(1024);
+    const res = await protectedHandler()(stalled(body.stream, { "content-length": String(4 * 1024 * 1024) }));
+    expect(res.status).toBe(403);
+    expect(body.state.cancelled).toBe(true);
+  });
+});

@@ -9,6 +9,7 @@ import { createHttpHandler } from "../../src/http/index.js";
 import { remoteAddress, type ServeOptions, serve } from "../../src/http/node.js";
 import { McpServer, MemoryCountStore } from "../../src/index.js";
 import { POST_HEADERS, URL_ } from "../http-helpers.js";
+import { meta, V } from "../modern-helpers.js";
 
 const MiB = 1024 * 1024;
 /** How long a condition may take on a loaded machine (a test waits for it, never for a time). */
@@ -95,7 +96,8 @@ const refusal = (scope: "principal" | "server", max: number) => ({
 
 describe("the node bridge counts a body from its declared length", () => {
   it("60 stalled POSTs of Content-Length 4194304 from one anonymous client hold 16 MiB; the other 56 get 429 and are closed unread", async () => {
-    const { store, port } = await start();
+    // no 408 while the test runs, however loaded the machine: the four stalled bodies stay accepted
+    const { store, port } = await start({ bodyTimeoutMs: 600_000 });
     const clients = Array.from({ length: 60 }, () => stalled(port, 4 * MiB, 4 * MiB - 64 * 1024));
     await expect.poll(() => clients.filter((c) => c.seen.closed).length, WAIT).toBe(56);
     // exactly the caller's share is held, by the four bodies it let in, and nothing more arrives for the rest
@@ -119,6 +121,37 @@ describe("the node bridge counts a body from its declared length", () => {
     expect(parse(next.seen.data).status).toBe(200);
     await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
   }, 60_000);
+
+  it("a client gone while an async authenticate hook runs gives the declared bytes back once the hook returns", async () => {
+    let let_through: () => void = () => {};
+    const hook = new Promise<void>((resolve) => {
+      let_through = resolve;
+    });
+    let asked = 0;
+    const { http, store, port } = await start({
+      authenticate: async () => {
+        asked++;
+        await hook;
+        return undefined;
+      },
+    });
+    let open = 0;
+    http.server.on("connection", (socket) => {
+      open++;
+      socket.once("close", () => open--);
+    });
+    const gone = Array.from({ length: 4 }, () => stalled(port, 4 * MiB, 4096));
+    await expect.poll(() => asked, WAIT).toBe(4);
+    for (const c of gone) c.socket.destroy();
+    // the server saw them leave before the hook let them through to the body
+    await expect.poll(() => open, WAIT).toBe(0);
+    let_through();
+    await expect.poll(() => store.total("requestBytes"), WAIT).toBe(0);
+    // the share is whole again: a 4 MiB body of the same caller is served
+    const next = padded(port, 4 * MiB);
+    await expect.poll(() => next.seen.data.includes('"result"'), WAIT).toBe(true);
+    expect(parse(next.seen.data).status).toBe(200);
+  });
 
   it("a body that times out (408) gives its bytes back, and its caller is served again", async () => {
     const { store, port } = await start({
@@ -250,6 +283,75 @@ describe("the web-standard handler counts a body before it buffers it", () => {
       expect(body.state.cancelled).toBe(true);
       expect(store.total("requestBytes")).toBe(0);
     }
+  });
+});
+
+describe("a body's bytes come back once it is parsed, not at the end of a long request", () => {
+  function holding() {
+    const store = new MemoryCountStore();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = mcp();
+    let runs = 0;
+    server.tool("hold", {
+      run: async () => {
+        runs++;
+        await held;
+        return "done";
+      },
+    });
+    const h = createHttpHandler(server, {
+      sessions: false,
+      limits: { store, requestBytes: { perPrincipal: 2 * MiB } },
+    });
+    running.push(() => {
+      release();
+      h.close();
+    });
+    return { h, store, release, runs: () => runs };
+  }
+  const padded = (message: object, size: number, headers: { [k: string]: string }) => {
+    const text = JSON.stringify(message);
+    return new Request(URL_, {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...headers },
+      body: text + " ".repeat(size - text.length),
+    });
+  };
+  const listen = (id: number) =>
+    padded(
+      {
+        jsonrpc: "2.0",
+        id,
+        method: "subscriptions/listen",
+        params: { _meta: meta(), notifications: { toolsListChanged: true } },
+      },
+      2 * MiB,
+      { "mcp-protocol-version": V, "mcp-method": "subscriptions/listen" },
+    );
+
+  it("two open listens of 2 MiB bodies each: the share is free while both stream", async () => {
+    const { h, store } = holding();
+    const first = await h(listen(1));
+    expect([first.status, first.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    expect(store.total("requestBytes")).toBe(0);
+    const second = await h(listen(2));
+    expect([second.status, second.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    expect(store.total("requestBytes")).toBe(0);
+    await first.body?.cancel();
+    await second.body?.cancel();
+  });
+
+  it("a 2025 call that runs long holds no bytes while it runs", async () => {
+    const { h, store, release, runs } = holding();
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "hold", arguments: {} } };
+    const answer = h(padded(call, 2 * MiB, { "mcp-protocol-version": "2025-06-18" }));
+    await expect.poll(runs, WAIT).toBe(1);
+    expect(store.total("requestBytes")).toBe(0);
+    release();
+    expect((await answer).status).toBe(200);
   });
 });
 

@@ -100,6 +100,54 @@ describe.runIf(withRedis)("RedisSessionStore: session ids and the store's keys",
     30_000,
   );
 
+  it("a session the release before kept at prefix + id is found there once and moved under s: (a rolling deploy)", async () => {
+    const redis = await useRedis();
+    cleanup.push(() => redis.stop());
+    const client = createClient({ url: redis.url });
+    client.on("error", () => {});
+    await client.connect();
+    cleanup.push(async () => client.destroy());
+    const bus = new RedisBus(client as never, { channel: `picomcp:changes:${RUN}:moved` });
+    await bus.ready;
+    cleanup.push(async () => bus.close());
+    const prefix = `picomcp:session:${RUN}:moved:`;
+    const store = new RedisSessionStore(client as never, { bus, prefix, log: () => {} });
+    const record = {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: undefined,
+      principal: undefined,
+      authenticated: false,
+      caller: "anonymous",
+      logLevel: undefined,
+      subscriptions: [],
+    };
+    const caps = { ttlMs: 60_000, perCaller: 10, total: 10 };
+    // three sessions as the release before left them: the hash at prefix + id, the indexes as now
+    const [a, b, c] = ["a", "b", "c"].map((x) => x.repeat(32)) as [string, string, string];
+    for (const id of [a, b, c]) {
+      expect(await store.create(id, record, caps)).toBe("ok");
+      await client.rename(`${prefix}s:${id}`, prefix + id);
+    }
+    // touched: found, moved, its expiry kept going
+    expect((await store.touch(a, 60_000))?.caller).toBe("anonymous");
+    expect([await client.exists(prefix + a), await client.type(`${prefix}s:${a}`)]).toEqual([0, "hash"]);
+    expect(await client.pTTL(`${prefix}s:${a}`)).toBeGreaterThan(0);
+    // updated: moved, and changed
+    await store.update(b, { logLevel: "debug" });
+    expect(await client.exists(prefix + b)).toBe(0);
+    expect((await store.touch(b, 60_000))?.logLevel).toBe("debug");
+    // ended: gone from its key and from the caps' sets
+    expect(await store.end(c)).toBe(true);
+    expect([await client.exists(prefix + c), await client.exists(`${prefix}s:${c}`)]).toEqual([0, 0]);
+    expect(await client.zScore(`${prefix}all`, c)).toBeNull();
+    expect(await client.zCard(`${prefix}all`)).toBe(2);
+    // an id of another form is never looked for at prefix + id
+    await client.hSet(`${prefix}forged`, { r: "{}", k: "anonymous" });
+    expect(await store.touch("forged", 60_000)).toBeUndefined();
+    expect(await client.type(`${prefix}forged`)).toBe("hash");
+  });
+
   it("the store itself keeps records apart from its indexes: any id is read as a session's", async () => {
     const redis = await useRedis();
     cleanup.push(() => redis.stop());

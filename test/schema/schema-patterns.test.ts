@@ -1,9 +1,10 @@
 // A tool whose input schema has a pattern that backtracks as a RegExp (`^(\w+\s?)*$`, seconds on 30
 // characters) is registered, and a call with the adversarial argument is answered at once; the same for
 // a patternProperties key. What no automaton runs is refused at registration, by name.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { McpServer } from "../../src/index.js";
 import { linearMatcher } from "../../src/schema/json-schema-regex.js";
+import { LinearRegex } from "../../src/schema/linear-regex.js";
 import { connect } from "../../src/testing.js";
 
 const WORDS = "^(\\w+\\s?)*$";
@@ -42,6 +43,36 @@ describe("a tool's schema patterns", () => {
     expect(m.lastSteps).toBeLessThanOrEqual((ADVERSARIAL.length + 1) * m.size);
     expect(m.test(ADVERSARIAL)).toBe(false);
     expect(m.lastSteps).toBe(ADVERSARIAL.length);
+  });
+
+  it("never run a pattern on a string past its maxLength, not even to report every issue", async () => {
+    // the costliest pattern known to be accepted: about 3200 steps a character (2 minutes on 4 MiB)
+    const server = new McpServer({ name: "p", version: "1.0.0" });
+    server.tool("slow", {
+      input: {
+        type: "object",
+        properties: { s: { type: "string", maxLength: 64, pattern: "(?:a|aa){399}c" } },
+      },
+      run: () => "ran",
+    });
+    const client = await connect(server);
+    const tested: number[] = [];
+    // what the pattern would be asked (answered false: the test counts, it does not wait 4 s)
+    const spy = vi.spyOn(LinearRegex.prototype, "test").mockImplementation((text: string) => {
+      tested.push(text.length);
+      return false;
+    });
+    try {
+      expect(await client.callTool("slow", { s: "a".repeat(128 * 1024) })).toEqual({
+        content: [
+          { type: "text", text: "Invalid arguments for tool slow: s: must be at most 64 characters" },
+        ],
+        isError: true,
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(tested).toEqual([]);
   });
 
   it("answer a counted repeat unanchored on the left on a 256 KiB argument in a few steps a character", async () => {
