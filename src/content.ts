@@ -1,13 +1,14 @@
 /** Turning what handlers return into wire contents and content blocks; `link()`. */
 import { toBase64 } from "./bytes.js";
-import type {
-  CallToolResult,
-  ContentBlock,
-  GetPromptResult,
-  PromptMessage,
-  ResourceContents,
-  ResourceDetails,
-  ResourceLink,
+import {
+  type CallToolResult,
+  type ContentBlock,
+  type GetPromptResult,
+  isPromiseLike,
+  type PromptMessage,
+  type ResourceContents,
+  type ResourceDetails,
+  type ResourceLink,
 } from "./types.js";
 
 /** Options of {@link link}. */
@@ -72,10 +73,6 @@ function fixFor(v: unknown): string {
     return "bytes are sent alone (a blob) or encoded into the value (base64)";
   if (v instanceof Error) return "throw it to fail, or return its message";
   return "it has no own enumerable field and no toJSON(), so its JSON would be {}: give its class a toJSON() method, or return a plain object";
-}
-
-function isPromiseLike(v: unknown): boolean {
-  return typeof (v as { then?: unknown } | null)?.then === "function";
 }
 
 /**
@@ -149,23 +146,26 @@ function refused(what: string, value: unknown, path = "$"): TypeError {
  */
 const SUSPECT = /\{\}|\{"0":|\{"type":"Buffer","data":\[/;
 
-/** `value` as JSON text, or an error naming `what` and the value that JSON cannot hold. */
-function toJson(value: unknown, what: string): string {
+/**
+ * `value` as JSON text, or an error naming its producer (`verb` and `name`: "read() of" a URI, "run() of
+ * tool" a name, joined only for an error) and the value that JSON cannot hold.
+ */
+function toJson(value: unknown, verb: string, name: string): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (e) {
     const bad = unfaithful(value, "$", "", new Set());
-    if (bad) throw refused(what, bad.value, bad.path);
+    if (bad) throw refused(`${verb} ${name}`, bad.value, bad.path);
     throw new TypeError(
-      `${what} returned a value that cannot be serialized as JSON: ${(e as Error).message}`,
+      `${verb} ${name} returned a value that cannot be serialized as JSON: ${(e as Error).message}`,
     );
   }
   if (text === undefined || (typeof value === "number" && !Number.isFinite(value)))
-    throw refused(what, value);
+    throw refused(`${verb} ${name}`, value);
   if (SUSPECT.test(text)) {
     const bad = unfaithful(value, "$", "", new Set());
-    if (bad) throw refused(what, bad.value, bad.path);
+    if (bad) throw refused(`${verb} ${name}`, bad.value, bad.path);
   }
   return text;
 }
@@ -220,7 +220,7 @@ export function toResourceContents(
         ]);
     }
   }
-  return [{ uri, mimeType: mimeType ?? "application/json", text: toJson(value, `read() of ${uri}`) }];
+  return [{ uri, mimeType: mimeType ?? "application/json", text: toJson(value, "read() of", uri) }];
 }
 
 const BLOCK_TYPES = new Set(["text", "image", "audio", "resource_link", "resource"]);
@@ -251,22 +251,21 @@ export function toCallToolResult(value: unknown, name: string): CallToolResult {
   if (value === undefined || value === null) return { content: [] };
   if (isContentBlock(value)) return { content: [value] };
   if (Array.isArray(value) && value.every(isContentBlock)) return { content: value };
-  const what = `run() of tool ${name}`;
   if (isObject(value)) {
     if (Array.isArray(value.content)) {
       const i = value.content.findIndex((b) => !isContentBlock(b));
       if (i >= 0)
         throw new TypeError(
-          `${what} returned a result whose content[${i}] is not a content block ({ type: "text", text }, image, audio, resource_link or resource)`,
+          `run() of tool ${name} returned a result whose content[${i}] is not a content block ({ type: "text", text }, image, audio, resource_link or resource)`,
         );
       return value as unknown as CallToolResult;
     }
     if (isBinary(value) || isBlob(value))
       throw new TypeError(
-        `${what} returned ${typeName(value)}; a tool's result is content blocks: return bytes as { type: "image" (or "audio"), data: <base64>, mimeType }, or as an embedded resource`,
+        `run() of tool ${name} returned ${typeName(value)}; a tool's result is content blocks: return bytes as { type: "image" (or "audio"), data: <base64>, mimeType }, or as an embedded resource`,
       );
   }
-  return { content: [{ type: "text", text: toJson(value, what) }] };
+  return { content: [{ type: "text", text: toJson(value, "run() of tool", name) }] };
 }
 
 /**

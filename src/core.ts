@@ -26,7 +26,6 @@ export function logError(error: unknown, where: ErrorInfo): void {
   console.error(`picomcp: ${where.method}${about === undefined ? "" : ` ${about}`} failed:`, error);
 }
 
-/** @internal */
 /**
  * What the server says of itself (`serverInfo`), from its options: the name and version it must
  * have, and the display fields it was given, none left `undefined`.
@@ -41,6 +40,7 @@ export function implementationOf(options: Implementation): Implementation {
   return info as Implementation;
 }
 
+/** @internal */
 export interface CoreOptions {
   info: Implementation;
   instructions: string | undefined;

@@ -12,7 +12,7 @@ import { ErrorCode, McpError } from "../errors.js";
 import type { Governor } from "../limits/governor.js";
 import { callerKey } from "../limits/key.js";
 import type { JsonRpcErrorObject, Params } from "../types.js";
-import { isTerminal, type TaskRecord, type TaskSignal, type TaskStore } from "./task-store.js";
+import { isTerminal, SERVER_GONE, type TaskRecord, type TaskSignal, type TaskStore } from "./task-store.js";
 
 export { isTerminal };
 
@@ -21,9 +21,6 @@ type Waiter = {
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 };
-
-/** A task's error when the process running it goes away (the same a lapsed lease gives). */
-const GONE = "The server running the task went away";
 
 /** What only this process holds of a running task: its handler's context and its pending input. */
 export interface Live {
@@ -87,11 +84,6 @@ export class TaskRunner {
     store.attach?.({ deliver: (id, signal) => this.#deliver(id, signal), changed: (t) => this.#announce(t) });
   }
 
-  /** Tasks running in this process. */
-  get running(): number {
-    return this.#live.size;
-  }
-
   /** Resolves once no task runs in this process any more, or once `signal` aborts. */
   async idle(signal: AbortSignal): Promise<void> {
     const aborted = new Promise<void>((resolve) =>
@@ -112,9 +104,9 @@ export class TaskRunner {
       left.map(async (l) => {
         delete l.record.inputRequests;
         l.record.status = "failed";
-        l.record.error = { code: ErrorCode.InternalError, message: GONE };
+        l.record.error = { code: ErrorCode.InternalError, message: SERVER_GONE };
         await this.#save(l);
-        this.#stop(l, GONE);
+        this.#stop(l, SERVER_GONE);
       }),
     );
   }

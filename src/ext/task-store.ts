@@ -14,6 +14,9 @@ const TERMINAL: ReadonlySet<string> = new Set(["completed", "failed", "cancelled
 /** Whether `status` never changes again. */
 export const isTerminal = (status: string): boolean => TERMINAL.has(status);
 
+/** The message of a task's error when the process running it goes away (a drain past its grace, a lapsed lease). */
+export const SERVER_GONE = "The server running the task went away";
+
 /** What a store keeps of one task (plain JSON). */
 export interface TaskRecord {
   /** A random UUID. */

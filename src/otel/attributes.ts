@@ -58,11 +58,6 @@ export function cap(value: string): string {
   return JSON.parse(JSON.stringify(value.slice(0, end))) as string;
 }
 
-/** The string `value` cut at {@link MAX_VALUE} characters; undefined for any other value. */
-export function textOf(value: unknown): string | undefined {
-  return typeof value === "string" ? cap(value) : undefined;
-}
-
 /** `mcp.resource.uri` of `uri`: redacted (see {@link redactUri}) unless `redact` is false, and capped. */
 export function uriAttribute(uri: string, redact: boolean): string {
   return redact ? redactUri(uri) : cap(uri);

@@ -9,6 +9,7 @@
 import { ErrorCode } from "../errors.js";
 import {
   isTerminal,
+  SERVER_GONE,
   type TaskPeer,
   type TaskRecord,
   type TaskSignal,
@@ -34,7 +35,7 @@ export interface RedisTaskStoreOptions {
 }
 
 /** The error a task gets when the instance running it went away. */
-const LOST = { code: ErrorCode.InternalError, message: "The server running the task went away" };
+const LOST = { code: ErrorCode.InternalError, message: SERVER_GONE };
 /** Lapsed leases failed per tick, at most (the next tick takes the rest). */
 const SWEEP = 100;
 
