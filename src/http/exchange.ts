@@ -241,7 +241,8 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
     // in the event store, where a client that resumes elsewhere reads it)
     const cut = drained || (answer === undefined && o.shut?.() === true);
     if (!stream && cut) {
-      reply(cutReply(Array.isArray(message) ? requestIds(message) : requestIds(message)[0], features));
+      const ids = requestIds(message);
+      reply(cutReply(Array.isArray(message) ? ids : ids[0], features));
     } else if (!stream) {
       reply(
         batch

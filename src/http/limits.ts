@@ -11,7 +11,7 @@ import { addressKey, checkedPrefix, isLocalAddress, ProxyTrust } from "./client-
 import type { HttpHandlerOptions } from "./options.js";
 import { CLIENT, header, normalPeer, ON_GONE, peerOf, whenGone } from "./request.js";
 
-/** Bytes of a body too small to be counted on its own (see {@link HttpGovernor.body}). */
+/** Bytes of a body too small to be counted on its own (see {@link BodyCount}). */
 const SMALL_BODY = 1024;
 
 /** What an SSE stream reports of its queue: a change in bytes; false when it may not grow by that much. */
@@ -60,9 +60,7 @@ export class HttpGovernor {
   address(request: Request): string | undefined {
     const trust = this.#trust;
     if (trust === undefined) {
-      const peer = normalPeer(request);
-      if (this.#untrusted !== undefined && peer !== undefined) this.#proxied(request, peer);
-      return peer;
+      return normalPeer(request);
     }
     const r = request as { [CLIENT]?: string };
     if (r[CLIENT] !== undefined) return r[CLIENT];
@@ -122,13 +120,12 @@ export class HttpGovernor {
 
   /** Tells `connection` who its anonymous caller is, so that the server's own shares and rates count it too. */
   bind(connection: Connection, request: Request, auth: AuthInfo | undefined): Connection {
-    setCallerKey(connection, this.anonymous(request, auth), this.address(request));
+    const address = this.address(request);
+    // once a request (a connection is bound once), not on every lookup of its caller
+    if (this.#untrusted !== undefined && this.#trust === undefined && address !== undefined)
+      this.#proxied(request, address);
+    setCallerKey(connection, this.anonymous(request, auth), address);
     return connection;
-  }
-
-  /** Takes `units` of `resource` for the request's caller: what gives them back, or the refusal. */
-  claim(resource: string, request: Request, auth: AuthInfo | undefined, units = 1): (() => void) | McpError {
-    return this.governor.claim(resource, this.caller(request, auth), units);
   }
 
   /**

@@ -19,7 +19,7 @@
  * takes at most 16 × states × (n + 1) steps (a lookaround's body runs at most 5 times; the fuzz
  * campaign checks this bound, and has measured at most 3.3; a pattern without lookarounds stays within
  * 6 in the tests). The costliest accepted pattern known, `(?:a|aa){399}c`, takes about 3200 steps a
- * character: about 2 minutes on a 4 MiB text, which a schema's `maxLength` prevents (a string surely
+ * character: nearly 3 minutes on a 4 MiB text, which a schema's `maxLength` prevents (a string surely
  * past it never reaches the pattern). Memory: each automaton keeps 5 Int32Arrays of its states (20
  * bytes a state) beside its program's 3 (12 bytes), a lookaround's body is compiled twice (run from a
  * position, and over the whole text), each counted position takes 4 bytes, and each lookaround a bit
