@@ -3,6 +3,7 @@ import { type Connection, principalOf } from "../connection.js";
 import type { McpError } from "../errors.js";
 import type { Governor } from "../limits/governor.js";
 import { ANONYMOUS } from "../limits/key.js";
+import { type Bucket, MemoryRateStore } from "../limits/rate.js";
 import type { RequestId } from "../types.js";
 import type { EventStream, Orphaned } from "./event-stream.js";
 
@@ -96,44 +97,6 @@ export interface SessionLimits {
   anonymousPerMinute: { readonly perCaller: number; readonly total: number };
 }
 
-/** Token buckets of one rate, one per key, each holding a minute's tokens; a bucket full again is forgotten. */
-class Buckets {
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
-  readonly #capacity: number;
-  readonly #perMs: number;
-  #sweepAt = 1024;
-
-  constructor(perMinute: number) {
-    this.#capacity = perMinute;
-    this.#perMs = perMinute / 60_000;
-  }
-
-  /** The tokens `key` holds now. */
-  level(key: string, now: number): number {
-    const b = this.#buckets.get(key);
-    return b ? Math.min(this.#capacity, b.tokens + (now - b.at) * this.#perMs) : this.#capacity;
-  }
-
-  /** 0 when `key` holds a token now, else the milliseconds until it will. */
-  wait(key: string, now: number): number {
-    const tokens = this.level(key, now);
-    return tokens >= 1 ? 0 : Math.ceil((1 - tokens) / this.#perMs);
-  }
-
-  take(key: string, now: number): void {
-    this.#buckets.set(key, { tokens: this.level(key, now) - 1, at: now });
-    if (this.#buckets.size >= this.#sweepAt) {
-      this.sweep(now);
-      this.#sweepAt = Math.max(1024, this.#buckets.size * 2);
-    }
-  }
-
-  sweep(now: number): void {
-    for (const key of [...this.#buckets.keys()])
-      if (this.level(key, now) >= this.#capacity) this.#buckets.delete(key);
-  }
-}
-
 /**
  * The live sessions, least recently used first, each counted for its caller by the governor. Idle
  * ones expire on lookup and on a sweep that the handler runs on its one timer. A caller at its share
@@ -145,15 +108,18 @@ export class SessionTable {
   readonly #limits: SessionLimits;
   readonly #governor: Governor;
   readonly #end: (session: Session) => void;
-  readonly #perCaller: Buckets;
-  readonly #all: Buckets;
+  /** The buckets of anonymous session creations: each caller's, and all callers' (`all`). */
+  readonly #rates = new MemoryRateStore();
+  readonly #perCaller: { readonly capacity: number; readonly perMs: number };
+  readonly #all: Bucket;
 
   constructor(limits: SessionLimits, governor: Governor, end: (session: Session) => void) {
     this.#limits = limits;
     this.#governor = governor;
     this.#end = end;
-    this.#perCaller = new Buckets(limits.anonymousPerMinute.perCaller);
-    this.#all = new Buckets(limits.anonymousPerMinute.total);
+    const { perCaller, total } = limits.anonymousPerMinute;
+    this.#perCaller = { capacity: perCaller, perMs: perCaller / 60_000 };
+    this.#all = { key: "all", capacity: total, perMs: total / 60_000 };
   }
 
   get size(): number {
@@ -201,13 +167,10 @@ export class SessionTable {
    * anonymous caller has none of its own) and from the bucket of all: 0 when both had one, else the
    * milliseconds until they will.
    */
-  admitAnonymous(caller: string, now = Date.now()): number {
-    const own = caller === ANONYMOUS ? 0 : this.#perCaller.wait(caller, now);
-    const wait = Math.max(own, this.#all.wait("", now));
-    if (wait > 0) return wait;
-    if (caller !== ANONYMOUS) this.#perCaller.take(caller, now);
-    this.#all.take("", now);
-    return 0;
+  admitAnonymous(caller: string): number {
+    return this.#rates.take(
+      caller === ANONYMOUS ? [this.#all] : [{ key: `c ${caller}`, ...this.#perCaller }, this.#all],
+    );
   }
 
   /** Makes room for one more session of `caller` (ending an idle one of its own if need be), or gives the refusal. */
@@ -234,7 +197,6 @@ export class SessionTable {
 
   /** Ends every idle session. */
   sweep(now = Date.now()): void {
-    this.#perCaller.sweep(now);
     for (const s of [...this.#sessions.values()]) if (this.#expired(s, now)) this.#end(s);
   }
 
