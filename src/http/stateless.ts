@@ -287,7 +287,7 @@ export class StatelessHttp {
     listen = false,
   ): Awaitable<Answer> {
     if (listen) this.#listening.add(connection);
-    this.#o.drain.running.add(connection);
+    const done = this.#o.drain.track(connection);
     let sink: SseWriter | undefined;
     let over = false;
     let cancelled = false;
@@ -318,8 +318,7 @@ export class StatelessHttp {
       over = true;
       this.#o.drain.cuts.delete(cutNow);
       if (listen) this.#listening.delete(connection);
-      this.#o.drain.running.delete(connection);
-      connection.close();
+      done();
       const one = Array.isArray(answer) ? answer[0] : answer;
       if (sink) {
         if (one) sink.event(encodeMessage(one));
