@@ -62,7 +62,7 @@ export function discoverExtension(o: DiscoverOptions): Extension {
       "server/discover": {
         era: "stateless",
         run: (_p, ctx: RequestContext) => {
-          ctx.cacheHint = o.cache;
+          ctx.cache(o.cache);
           const caps = o.capabilities(ctx.features);
           if (made?.caps !== caps) {
             const result: { [key: string]: unknown } = {
@@ -136,7 +136,7 @@ export function listenExtension(
           const stream = new ListenStream(
             ctx.requestId,
             filter,
-            (m) => ctx.notify(m),
+            (m) => ctx.emit(m),
             serverMeta,
             principalOf(ctx.auth),
           );
