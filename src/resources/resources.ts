@@ -208,7 +208,8 @@ export class ResourceRegistry {
 
 /** What `read` gets: the request's context and the concrete URI asked for (one small object a read). */
 class ReadContext extends ContextView implements ResourceContext {
-  readonly uri: string;
+  // assigned in the constructor, not a class field: V8 runs a class's field initializers as a call of their own
+  declare readonly uri: string;
   constructor(base: Context, uri: string) {
     super(base);
     this.uri = uri;

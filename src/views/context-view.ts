@@ -12,90 +12,87 @@ import type { LoggingLevel } from "../types.js";
  * method it wraps share it whichever context each holds.
  */
 export class ContextView implements Context {
-  readonly #base: Context;
+  /** The context this one was made from. */
+  // assigned, neither a #private nor a class field: a read makes one of these, and either costs it more
+  declare protected readonly base: Context;
 
   constructor(base: Context) {
-    this.#base = base;
-  }
-
-  /** The context this one was made from. */
-  protected get base(): Context {
-    return this.#base;
+    this.base = base;
   }
   get signal() {
-    return this.#base.signal;
+    return this.base.signal;
   }
   get requestId() {
-    return this.#base.requestId;
+    return this.base.requestId;
   }
   get client() {
-    return this.#base.client;
+    return this.base.client;
   }
   get meta() {
-    return this.#base.meta;
+    return this.base.meta;
   }
   get auth() {
-    return this.#base.auth;
+    return this.base.auth;
   }
   get sessionId() {
-    return this.#base.sessionId;
+    return this.base.sessionId;
   }
   get hasSession() {
-    return this.#base.hasSession;
+    return this.base.hasSession;
   }
   get caller() {
-    return this.#base.caller;
+    return this.base.caller;
   }
   get clientAddress() {
-    return this.#base.clientAddress;
+    return this.base.clientAddress;
   }
   get features() {
-    return this.#base.features;
+    return this.base.features;
   }
   get requestState() {
-    return this.#base.requestState;
+    return this.base.requestState;
   }
   sessionState<T>(slot: SessionSlot<T>): T {
-    return this.#base.sessionState(slot);
+    return this.base.sessionState(slot);
   }
   progress(progress: number, total?: number, message?: string): void {
-    this.#base.progress(progress, total, message);
+    this.base.progress(progress, total, message);
   }
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    this.#base.log(level, data, logger);
+    this.base.log(level, data, logger);
   }
   setLogLevel(level: LoggingLevel): void {
-    this.#base.setLogLevel(level);
+    this.base.setLogLevel(level);
   }
   elicit(...args: Parameters<Context["elicit"]>) {
-    return this.#base.elicit(...args);
+    return this.base.elicit(...args);
   }
   sample(...args: Parameters<Context["sample"]>) {
-    return this.#base.sample(...args);
+    return this.base.sample(...args);
   }
   roots(options?: ClientRequestOptions) {
-    return this.#base.roots(options);
+    return this.base.roots(options);
   }
   setRequestState(value: unknown): void {
-    this.#base.setRequestState(value);
+    this.base.setRequestState(value);
   }
   task(options?: { statusMessage?: string }) {
-    return this.#base.task(options);
+    return this.base.task(options);
   }
   get<T>(slot: RequestSlot<T>): T {
-    return this.#base.get(slot);
+    return this.base.get(slot);
   }
   set<T>(slot: RequestSlot<T>, value: T): void {
-    this.#base.set(slot, value);
+    this.base.set(slot, value);
   }
   cache(hint: CacheOptions | CacheHint): void {
-    this.#base.cache(hint);
+    this.base.cache(hint);
   }
   personal(): void {
-    this.#base.personal();
+    this.base.personal();
   }
   notify(method: string, params?: object): void {
-    this.#base.notify(method, params);
+    this.base.notify(method, params);
   }
 }
 
