@@ -113,7 +113,7 @@ export class StatelessHttp {
 
   /** Graceful teardown: every open listen stream gets its final result before the streams close. */
   close(): void {
-    for (const connection of this.#listening) connection.endListens();
+    for (const connection of this.#listening) this.#o.server.end(connection);
   }
 
   /** GET and DELETE have no meaning in the revision. */
@@ -308,7 +308,7 @@ export class StatelessHttp {
         reply(new Reply(200, SSE_HEADERS, sink.readable));
         // a listen that registers once a drain has begun (its body was still arriving) ends at
         // once with its final result, as those open when it began did
-        if (listen && this.#o.drain.draining) queueMicrotask(() => connection.endListens());
+        if (listen && this.#o.drain.draining) queueMicrotask(() => this.#o.server.end(connection));
       }
       sink.event(data);
     };
