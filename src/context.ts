@@ -2,24 +2,21 @@
 import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
 import {
   type Asker,
-  checkElicitAnswer,
   type InputRequest,
   InputRequiredSignal,
   type InputRound,
-  isElicitAnswer,
-  isSampleAnswer,
-  quiet,
   refuse,
-  rootsOfAnswer,
   type TaskHandle,
   withRelatedTask,
 } from "./eras/input.js";
-import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/stateless.js";
+import { type CacheHint, type CacheOptions, cacheHint, checkedHint, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import { ClientCapabilityError } from "./errors.js";
 import type { Governor } from "./limits/governor.js";
 import { callerAddress, callerKey } from "./limits/key.js";
+import { type AskChannel, type ClientRequestOptions, elicit, roots, sample } from "./request/ask.js";
+import type { RequestSlot } from "./request/slot.js";
 import {
+  type ClientCapabilities,
   type ElicitFormParams,
   type ElicitResult,
   type ElicitUrlParams,
@@ -43,19 +40,7 @@ export type {
   SampleResult,
   SamplingMessage,
 } from "./types.js";
-
-/** Options of a request to the client. */
-export interface ClientRequestOptions {
-  /** Milliseconds to wait for the answer. Default: the server's `requestTimeoutMs` (60 s). */
-  timeoutMs?: number;
-  /**
-   * 2026-07-28: the key of this input request in the `InputRequiredResult`. Default: the method and
-   * the call's position in the handler (`elicitation-1`, `sampling-1`, `roots-1`, …).
-   */
-  key?: string;
-}
-
-export type { Asker, ClientView, TaskHandle };
+export type { Asker, ClientRequestOptions, ClientView, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -106,6 +91,23 @@ export interface Context {
    * result. Resolves with its handle, or undefined (the call stays an ordinary one).
    */
   task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined>;
+  /** This request's value of `slot` (see `requestSlot`): made by its `init` on first use, else what `set` put. */
+  get<T>(slot: RequestSlot<T>): T;
+  /** Sets this request's value of `slot`. */
+  set<T>(slot: RequestSlot<T>, value: T): void;
+  /**
+   * 2026-07-28: how long and how widely the client may cache this result, sent as its `ttlMs` and
+   * `cacheScope` (the last call counts); unset fields: 0 and `"private"`. A no-op in the initialize era.
+   * A result without a hint carries none.
+   */
+  cache(hint: CacheOptions | CacheHint): void;
+  /** The result depends on the caller (its scopes, its identity): it is never cached as `"public"`. */
+  personal(): void;
+  /**
+   * Sends a notification on this request's stream (a 2026-07-28 response stream, say) while the
+   * request is open; dropped once it is answered or cancelled, as progress is.
+   */
+  notify(method: string, params?: object): void;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -138,8 +140,15 @@ export interface RequestInit {
   readonly stateless?: StatelessRequest;
 }
 
+/** @internal — for the dispatcher: the hint a request's handler gave with `ctx.cache`. */
+export let cacheOf: (ctx: RequestContext) => CacheHint | undefined;
+/** @internal — puts back the hint `cacheOf` gave (a bridge that ran another method inside). */
+export let restoreCache: (ctx: RequestContext, hint: CacheHint | undefined) => void;
+/** @internal — for the dispatcher: whether a request's handler called `ctx.personal()`. */
+export let isPersonal: (ctx: RequestContext) => boolean;
+
 /** @internal — built by the dispatcher for each request: everything a method needs to know of it. */
-export class RequestContext implements Context {
+export class RequestContext implements Context, AskChannel {
   readonly requestId: RequestId;
   /** @internal — the connection it came on. */
   readonly connection: Connection;
@@ -154,14 +163,10 @@ export class RequestContext implements Context {
   uri!: string;
   /** `completion/complete` only: the arguments already chosen. */
   arguments!: { [key: string]: string };
-  /** 2026-07-28: set by a cacheable method, sent as `ttlMs`/`cacheScope`. */
-  cacheHint: CacheHint | undefined;
   /** Set once the answer is out: later progress and log messages are dropped. */
   done = false;
   /** Set when the request is cancelled; it is then never answered. */
   aborted = false;
-  /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
-  personal = false;
   /** Set by the tasks extension: what `task()` does, where calls to the client go, the task it runs as. */
   taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
   asker: Asker | undefined;
@@ -176,8 +181,19 @@ export class RequestContext implements Context {
   // undefined until the first report: a number here would box a heap number in every context
   #lastProgress: number | undefined;
   readonly #stateless: StatelessRequest | undefined;
-  // a stateless request's slots: it has no session to keep them in
-  #slots: Map<SessionSlot<unknown>, unknown> | undefined;
+  // its request slots, and a stateless request's session slots (it has no session to keep them in)
+  #slots: Map<SessionSlot<unknown> | RequestSlot<unknown>, unknown> | undefined;
+  // 2026-07-28: what `cache` and `personal` said, read by the dispatcher through `resultHints`
+  #cache: CacheHint | undefined;
+  #personal = false;
+
+  static {
+    cacheOf = (ctx) => ctx.#cache;
+    isPersonal = (ctx) => ctx.#personal;
+    restoreCache = (ctx, hint) => {
+      ctx.#cache = hint;
+    };
+  }
 
   /**
    * `client` and `features` describe the revision of this one request: from the connection's
@@ -201,9 +217,34 @@ export class RequestContext implements Context {
 
   sessionState<T>(slot: SessionSlot<T>): T {
     if (!this.#stateless) return this.connection.slot(slot);
+    if (!this.#slots?.has(slot)) this.set(slot as RequestSlot<T>, slot.init());
+    return this.#slots!.get(slot) as T;
+  }
+
+  get<T>(slot: RequestSlot<T>): T {
+    if (this.#slots?.has(slot)) return this.#slots.get(slot) as T;
+    if (slot.init === undefined) return undefined as T;
+    const value = slot.init();
+    this.set(slot, value);
+    return value;
+  }
+
+  set<T>(slot: RequestSlot<T>, value: T): void {
     this.#slots ??= new Map();
-    if (!this.#slots.has(slot)) this.#slots.set(slot, slot.init());
-    return this.#slots.get(slot) as T;
+    this.#slots.set(slot, value);
+  }
+
+  cache(hint: CacheOptions | CacheHint): void {
+    if (!this.#stateless) return;
+    this.#cache = "cacheScope" in hint ? checkedHint(hint) : cacheHint(hint);
+  }
+
+  personal(): void {
+    this.#personal = true;
+  }
+
+  get capabilities(): ClientCapabilities {
+    return this.client.capabilities;
   }
 
   get signal(): AbortSignal {
@@ -256,56 +297,15 @@ export class RequestContext implements Context {
   }
 
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult> {
-    if (this.#stateless) return this.#statelessElicit(params, options?.key);
-    const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
-    if (params.mode === "url") {
-      if (!caps?.url || !this.features.urlElicitation) {
-        return Promise.reject(new ClientCapabilityError("URL-mode elicitation", "elicitation.url"));
-      }
-      const wire = { ...params, elicitationId: params.elicitationId ?? crypto.randomUUID() };
-      return quiet(this.#ask("elicitation/create", wire, options).then(checkElicitResult));
-    }
-    // a client that declares `elicitation: {}` supports form mode (2025-06-18 had no modes)
-    const formOk = caps && (caps.form !== undefined || caps.url === undefined);
-    if (!formOk || !this.features.elicitation) {
-      return Promise.reject(new ClientCapabilityError("form elicitation", "elicitation"));
-    }
-    const wire: { [key: string]: unknown } = {
-      message: params.message,
-      requestedSchema: params.requestedSchema,
-    };
-    if (this.features.urlElicitation) wire.mode = "form";
-    return quiet(this.#ask("elicitation/create", wire, options).then(checkElicitResult));
+    return elicit(this, params, options);
   }
 
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
-    const caps = this.client.capabilities.sampling as { tools?: object } | undefined;
-    if (this.#stateless) {
-      if (!caps) return refuse(missingCapability({ sampling: {} }));
-      if ((params.tools || params.toolChoice) && !caps.tools)
-        return refuse(missingCapability({ sampling: { tools: {} } }));
-      return this.#input("sampling/createMessage", params, options?.key, toSampleResult);
-    }
-    if (!caps) return Promise.reject(new ClientCapabilityError("sampling", "sampling"));
-    if ((params.tools || params.toolChoice) && !caps.tools) {
-      return Promise.reject(new ClientCapabilityError("tool use in sampling", "sampling.tools"));
-    }
-    const asked = this.#ask("sampling/createMessage", params, options).then((r) => {
-      const result = toSampleResult(r);
-      if (!result) throw new Error("The client answered sampling/createMessage with a malformed result");
-      return result;
-    });
-    return quiet(asked);
+    return sample(this, params, options);
   }
 
   roots(options?: ClientRequestOptions): Promise<Root[]> {
-    if (this.#stateless) {
-      if (!this.client.capabilities.roots) return refuse(missingCapability({ roots: {} }));
-      return this.#input("roots/list", {}, options?.key, toRoots);
-    }
-    if (!this.client.capabilities.roots) return refuse(new ClientCapabilityError("roots", "roots"));
-    const asked = this.#ask("roots/list", {}, options);
-    return quiet(asked.then((r) => (Array.isArray(r.roots) ? (r.roots as Root[]) : [])));
+    return roots(this, options);
   }
 
   get requestState(): unknown {
@@ -321,30 +321,22 @@ export class RequestContext implements Context {
     return this.taskStarter ? this.taskStarter(options) : Promise.resolve(undefined);
   }
 
-  /** @internal — sends a notification on this request's stream (a listen's acknowledgement, say). */
-  notify(message: JsonRpcMessage): void {
+  /** @internal — sends `message` on this request's stream, answered or not (a listen's own stream). */
+  emit(message: JsonRpcMessage): void {
     this.#emit(message);
   }
 
-  #statelessElicit(
-    params: ElicitFormParams | ElicitUrlParams,
-    key: string | undefined,
-  ): Promise<ElicitResult> {
-    const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
-    if (params.mode === "url") {
-      if (!caps?.url) return refuse(missingCapability({ elicitation: { url: {} } }));
-      // 2026-07-28 has no elicitationId: the retry itself says the interaction is done
-      const wire = { mode: "url", message: params.message, url: params.url };
-      return this.#input("elicitation/create", wire, key, toElicitResult);
-    }
-    if (!caps || (caps.form === undefined && caps.url !== undefined))
-      return refuse(missingCapability({ elicitation: { form: {} } }));
-    const wire = { message: params.message, requestedSchema: params.requestedSchema };
-    return this.#input("elicitation/create", wire, key, toElicitResult);
+  notify(method: string, params?: object): void {
+    if (this.done || this.aborted) return;
+    this.#emit(
+      params === undefined
+        ? { jsonrpc: "2.0", method }
+        : { jsonrpc: "2.0", method, params: params as Params },
+    );
   }
 
-  /** 2026-07-28: the answer from the client's retry, or an input request that ends this run. */
-  #input<T>(
+  /** @internal — 2026-07-28: the answer from the client's retry, or an input request that ends this run. */
+  input<T>(
     method: InputRequest["method"],
     params: object,
     key: string | undefined,
@@ -369,7 +361,8 @@ export class RequestContext implements Context {
     else this.connection.send(message);
   }
 
-  #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
+  /** @internal — initialize era: sends a request to the client on this request's behalf. */
+  request(method: string, params: object, options: ClientRequestOptions | undefined): Promise<Params> {
     const outbound = { signal: this.signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
     const send = this.done ? undefined : this.#send;
@@ -380,12 +373,6 @@ export class RequestContext implements Context {
     return release ? asked.finally(release) : asked;
   }
 }
-
-const toElicitResult = isElicitAnswer as (r: unknown) => ElicitResult | undefined;
-const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefined;
-const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
-
-const checkElicitResult = checkElicitAnswer as unknown as (r: { [key: string]: unknown }) => ElicitResult;
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */
 export type Completer = (

@@ -12,7 +12,15 @@ import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
-import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
+import {
+  link,
+  McpServer,
+  parseUriTemplate,
+  requestSlot,
+  safeJoin,
+  sessionSlot,
+  type UriParams,
+} from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
 import {
   RedisBus,
@@ -94,6 +102,12 @@ export const examples = [
     const seen = sessionSlot("deprecation-warned", () => new Set<string>());
     // @end
     return seen;
+  },
+  async () => {
+    // @example request/slot.ts#1
+    const started = requestSlot("started-at", () => Date.now());
+    // @end
+    return started;
   },
   async () => {
     // @example http/node.ts#1

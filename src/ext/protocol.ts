@@ -54,7 +54,7 @@ export function discoverExtension(o: DiscoverOptions): Extension {
       "server/discover": {
         era: "stateless",
         run: (_p, ctx: RequestContext) => {
-          ctx.cacheHint = o.cache;
+          ctx.cache(o.cache);
           const caps = o.capabilities(ctx.features);
           if (made?.caps !== caps) {
             const result: { [key: string]: unknown } = {

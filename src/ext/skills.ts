@@ -141,7 +141,7 @@ export class Skills {
   }
 
   #hint(ctx: RequestContext) {
-    if (ctx.features.stateless) ctx.cacheHint = this.#cache;
+    ctx.cache(this.#cache);
   }
 
   /** The extension: declared in both eras while a skill is registered; anyone may list skills. */

@@ -2,7 +2,7 @@
  * Resources as tools, for clients that only call tools: `list_resources` and `read_resource`, answered
  * by the same code as `resources/list`, `resources/templates/list` and `resources/read`.
  */
-import type { Context, RequestContext } from "../context.js";
+import { type Context, cacheOf, type RequestContext, restoreCache } from "../context.js";
 import type { CacheHint } from "../eras/stateless.js";
 import { McpError } from "../errors.js";
 import type { Registry } from "../registry.js";
@@ -27,11 +27,11 @@ const READ_ONLY = Object.freeze({ readOnlyHint: true, idempotentHint: true, open
  */
 async function asResourceMethod<T>(ctx: Context, run: (ctx: RequestContext) => T | Promise<T>): Promise<T> {
   const rc = ctx as RequestContext;
-  const hint = rc.cacheHint;
+  const hint = cacheOf(rc);
   try {
     return await run(rc);
   } finally {
-    rc.cacheHint = hint;
+    restoreCache(rc, hint);
   }
 }
 

@@ -328,10 +328,7 @@ function unknownNames(
   return unknown.length === 0 ? undefined : { unknown, keys: names.keys };
 }
 
-/**
- * Names a read's context has, which a second-parameter pattern may take without being SDK v1's: one
- * entry per key of {@link ResourceContext}, neither more nor fewer (the type says so), so it cannot drift.
- */
+/** Names a read's context has (not SDK v1's): one per key of {@link ResourceContext}, as its type says, so it cannot drift. */
 const CONTEXT_KEY_RECORD: { readonly [K in keyof ResourceContext]-?: true } = {
   uri: true,
   signal: true,
@@ -351,6 +348,11 @@ const CONTEXT_KEY_RECORD: { readonly [K in keyof ResourceContext]-?: true } = {
   requestState: true,
   setRequestState: true,
   task: true,
+  get: true,
+  set: true,
+  cache: true,
+  personal: true,
+  notify: true,
 };
 const CONTEXT_KEYS: ReadonlySet<string> = new Set(Object.keys(CONTEXT_KEY_RECORD));
 

@@ -255,7 +255,7 @@ export async function listResources(
   ctx: RequestContext,
   pageSize: number,
 ): Promise<ResourcePage> {
-  if (ctx.features.stateless) ctx.cacheHint = reg.listHint;
+  ctx.cache(reg.listHint);
   const at = params.cursor === undefined ? undefined : decodeMarkedCursor(params.cursor, MARKS);
   if (at?.mark === ENUMERATED) return enumeratedPage(reg, ctx, [], at.n, pageSize);
   const start = at === undefined ? 0 : reg.staticsAfter(at.n);
@@ -264,7 +264,7 @@ export async function listResources(
   if (!scoped) {
     const page = reg.pages.get(key);
     if (page !== undefined) return page;
-  } else ctx.personal = true;
+  } else ctx.personal();
   // one more than a page, to know whether statics follow it
   const statics = reg.statics;
   const resources: object[] = [];
@@ -340,7 +340,7 @@ export function readResource(
   if (!hit) throw notFound(uri, ctx);
   requireScopes(`resource ${uri}`, hit.entry, ctx);
   ctx.uri = uri;
-  ctx.cacheHint = hit.entry.cache;
+  ctx.cache(hit.entry.cache);
   const mimeType = hit.entry.mimeType;
   let value: unknown;
   try {
