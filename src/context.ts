@@ -12,7 +12,7 @@ import {
 import { type CacheHint, type CacheOptions, cacheHint, checkedHint, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import type { Governor } from "./limits/governor.js";
-import { callerAddress, callerKey } from "./limits/key.js";
+import { callerAddress } from "./limits/key.js";
 import { type AskChannel, type ClientRequestOptions, elicit, roots, sample } from "./request/ask.js";
 import type { RequestSlot } from "./request/slot.js";
 import {
@@ -108,6 +108,10 @@ export interface Context {
    * request is open; dropped once it is answered or cancelled, as progress is.
    */
   notify(method: string, params?: object): void;
+  /** Answers now with `result` (shaped as any result) on the request's stream and ends it (`signal` aborts): a long-lived request the server ends. */
+  end(result: object): void;
+  /** Who the limits count this request for: `principal:<p>`, `anonymous:<key>` (its transport's key for it), or `anonymous`. */
+  readonly caller: string;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -120,6 +124,8 @@ export interface ResourceContext extends Context {
 export interface StatelessRequest {
   readonly logLevel: LoggingLevel | undefined;
   readonly input: InputRound | undefined;
+  /** `result` as a complete result of the server (`end`'s). */
+  readonly complete: (result: Params, hint: CacheHint | undefined, personal: boolean) => Params;
 }
 
 /** @internal — what the dispatcher knows of a request when it makes its context. */
@@ -171,7 +177,8 @@ export class RequestContext implements Context, AskChannel {
   taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
   asker: Asker | undefined;
   relatedTask: { taskId: string } | undefined;
-  /** Set by the dispatcher: a 2025 request to the client counts against the caller's share. */
+  /** Set by the dispatcher: whom the limits count it for, and (2025) its requests to the client. */
+  caller = "anonymous";
   governor: Governor | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
@@ -321,9 +328,12 @@ export class RequestContext implements Context, AskChannel {
     return this.taskStarter ? this.taskStarter(options) : Promise.resolve(undefined);
   }
 
-  /** @internal — sends `message` on this request's stream, answered or not (a listen's own stream). */
-  emit(message: JsonRpcMessage): void {
-    this.#emit(message);
+  end(result: object): void {
+    if (this.done || this.aborted) return;
+    const s = this.#stateless;
+    const r = s ? s.complete(result as Params, this.#cache, this.#personal) : result;
+    this.#emit({ jsonrpc: "2.0", id: this.requestId, result: r as Params });
+    this.abort(new Error("The request ended with its result"));
   }
 
   notify(method: string, params?: object): void {
@@ -367,7 +377,7 @@ export class RequestContext implements Context, AskChannel {
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
     const send = this.done ? undefined : this.#send;
     const p = withRelatedTask(params, this.relatedTask);
-    const release = this.governor?.claim("inputRounds", callerKey(this.auth, this.connection));
+    const release = this.governor?.claim("inputRounds", this.caller);
     if (release !== undefined && typeof release !== "function") return refuse<Params>(release);
     const asked = this.connection.request(method, p, send ? { ...outbound, send } : outbound);
     return release ? asked.finally(release) : asked;

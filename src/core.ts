@@ -6,10 +6,11 @@
 import type { ChangeEvent } from "./bus.js";
 import { Connection, type Declared } from "./connection.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
+import { type CacheHint, completeResult } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import { type Extension, Extensions } from "./extension.js";
 import type { Governor } from "./limits/governor.js";
-import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
+import type { Implementation, Params, RequestId, ServerCapabilities } from "./types.js";
 
 /** Where a handler's unexpected error happened, for the `onError` hook. */
 export interface ErrorInfo {
@@ -69,6 +70,9 @@ export class ServerCore {
   readonly requestTimeoutMs: number;
   /** 2026-07-28: the `_meta` of every result (the server's name and version). */
   readonly serverMeta: { readonly [key: string]: unknown };
+  /** 2026-07-28: `result` as a complete result of this server (its `_meta`), with its caching hint. */
+  readonly complete = (result: Params, hint: CacheHint | undefined, personal: boolean): Params =>
+    completeResult(result, this.serverMeta, hint, personal);
   /** 2026-07-28: seals and opens `requestState`. */
   readonly requestState: RequestStateSeal;
   /** What each caller holds, against its share and the server's totals; the rate limits. */

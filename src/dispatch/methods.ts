@@ -25,6 +25,7 @@ export function execute(
 ): Awaitable<Outcome | undefined> {
   const key = callerKey(ctx.auth, ctx.connection);
   ctx.governor = core.governor;
+  ctx.caller = key;
   const refused = core.governor.admit(key, ctx.method, ctx.params);
   if (refused === undefined) return start(core, method, ctx, served, outer, key);
   if (!isPromiseLike(refused)) return { error: toErrorObject(core, refused, ctx.method, ctx.requestId) };

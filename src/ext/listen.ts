@@ -12,7 +12,6 @@ import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
-import { callerKey } from "../limits/key.js";
 import { listBytes } from "../limits/shares.js";
 import { requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
@@ -209,7 +208,7 @@ export function listenExtension(o: ListenOptions): Extension {
           // what the request holds while it is open: its URIs and task ids as sent, in bytes
           const n = p.notifications as { resourceSubscriptions?: unknown; taskIds?: unknown };
           const bytes = listBytes(n.resourceSubscriptions) + listBytes(n.taskIds);
-          const key = callerKey(ctx.auth, ctx.connection);
+          const key = ctx.caller;
           governor.take("listens", key);
           const kept = governor.claim("subscriptionBytes", key, bytes);
           if (typeof kept !== "function") {

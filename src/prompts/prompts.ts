@@ -6,7 +6,7 @@ import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
-import { checkGetParams } from "../resources/handler-params.js";
+import { checkGetParams } from "../resources/handler-checks.js";
 import {
   type CompiledSchema,
   compileSchema,

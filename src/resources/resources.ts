@@ -9,7 +9,7 @@ import { preEncode } from "../jsonrpc.js";
 import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
 import { listPage, permits, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
 import { type Awaitable, isPromiseLike, type ResourceContents } from "../types.js";
-import { checkReadParams } from "./handler-params.js";
+import { checkReadParams } from "./handler-checks.js";
 import { type ResourceOptions, v1ResourceHint } from "./options.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
