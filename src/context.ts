@@ -1,19 +1,19 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
-import {
-  type Asker,
-  type InputRequest,
-  InputRequiredSignal,
-  type InputRound,
-  refuse,
-  type TaskHandle,
-  withRelatedTask,
-} from "./eras/input.js";
+import { type InputRequest, type InputRound, refuse, type TaskHandle } from "./eras/input.js";
 import { type CacheHint, type CacheOptions, cacheHint, checkedHint, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import type { Governor } from "./limits/governor.js";
-import { callerAddress } from "./limits/key.js";
-import { type AskChannel, type ClientRequestOptions, elicit, roots, sample } from "./request/ask.js";
+import { callerAddress, callerKey } from "./limits/key.js";
+import {
+  type AskChannel,
+  type ClientRequestOptions,
+  elicit,
+  fromRound,
+  roots,
+  sample,
+  withMeta,
+} from "./request/ask.js";
 import type { RequestSlot } from "./request/slot.js";
 import {
   type ClientCapabilities,
@@ -40,7 +40,7 @@ export type {
   SampleResult,
   SamplingMessage,
 } from "./types.js";
-export type { Asker, ClientRequestOptions, ClientView, TaskHandle };
+export type { ClientRequestOptions, ClientView, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -57,6 +57,17 @@ export interface Context {
   /** The connection's id (the HTTP session id, say). */
   readonly sessionId: string;
   /**
+   * Whether the request belongs to a session that outlives it (an initialize-era session); false
+   * for a 2026-07-28 request and for one served without sessions (stateless HTTP).
+   */
+  readonly hasSession: boolean;
+  /**
+   * Who is calling, as the server's limits count callers: `principal:<p>` with verified
+   * credentials, `anonymous:<key>` for an anonymous caller its transport named (its address), else
+   * `anonymous`. A key to keep per-caller state or shares under.
+   */
+  readonly caller: string;
+  /**
    * The client's address, as HTTP knows it: its peer (`picomcp/node`, `withPeer`), or the client that
    * trusted proxies name (`trustProxy`); for a 2025 session, the address that opened it. Else undefined.
    */
@@ -72,6 +83,11 @@ export interface Context {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message to the client, if its log level lets it through. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Initialize era: the lowest level of the log messages this session's requests send (what
+   * `logging/setLevel` sets). Ignored for a 2026-07-28 request: its `_meta` names its own.
+   */
+  setLogLevel(level: LoggingLevel): void;
   /** Asks the user for input through the client. */
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion. */
@@ -88,7 +104,8 @@ export interface Context {
   /**
    * Turns this `tools/call` into a task when the tool allows it (`task`) and the client declared
    * the tasks extension: the client gets the task now, the handler's return value becomes its
-   * result. Resolves with its handle, or undefined (the call stays an ordinary one).
+   * result. Resolves with its handle, or undefined (the call stays an ordinary one). The tasks
+   * extension answers it, in the context its wrapper hands the tool; any other context gives undefined.
    */
   task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined>;
   /** This request's value of `slot` (see `requestSlot`): made by its `init` on first use, else what `set` put. */
@@ -110,8 +127,6 @@ export interface Context {
   notify(method: string, params?: object): void;
   /** Answers now with `result` (shaped as any result) on the request's stream and ends it (`signal` aborts): a long-lived request the server ends. */
   end(result: object): void;
-  /** Who the limits count this request for: `principal:<p>`, `anonymous:<key>` (its transport's key for it), or `anonymous`. */
-  readonly caller: string;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -124,7 +139,6 @@ export interface ResourceContext extends Context {
 export interface StatelessRequest {
   readonly logLevel: LoggingLevel | undefined;
   readonly input: InputRound | undefined;
-  /** `result` as a complete result of the server (`end`'s). */
   readonly complete: (result: Params, hint: CacheHint | undefined, personal: boolean) => Params;
 }
 
@@ -148,8 +162,6 @@ export interface RequestInit {
 
 /** @internal — for the dispatcher: the hint a request's handler gave with `ctx.cache`. */
 export let cacheOf: (ctx: RequestContext) => CacheHint | undefined;
-/** @internal — puts back the hint `cacheOf` gave (a bridge that ran another method inside). */
-export let restoreCache: (ctx: RequestContext, hint: CacheHint | undefined) => void;
 /** @internal — for the dispatcher: whether a request's handler called `ctx.personal()`. */
 export let isPersonal: (ctx: RequestContext) => boolean;
 
@@ -166,19 +178,11 @@ export class RequestContext implements Context, AskChannel {
   readonly features: Features;
   /** This request's credentials: the transport's snapshot for it, else the connection's. */
   auth: AuthInfo | undefined;
-  uri!: string;
-  /** `completion/complete` only: the arguments already chosen. */
-  arguments!: { [key: string]: string };
   /** Set once the answer is out: later progress and log messages are dropped. */
   done = false;
   /** Set when the request is cancelled; it is then never answered. */
   aborted = false;
-  /** Set by the tasks extension: what `task()` does, where calls to the client go, the task it runs as. */
-  taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
-  asker: Asker | undefined;
-  relatedTask: { taskId: string } | undefined;
-  /** Set by the dispatcher: whom the limits count it for, and (2025) its requests to the client. */
-  caller = "anonymous";
+  /** Set by the dispatcher: a 2025 request to the client counts against the caller's share. */
   governor: Governor | undefined;
   #abortReason: unknown;
   // created on first use: most handlers never look at their signal
@@ -190,16 +194,13 @@ export class RequestContext implements Context, AskChannel {
   readonly #stateless: StatelessRequest | undefined;
   // its request slots, and a stateless request's session slots (it has no session to keep them in)
   #slots: Map<SessionSlot<unknown> | RequestSlot<unknown>, unknown> | undefined;
-  // 2026-07-28: what `cache` and `personal` said, read by the dispatcher through `resultHints`
+  // 2026-07-28: what `cache` and `personal` said, read by the dispatcher through `cacheOf`, `isPersonal`
   #cache: CacheHint | undefined;
   #personal = false;
 
   static {
     cacheOf = (ctx) => ctx.#cache;
     isPersonal = (ctx) => ctx.#personal;
-    restoreCache = (ctx, hint) => {
-      ctx.#cache = hint;
-    };
   }
 
   /**
@@ -278,6 +279,18 @@ export class RequestContext implements Context, AskChannel {
     return this.connection.id;
   }
 
+  get hasSession(): boolean {
+    return !this.#stateless && !this.connection.sessionless;
+  }
+
+  get caller(): string {
+    return callerKey(this.auth, this.connection);
+  }
+
+  setLogLevel(level: LoggingLevel): void {
+    if (!this.#stateless) this.connection.logLevel = level;
+  }
+
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta?.progressToken;
     if ((typeof token !== "string" && typeof token !== "number") || this.done || this.aborted) return;
@@ -325,13 +338,13 @@ export class RequestContext implements Context, AskChannel {
   }
 
   task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined> {
-    return this.taskStarter ? this.taskStarter(options) : Promise.resolve(undefined);
+    void options;
+    return Promise.resolve(undefined);
   }
 
   end(result: object): void {
     if (this.done || this.aborted) return;
-    const s = this.#stateless;
-    const r = s ? s.complete(result as Params, this.#cache, this.#personal) : result;
+    const r = this.#stateless?.complete(result as Params, this.#cache, this.#personal) ?? result;
     this.#emit({ jsonrpc: "2.0", id: this.requestId, result: r as Params });
     this.abort(new Error("The request ended with its result"));
   }
@@ -352,18 +365,7 @@ export class RequestContext implements Context, AskChannel {
     key: string | undefined,
     accept: (value: unknown) => T | undefined,
   ): Promise<T> {
-    if (this.asker) return this.asker(method, params, key, accept) as Promise<T>;
-    const round = this.#stateless?.input;
-    if (!round) {
-      return refuse(
-        new Error(
-          `${method}: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client`,
-        ),
-      );
-    }
-    const k = key ?? round.autoKey(method);
-    const value = round.answer(k, { method, params: params as InputRequest["params"] }, accept);
-    return value === undefined ? refuse(new InputRequiredSignal(k)) : Promise.resolve(value);
+    return fromRound(this.#stateless?.input, method, params, key, accept);
   }
 
   #emit(message: JsonRpcMessage): void {
@@ -373,10 +375,12 @@ export class RequestContext implements Context, AskChannel {
 
   /** @internal — initialize era: sends a request to the client on this request's behalf. */
   request(method: string, params: object, options: ClientRequestOptions | undefined): Promise<Params> {
-    const outbound = { signal: this.signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
+    const own = options?.signal;
+    const signal = own ? AbortSignal.any([this.signal, own]) : this.signal;
+    const outbound = { signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
     const send = this.done ? undefined : this.#send;
-    const p = withRelatedTask(params, this.relatedTask);
+    const p = withMeta(params, options?.meta) as Params;
     const release = this.governor?.claim("inputRounds", this.caller);
     if (release !== undefined && typeof release !== "function") return refuse<Params>(release);
     const asked = this.connection.request(method, p, send ? { ...outbound, send } : outbound);

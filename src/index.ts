@@ -115,3 +115,4 @@ export type { JsonSchemaObject, JsonSchemaValidator, SchemaIssue } from "./schem
 export { McpServer, type McpServerOptions, type Registration } from "./server.js";
 export type { ToolOptions } from "./tools/tools.js";
 export type * from "./types.js";
+export { ContextView, extendContext } from "./views/context-view.js";

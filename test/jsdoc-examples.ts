@@ -13,6 +13,8 @@ import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
 import {
+  type Context,
+  extendContext,
   link,
   McpServer,
   parseUriTemplate,
@@ -35,6 +37,7 @@ import { serveStdio } from "../src/stdio.js";
 import { connect } from "../src/testing.js";
 
 declare const server: McpServer;
+declare const ctx: Context;
 declare const db: { user(id: string): string };
 declare const html: string;
 declare const tracerProvider: TracerProvider;
@@ -108,6 +111,12 @@ export const examples = [
     const started = requestSlot("started-at", () => Date.now());
     // @end
     return started;
+  },
+  async () => {
+    // @example views/context-view.ts#1
+    const view = extendContext(ctx, { uri: "file:///a.txt" });
+    // @end
+    return view;
   },
   async () => {
     // @example http/node.ts#1

@@ -87,12 +87,8 @@ export function builtIns(o: BuiltInOptions) {
     promptsExtension(prompts, pageSize, cache),
     resourcesExtension(resources, pageSize),
     subscriptionsExtension({ resources, limits, governor: core.governor, sessions: core.connections }),
-    toolsExtension(tools, pageSize, cache, (e, ctx) =>
-      core.reportError(e, {
-        method: "tools/call",
-        requestId: ctx.requestId,
-        name: ctx.params.name as string,
-      }),
+    toolsExtension(tools, pageSize, cache, (e, name, ctx) =>
+      core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
     listenExtension({ resources, limits, capabilities, governor: core.governor }),
     discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),

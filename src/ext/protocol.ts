@@ -2,7 +2,6 @@
  * The protocol's own methods that belong to no primitive, as extensions: experimental capabilities,
  * logging (`logging/setLevel`) and `server/discover` (2026-07-28).
  */
-import type { RequestContext } from "../context.js";
 import { shapeImplementation } from "../eras/serialize.js";
 import { type CacheHint, logLevelOf, META } from "../eras/stateless.js";
 import { type Features, SUPPORTED_VERSIONS } from "../eras/versions.js";
@@ -25,8 +24,8 @@ export function loggingExtension(): Extension {
     methods: {
       "logging/setLevel": {
         era: "session",
-        run: (p, ctx: RequestContext) => {
-          ctx.connection.logLevel = logLevelOf(p.level);
+        run: (p, ctx) => {
+          ctx.setLogLevel(logLevelOf(p.level));
           return EMPTY;
         },
       },
@@ -53,7 +52,7 @@ export function discoverExtension(o: DiscoverOptions): Extension {
     methods: {
       "server/discover": {
         era: "stateless",
-        run: (_p, ctx: RequestContext) => {
+        run: (_p, ctx) => {
           ctx.cache(o.cache);
           const caps = o.capabilities(ctx.features);
           if (made?.caps !== caps) {

@@ -2,6 +2,8 @@
 import {
   checkElicitAnswer,
   type InputRequest,
+  InputRequiredSignal,
+  type InputRound,
   isElicitAnswer,
   isSampleAnswer,
   quiet,
@@ -31,6 +33,17 @@ export interface ClientRequestOptions {
    * the call's position in the handler (`elicitation-1`, `sampling-1`, `roots-1`, …).
    */
   key?: string;
+  /** Initialize era: `_meta` entries to send with the request (a task's `related-task`, say). */
+  meta?: { readonly [key: string]: unknown };
+  /** Initialize era: gives the request up when this aborts, as when the request's own `signal` does. */
+  signal?: AbortSignal;
+}
+
+/** `params` with `meta`'s entries added to its `_meta`. */
+export function withMeta(params: object, meta: { readonly [key: string]: unknown } | undefined): object {
+  if (meta === undefined) return params;
+  const own = (params as { _meta?: unknown })._meta;
+  return { ...params, _meta: typeof own === "object" && own !== null ? { ...own, ...meta } : meta };
 }
 
 /** Where a request's calls to the client go: what asking needs of it. */
@@ -46,6 +59,26 @@ export interface AskChannel {
     key: string | undefined,
     accept: (value: unknown) => T | undefined,
   ): Promise<T>;
+}
+
+/** 2026-07-28: the answer in `round` (the client's retry), or an input request that ends this run. */
+export function fromRound<T>(
+  round: InputRound | undefined,
+  method: InputRequest["method"],
+  params: object,
+  key: string | undefined,
+  accept: (value: unknown) => T | undefined,
+): Promise<T> {
+  if (!round) {
+    return refuse(
+      new Error(
+        `${method}: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client`,
+      ),
+    );
+  }
+  const k = key ?? round.autoKey(method);
+  const value = round.answer(k, { method, params: params as InputRequest["params"] }, accept);
+  return value === undefined ? refuse(new InputRequiredSignal(k)) : Promise.resolve(value);
 }
 
 /** `ctx.elicit` on `a`. */
