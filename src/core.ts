@@ -18,7 +18,7 @@ export interface ErrorInfo {
   requestId: RequestId;
   /** `resources/read`: the URI whose `read` failed. */
   uri?: string;
-  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed. */
+  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed; an extension's `change` or `end` hook: its id. */
   name?: string;
 }
 
@@ -150,9 +150,9 @@ export class ServerCore {
     this.extensions.end(() => conn.id, this.#hookFailed);
   }
 
-  /** A `change` or `end` hook threw: `onError` hears of it, with its extension's id. */
-  readonly #hookFailed = (error: unknown, ext: Extension): void => {
-    this.reportError(error, { method: `${ext.id} (hook)`, requestId: "hook" });
+  /** A `change` or `end` hook threw: `onError` hears of it, with the hook (as its method) and its extension's id. */
+  readonly #hookFailed = (error: unknown, ext: Extension, hook: "change" | "end"): void => {
+    this.reportError(error, { method: hook, requestId: "hook", name: ext.id });
   };
 
   reportError(error: unknown, info: ErrorInfo): void {

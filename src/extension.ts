@@ -281,25 +281,25 @@ export class Extensions {
   }
 
   /** Hands `event` to the `change` hook of every extension that has one; a throw goes to `failed`. */
-  change(event: ChangeEvent, failed: (error: unknown, ext: Extension) => void): void {
+  change(event: ChangeEvent, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
     for (const ext of this.#changes) {
       try {
         ext.change!(event);
       } catch (error) {
-        failed(error, ext);
+        failed(error, ext, "change");
       }
     }
   }
 
   /** Calls the `end` hook of every extension that has one for session `id()` (asked only when one has). */
-  end(id: () => string, failed: (error: unknown, ext: Extension) => void): void {
+  end(id: () => string, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
     if (this.#ends.length === 0) return;
     const sessionId = id();
     for (const ext of this.#ends) {
       try {
         ext.end!(sessionId);
       } catch (error) {
-        failed(error, ext);
+        failed(error, ext, "end");
       }
     }
   }

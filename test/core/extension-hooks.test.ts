@@ -90,8 +90,8 @@ describe("Extension.change", () => {
     s.resourceUpdated("test://watched");
     expect(w.seen).toEqual([{ type: "resource_updated", uri: "test://watched" }]);
     expect(errors).toEqual([
-      ["Error: broken hook", { method: "com.example/broken (hook)", requestId: "hook" }],
-      ["Error: broken hook", { method: "com.example/broken (hook)", requestId: "hook" }],
+      ["Error: broken hook", { method: "change", requestId: "hook", name: "com.example/broken" }],
+      ["Error: broken hook", { method: "change", requestId: "hook", name: "com.example/broken" }],
     ]);
     // the session's subscription is delivered by the subscriptions extension's hook, whatever the others do
     const updated = {
@@ -183,6 +183,27 @@ describe("Extension.end and ctx.end: a long-lived request of an application's ow
         params: { uri: "test://watched", caller: "anonymous" },
       },
       { jsonrpc: "2.0", id: "F", result: { resultType: "complete", sent: 1, _meta: SERVER_META } },
+    ]);
+  });
+
+  it("an end hook that throws goes to onError; the others still end their requests, and the server closes", async () => {
+    const errors: unknown[] = [];
+    const s = server({ onError: (e: unknown, info: unknown) => void errors.push([String(e), info]) });
+    s.use({
+      id: "com.example/broken",
+      end: () => {
+        throw new Error("broken end");
+      },
+    });
+    s.use(feed());
+    const f = request(s, "F", "feed/follow");
+    s.close();
+    expect(f.conn.closed).toBe(true);
+    expect(f.stream).toEqual([
+      { jsonrpc: "2.0", id: "F", result: { resultType: "complete", sent: 0, _meta: SERVER_META } },
+    ]);
+    expect(errors).toEqual([
+      ["Error: broken end", { method: "end", requestId: "hook", name: "com.example/broken" }],
     ]);
   });
 
