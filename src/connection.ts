@@ -139,8 +139,8 @@ const NOTHING_DECLARED: Declared = Object.freeze({
 
 /**
  * The state of one connection: the negotiated revision and client, in-flight requests, the log
- * level, the session slots of extensions, and requests the server sent and awaits. Transports create it with
- * `server.connect(...)` and feed it messages with `server.handle(message, connection)`.
+ * level, the session slots of extensions, and requests the server sent and awaits. Transports
+ * create it with `server.connect(...)` and feed it messages with `server.handle(message, connection)`.
  */
 export class Connection {
   /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
