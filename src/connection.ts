@@ -1,6 +1,5 @@
 /** One client's connection to the server: a stdio process, an HTTP session, an in-memory pair. */
 
-import type { ListenStream } from "./eras/listen.js";
 import type { Features, ProtocolVersion } from "./eras/versions.js";
 import { DEFAULT_FEATURES } from "./eras/versions.js";
 import { ErrorCode } from "./errors.js";
@@ -140,8 +139,8 @@ const NOTHING_DECLARED: Declared = Object.freeze({
 
 /**
  * The state of one connection: the negotiated revision and client, in-flight requests, the log
- * level, resource subscriptions, and requests the server sent and awaits. Transports create it with
- * `server.connect(...)` and feed it messages with `server.handle(message, connection)`.
+ * level, the session slots of extensions, and requests the server sent and awaits. Transports
+ * create it with `server.connect(...)` and feed it messages with `server.handle(message, connection)`.
  */
 export class Connection {
   /** Credentials of the peer that opened the connection, if verified; never changed (each request has its own `ctx.auth`). */
@@ -162,7 +161,6 @@ export class Connection {
   // never use them
   #id: string | undefined;
   #slots: Map<SessionSlot<unknown>, unknown> | undefined;
-  #listens: Map<RequestId, ListenStream> | undefined;
   #pending: Map<RequestId, Pending> | undefined;
 
   /** @internal — use `server.connect(...)`. */
@@ -192,17 +190,6 @@ export class Connection {
   /** This connection's value of `slot`, or undefined when it was never made (nothing is made). */
   peek<T>(slot: SessionSlot<T>): T | undefined {
     return this.#slots?.get(slot) as T | undefined;
-  }
-
-  /** @internal — the open `subscriptions/listen` streams of this connection (2026-07-28), by request id. */
-  get listens(): Map<RequestId, ListenStream> {
-    this.#listens ??= new Map();
-    return this.#listens;
-  }
-
-  /** @internal — whether a `subscriptions/listen` stream is open (without making the table). */
-  get listening(): boolean {
-    return this.#listens !== undefined && this.#listens.size > 0;
   }
 
   /** @internal — the capabilities declared to this client at initialize. */
@@ -312,12 +299,7 @@ export class Connection {
     }
   }
 
-  /** Ends every open `subscriptions/listen` gracefully: each gets its final result. */
-  endListens(): void {
-    if (this.listening) for (const stream of [...this.listens.values()]) stream.end();
-  }
-
-  /** Closes the connection: aborts in-flight requests, fails pending outbound requests, drops subscriptions. */
+  /** Closes the connection: aborts in-flight requests, fails pending outbound requests, closes its slots. */
   close(): void {
     if (this.state === "closed") return;
     this.state = "closed";
@@ -335,10 +317,6 @@ export class Connection {
           // one extension's cleanup must not stop the others'
         }
       }
-    }
-    if (this.#listens) {
-      for (const stream of this.#listens.values()) stream.ended = true;
-      this.#listens.clear();
     }
     this.#onClosed(this);
     this.#options.onClose?.();

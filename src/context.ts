@@ -125,6 +125,8 @@ export interface Context {
    * request is open; dropped once it is answered or cancelled, as progress is.
    */
   notify(method: string, params?: object): void;
+  /** Answers now with `result` (shaped as any result) on the request's stream and ends it (`signal` aborts): a long-lived request the server ends. */
+  end(result: object): void;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -137,6 +139,7 @@ export interface ResourceContext extends Context {
 export interface StatelessRequest {
   readonly logLevel: LoggingLevel | undefined;
   readonly input: InputRound | undefined;
+  readonly complete: (result: Params, hint: CacheHint | undefined, personal: boolean) => Params;
 }
 
 /** @internal — what the dispatcher knows of a request when it makes its context. */
@@ -339,9 +342,11 @@ export class RequestContext implements Context, AskChannel {
     return Promise.resolve(undefined);
   }
 
-  /** @internal — sends `message` on this request's stream, answered or not (a listen's own stream). */
-  emit(message: JsonRpcMessage): void {
-    this.#emit(message);
+  end(result: object): void {
+    if (this.done || this.aborted) return;
+    const r = this.#stateless?.complete(result as Params, this.#cache, this.#personal) ?? result;
+    this.#emit({ jsonrpc: "2.0", id: this.requestId, result: r as Params });
+    this.abort(new Error("The request ended with its result"));
   }
 
   notify(method: string, params?: object): void {

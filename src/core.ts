@@ -3,12 +3,14 @@
  * family is one), what each revision is declared, the options every request reads, and `onError`.
  */
 
-import type { Declared } from "./connection.js";
+import type { ChangeEvent } from "./bus.js";
+import { Connection, type Declared } from "./connection.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
+import { type CacheHint, completeResult } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import { type Extension, Extensions } from "./extension.js";
 import type { Governor } from "./limits/governor.js";
-import type { Implementation, RequestId, ServerCapabilities } from "./types.js";
+import type { Implementation, Params, RequestId, ServerCapabilities } from "./types.js";
 
 /** Where a handler's unexpected error happened, for the `onError` hook. */
 export interface ErrorInfo {
@@ -16,7 +18,7 @@ export interface ErrorInfo {
   requestId: RequestId;
   /** `resources/read`: the URI whose `read` failed. */
   uri?: string;
-  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed. */
+  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed; an extension's `change` or `end` hook: its id. */
   name?: string;
 }
 
@@ -54,6 +56,13 @@ export interface CoreOptions {
 
 export type { Declared };
 
+/**
+ * The one closed connection every server's set keeps (see `ServerCore#connections`): emptied on every
+ * stateless request, the set would otherwise reallocate its table on each (see InflightRequests).
+ */
+const KEPT = new Connection({ send: () => {} }, () => {});
+KEPT.close();
+
 /** @internal */
 export class ServerCore {
   readonly info: Implementation;
@@ -61,12 +70,19 @@ export class ServerCore {
   readonly requestTimeoutMs: number;
   /** 2026-07-28: the `_meta` of every result (the server's name and version). */
   readonly serverMeta: { readonly [key: string]: unknown };
+  /** 2026-07-28: `result` as a complete result of this server (its `_meta`), with its caching hint. */
+  readonly complete = (result: Params, hint: CacheHint | undefined, personal: boolean): Params =>
+    completeResult(result, this.serverMeta, hint, personal);
   /** 2026-07-28: seals and opens `requestState`. */
   readonly requestState: RequestStateSeal;
   /** What each caller holds, against its share and the server's totals; the rate limits. */
   readonly governor: Governor;
   /** Every extension, built-in or the application's: their capabilities, methods and wrappers. */
   readonly extensions = new Extensions();
+  /** The open connections, and one kept closed, which every loop over them passes by. */
+  readonly connections = new Set<Connection>([KEPT]);
+  /** What a closed connection calls: one function for every connection. */
+  readonly forget = (c: Connection): void => void this.connections.delete(c);
   readonly #onError: CoreOptions["onError"];
   readonly #declared = new Map<Features, Declared>();
 
@@ -110,6 +126,34 @@ export class ServerCore {
     }
     return d;
   }
+
+  /**
+   * A change event from the bus: every extension's `change` hook, then a list's `list_changed` to the
+   * sessions that were told at `initialize` that the list can change.
+   */
+  readonly deliver = (event: ChangeEvent): void => {
+    this.extensions.change(event, this.#hookFailed);
+    if (event.type !== "list_changed" || this.connections.size === 1) return;
+    const method = `notifications/${event.kind}/list_changed`;
+    for (const conn of this.connections) {
+      if (
+        conn.protocolVersion !== undefined &&
+        !conn.closed &&
+        conn.serverCapabilities[event.kind]?.listChanged
+      )
+        conn.send({ jsonrpc: "2.0", method });
+    }
+  };
+
+  /** Ends `conn` gracefully: every extension's `end` hook for its session. */
+  end(conn: Connection): void {
+    this.extensions.end(() => conn.id, this.#hookFailed);
+  }
+
+  /** A `change` or `end` hook threw: `onError` hears of it, with the hook (as its method) and its extension's id. */
+  readonly #hookFailed = (error: unknown, ext: Extension, hook: "change" | "end"): void => {
+    this.reportError(error, { method: hook, requestId: "hook", name: ext.id });
+  };
 
   reportError(error: unknown, info: ErrorInfo): void {
     try {

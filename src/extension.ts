@@ -84,6 +84,18 @@ export interface Extension {
   readonly wrap?: { readonly [name: string]: MethodWrapper };
   /** Watches every message, session and change (telemetry, see `observer.ts`); one extension at a time may bring one. */
   readonly observer?: Observer;
+  /**
+   * A change event reached this server from its bus (published by this process or by another
+   * instance on the same bus): a list changed, a resource was updated, a task changed. The server
+   * calls the hook of every added extension for every event; a throw goes to `onError`.
+   */
+  readonly change?: (event: ChangeEvent) => void;
+  /**
+   * The server ends session `sessionId` gracefully (`server.close()`, a drain, the end of stdio
+   * input) and closes it right after: give each long-lived request of that session its final
+   * result now (`ctx.end(result)`). Requests still running afterwards are cancelled.
+   */
+  readonly end?: (sessionId: string) => void;
 }
 
 // An observer (telemetry, `picomcp/otel`) watches every message a client sends (protocol errors
@@ -157,6 +169,9 @@ export class Extensions {
   readonly #wrapped = new Map<string, number>();
   /** The observer of an added extension, if one brought it: the dispatcher calls it only when set. */
   observer: Observer | undefined;
+  /** The extensions with a `change` hook, and those with an `end` hook: none costs nothing per event. */
+  readonly #changes: Extension[] = [];
+  readonly #ends: Extension[] = [];
 
   /** Adds `ext` and returns what removes it; throws when its id or a method or notification of it is taken. */
   add(ext: Extension): () => void {
@@ -178,6 +193,9 @@ export class Extensions {
     for (const [name, wrap] of Object.entries(ext.wrap ?? {}))
       if (typeof wrap !== "function")
         throw new TypeError(`Wrapper of ${name} in ${ext.id} must be a function`);
+    for (const hook of ["change", "end"] as const)
+      if (ext[hook] !== undefined && typeof ext[hook] !== "function")
+        throw new TypeError(`The ${hook} hook of ${ext.id} must be a function`);
     if (ext.observer !== undefined && this.observer !== undefined)
       throw new Error(`${ext.id}: an observer is already added (a server has one at a time)`);
     this.#all.push(ext);
@@ -196,6 +214,8 @@ export class Extensions {
     }
     for (const [name, handler] of notifications) this.#notifications.set(name, { ext, handler });
     if (ext.observer !== undefined) this.observer = ext.observer;
+    if (ext.change !== undefined) this.#changes.push(ext);
+    if (ext.end !== undefined) this.#ends.push(ext);
     for (const name of Object.keys(ext.wrap ?? {}))
       this.#wrapped.set(name, (this.#wrapped.get(name) ?? 0) + 1);
     let removed = false;
@@ -206,6 +226,8 @@ export class Extensions {
       for (const [name] of methods) this.#methods.delete(name);
       for (const [name] of notifications) this.#notifications.delete(name);
       if (ext.observer !== undefined) this.observer = undefined;
+      if (ext.change !== undefined) this.#changes.splice(this.#changes.indexOf(ext), 1);
+      if (ext.end !== undefined) this.#ends.splice(this.#ends.indexOf(ext), 1);
       for (const name of Object.keys(ext.wrap ?? {})) {
         const n = this.#wrapped.get(name)! - 1;
         if (n === 0) this.#wrapped.delete(name);
@@ -256,6 +278,30 @@ export class Extensions {
   notification(name: string, served: ReadonlySet<string>): NotificationHandler | undefined {
     const n = this.#notifications.get(name);
     return n && served.has(n.ext.id) ? n.handler : undefined;
+  }
+
+  /** Hands `event` to the `change` hook of every extension that has one; a throw goes to `failed`. */
+  change(event: ChangeEvent, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
+    for (const ext of this.#changes) {
+      try {
+        ext.change!(event);
+      } catch (error) {
+        failed(error, ext, "change");
+      }
+    }
+  }
+
+  /** Calls the `end` hook of every extension that has one for session `id()` (asked only when one has). */
+  end(id: () => string, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
+    if (this.#ends.length === 0) return;
+    const sessionId = id();
+    for (const ext of this.#ends) {
+      try {
+        ext.end!(sessionId);
+      } catch (error) {
+        failed(error, ext, "end");
+      }
+    }
   }
 
   /** Whether an extension among `served` wraps method `name`. */

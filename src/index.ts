@@ -27,7 +27,6 @@ export type {
 } from "./context.js";
 export type { ErrorInfo } from "./core.js";
 export type { HandleOptions } from "./dispatch/envelope.js";
-export type { SubscriptionFilter, SubscriptionLimits } from "./eras/listen.js";
 export type { RequestStateOptions } from "./eras/request-state.js";
 export {
   type CacheHint,
@@ -60,6 +59,7 @@ export {
 } from "./eras/versions.js";
 export { ClientCapabilityError, ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { APP_MIME_TYPE, APPS, type AppOptions, type AppUi, rendersApps } from "./ext/apps.js";
+export type { SubscriptionFilter } from "./ext/listen.js";
 export { SKILLS, type SkillOptions } from "./ext/skills.js";
 export {
   MemoryTaskStore,
@@ -98,6 +98,7 @@ export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";
 export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-safety.js";
 export type { ListedResource, ResourceOptions } from "./resources/resources.js";
+export type { SubscriptionLimits } from "./resources/subscriptions.js";
 export {
   parseUriTemplate,
   type UriExpandValue,

@@ -5,7 +5,6 @@ import { Connection, type ConnectionOptions } from "./connection.js";
 import { type ErrorInfo, implementationOf, logError, ServerCore } from "./core.js";
 import { dispatch, establish, type HandleOptions, handles } from "./dispatch/envelope.js";
 import { operationScopes } from "./dispatch/scopes.js";
-import type { SubscriptionLimits } from "./eras/listen.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, appParts } from "./ext/apps.js";
@@ -26,7 +25,7 @@ import type { Registry } from "./registry.js";
 import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import { v1RegisterHint } from "./resources/options.js";
 import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
-import { deliverChange } from "./resources/subscriptions.js";
+import type { SubscriptionLimits } from "./resources/subscriptions.js";
 import type { UriTemplateLimits } from "./resources/template.js";
 import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
@@ -34,13 +33,6 @@ import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools
 import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcResponse } from "./types.js";
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
-
-/**
- * The one closed connection every server's set keeps (see `McpServer#connections`): emptied on every
- * stateless request, the set would otherwise reallocate its table on each (see InflightRequests).
- */
-const KEPT = new Connection({ send: () => {} }, () => {});
-KEPT.close();
 
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
@@ -106,14 +98,10 @@ export class McpServer {
   readonly #tasks: TaskRunner;
   readonly #pageSize: number;
   readonly #cache: CacheHint;
-  /** The open connections, and {@link KEPT}, which every loop over them passes by. */
-  readonly #connections = new Set<Connection>([KEPT]);
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
   readonly #onResourcesChanged = new Set<() => void>();
-  /** What a closed connection calls: one function for every connection. */
-  readonly #forget = (c: Connection) => void this.#connections.delete(c);
 
   constructor(options: McpServerOptions) {
     const info = implementationOf(options);
@@ -150,7 +138,7 @@ export class McpServer {
       tasks: this.#tasks,
     } = parts);
     for (const ext of parts.extensions) core.use(ext);
-    this.#bus.subscribe((event) => deliverChange(event, this.#connections));
+    this.#bus.subscribe(core.deliver);
   }
 
   /**
@@ -304,10 +292,10 @@ export class McpServer {
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
     const observer = this.#core.extensions.observer;
-    const conn = new Connection(observer?.connect ? observer.connect(options) : options, this.#forget);
+    const conn = new Connection(observer?.connect ? observer.connect(options) : options, this.#core.forget);
     const init = options.initialized;
     if (init) establish(this.#core, conn, init.protocolVersion, init.capabilities, init.clientInfo);
-    this.#connections.add(conn);
+    this.#core.connections.add(conn);
     return conn;
   }
 
@@ -371,17 +359,26 @@ export class McpServer {
     await this.#tasks.abandon();
   }
 
-  /** Closes every connection; open 2026-07-28 subscriptions first get their final result. */
+  /**
+   * Ends `connection` gracefully, before its transport closes it (its input ended, a drain): the
+   * extensions' `end` hooks give its long-lived requests (a 2026-07-28 listen) their final result now.
+   */
+  end(connection: Connection): void {
+    this.#core.end(connection);
+  }
+
+  /** Closes every connection, each ended gracefully first (see {@link end}). */
   close(): void {
-    for (const conn of [...this.#connections]) {
-      conn.endListens();
+    for (const conn of [...this.#core.connections]) {
+      if (conn.closed) continue;
+      this.end(conn);
       conn.close();
     }
   }
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
     if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
-    if (this.#connections.size === 1) return; // only KEPT: nobody to tell
+    if (this.#core.connections.size === 1) return; // only the kept one: nobody to tell
     // several registrations in one tick make one notification
     if (this.#pendingKinds.size === 0) {
       queueMicrotask(() => {

@@ -130,7 +130,7 @@ function run(call: Call, round: InputRound | undefined): Awaitable<JsonRpcRespon
     client: Object.freeze({ protocolVersion: f.version, capabilities: meta.capabilities, info: meta.info }),
     features: f,
     auth: call.auth,
-    stateless: { logLevel: meta.logLevel, input: round },
+    stateless: { logLevel: meta.logLevel, input: round, complete: call.core.complete },
   });
   const outcome = execute(call.core, call.method, ctx, call.served, call.options.signal);
   return isPromiseLike(outcome)

@@ -5,7 +5,7 @@
  */
 
 import type { ChangeEvent } from "../bus.js";
-import type { SubscriptionLimits } from "../eras/listen.js";
+import type { Connection } from "../connection.js";
 import type { CacheHint } from "../eras/stateless.js";
 import type { Features } from "../eras/versions.js";
 import type { Extension } from "../extension.js";
@@ -14,11 +14,12 @@ import { completionExtension } from "../prompts/completion.js";
 import { type PromptEntry, promptsExtension } from "../prompts/prompts.js";
 import { Registry } from "../registry.js";
 import { ResourceRegistry, resourcesExtension } from "../resources/resources.js";
-import { subscriptionsExtension } from "../resources/subscriptions.js";
+import { type SubscriptionLimits, subscriptionsExtension } from "../resources/subscriptions.js";
 import type { UriTemplateLimits } from "../resources/template.js";
 import { type ToolEntry, toolsExtension } from "../tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "../types.js";
-import { discoverExtension, experimentalExtension, listenExtension, loggingExtension } from "./protocol.js";
+import { listenExtension } from "./listen.js";
+import { discoverExtension, experimentalExtension, loggingExtension } from "./protocol.js";
 import { Skills } from "./skills.js";
 import { type TaskOptions, tasksExtension } from "./tasks.js";
 
@@ -34,6 +35,8 @@ export interface CoreView {
   reportError(error: unknown, info: { method: string; requestId: RequestId; name?: string }): void;
   /** What each caller holds of what the built-ins keep for it (tasks, listens, subscriptions). */
   readonly governor: Governor;
+  /** The open connections (the sessions a resource update goes to). */
+  readonly connections: Iterable<Connection>;
 }
 
 /** What the built-ins are made of: the server's options. */
@@ -83,11 +86,11 @@ export function builtIns(o: BuiltInOptions) {
     completionExtension(prompts, resources),
     promptsExtension(prompts, pageSize, cache),
     resourcesExtension(resources, pageSize),
-    subscriptionsExtension(resources, limits, core.governor),
+    subscriptionsExtension({ resources, limits, governor: core.governor, sessions: core.connections }),
     toolsExtension(tools, pageSize, cache, (e, name, ctx) =>
       core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
-    listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
+    listenExtension({ resources, limits, capabilities, governor: core.governor }),
     discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
     tasks.extension,
     skills.extension(),

@@ -111,9 +111,12 @@ export class StatelessHttp {
     this.#o = o;
   }
 
-  /** Graceful teardown: every open listen stream gets its final result before the streams close. */
+  /**
+   * Graceful teardown: every request still running that belongs to no session ends gracefully (see
+   * `server.end`: an open listen gets its final result) before the streams close.
+   */
   close(): void {
-    for (const connection of this.#listening) connection.endListens();
+    for (const connection of [...this.#o.drain.running]) this.#o.server.end(connection);
   }
 
   /** GET and DELETE have no meaning in the revision. */
@@ -306,9 +309,9 @@ export class StatelessHttp {
         // closing the stream is the client's cancellation
         sink = this.#o.sink(cancel, this.#o.limits.caller(request, auth));
         reply(new Reply(200, SSE_HEADERS, sink.readable));
-        // a listen that registers once a drain has begun (its body was still arriving) ends at
-        // once with its final result, as those open when it began did
-        if (listen && this.#o.drain.draining) queueMicrotask(() => connection.endListens());
+        // a request whose stream opens once a drain has begun (a listen whose body was still
+        // arriving) ends at once gracefully, as those running when it began did
+        if (this.#o.drain.draining) queueMicrotask(() => this.#o.server.end(connection));
       }
       sink.event(data);
     };

@@ -1,18 +1,24 @@
 /**
  * `resources/subscribe` and `resources/unsubscribe` (the `initialize` era): a session's subscribed
- * URIs, in a session slot of this extension; `notifications/resources/updated` goes to the sessions
- * whose slot holds the URI.
+ * URIs, in a session slot of this extension; its `change` hook sends `notifications/resources/updated`
+ * to the sessions whose slot holds the URI.
  */
 
-import type { ChangeEvent } from "../bus.js";
 import { type Connection, sessionSlot } from "../connection.js";
-import type { SubscriptionLimits } from "../eras/listen.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
 import { requireScopes } from "../registry.js";
 import { EMPTY, type Params } from "../types.js";
 import type { ResourceRegistry } from "./resources.js";
+
+/** Limits of resource subscriptions: a 2026-07-28 listen's, and a 2025 session's `resources/subscribe`s (the server's `subscriptionLimits` option). */
+export interface SubscriptionLimits {
+  /** Most URIs in one listen's `resourceSubscriptions`, and in one session's `resources/subscribe`s. Default: 1000. */
+  maxResourceSubscriptions?: number;
+  /** Longest subscribed URI in characters, in both eras. Default: 8192. */
+  maxUriLength?: number;
+}
 
 /** The URIs one session subscribed to, and the bytes they count for against its caller's share. */
 interface Subscribed {
@@ -66,46 +72,35 @@ function forget(s: Subscribed, uri: string): void {
   s.governor?.give("subscriptionBytes", s.key, 2 * uri.length + 64);
 }
 
-/**
- * Delivers a change event to `connections`: every open `subscriptions/listen` stream (2026-07-28)
- * decides for itself; sessions get `notifications/resources/updated` for a URI they subscribed to,
- * and a list's `list_changed` when they were told it can change.
- */
-export function deliverChange(event: ChangeEvent, connections: Iterable<Connection>): void {
-  for (const conn of connections) {
-    if (conn.listening) for (const stream of conn.listens.values()) stream.deliver(event);
-  }
-  // task changes go to listen streams only: the initialize era has no such notification
-  if (event.type === "task") return;
-  if (event.type === "resource_updated") {
-    const method = "notifications/resources/updated";
-    for (const conn of connections) {
-      if (conn.state === "ready" && subscribed(conn, event.uri))
-        conn.send({ jsonrpc: "2.0", method, params: { uri: event.uri } });
-    }
-    return;
-  }
-  const method = `notifications/${event.kind}/list_changed`;
-  for (const conn of connections) {
-    if (conn.state === "ready" && conn.serverCapabilities[event.kind]?.listChanged)
-      conn.send({ jsonrpc: "2.0", method });
-  }
+/** What the subscriptions extension is made with. */
+export interface SubscriptionsOptions {
+  readonly resources: ResourceRegistry;
+  readonly limits: SubscriptionLimits;
+  /** Counts the bytes each caller's subscriptions hold. */
+  readonly governor: Governor;
+  /** The server's sessions now, whose slots hold their subscriptions. */
+  readonly sessions: Iterable<Connection>;
 }
 
 /**
  * Subscriptions to the resources of `reg`, within `limits`: `maxResourceSubscriptions` (1000) URIs a
  * session, each at most `maxUriLength` (8192), and within the caller's share of `subscriptionBytes`.
  */
-export function subscriptionsExtension(
-  reg: ResourceRegistry,
-  limits: SubscriptionLimits,
-  governor: Governor,
-): Extension {
+export function subscriptionsExtension(o: SubscriptionsOptions): Extension {
+  const { resources: reg, limits, governor, sessions } = o;
   const maxUri = limits.maxUriLength ?? 8192;
   const max = limits.maxResourceSubscriptions ?? 1000;
   const when = (caps: { resources?: { subscribe?: boolean } }) => caps.resources?.subscribe === true;
+  const method = "notifications/resources/updated";
   return {
     id: "picomcp/subscriptions",
+    change: (event) => {
+      if (event.type !== "resource_updated") return;
+      for (const conn of sessions) {
+        if (conn.protocolVersion !== undefined && !conn.closed && subscribed(conn, event.uri))
+          conn.send({ jsonrpc: "2.0", method, params: { uri: event.uri } });
+      }
+    },
     methods: {
       "resources/subscribe": {
         era: "session",

@@ -94,6 +94,9 @@ export class ContextView implements Context {
   notify(method: string, params?: object): void {
     this.base.notify(method, params);
   }
+  end(result: object): void {
+    this.#base.end(result);
+  }
 }
 
 /**

@@ -26,7 +26,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["dispatch/envelope.ts"], // envelope checks, the session handshake, routing between eras
   ["dispatch/"], // finding and running a method, errors → wire, the stateless request path
   ["core.ts"], // the server's state, naming no feature: the extensions and what each revision is declared
-  ["ext/"], // extensions that are not a primitive: the protocol's own methods, tasks, skills, MCP Apps
+  ["ext/"], // extensions that are not a primitive: the protocol's own methods, listen, tasks, skills, MCP Apps
   ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
   ["tools/", "prompts/", "resources/resources.ts", "resources/subscriptions.ts"], // the primitives: registries and their extensions
   ["resources/handler-params.ts", "resources/"], // URI templates, router, params, decoding, path safety; what a read or get destructures, from its source

@@ -15,12 +15,6 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
 /** The files that make and run a `RequestContext`: the context itself and the dispatcher. */
 const OWNERS = (file: string) => file === "context.ts" || file.startsWith("dispatch/");
 
-/**
- * Narrowings still waiting for another change, by file, with how many: `subscriptions/listen`
- * becomes an extension of its own on the public seam in a change of its own.
- */
-const PENDING: { readonly [file: string]: number } = { "ext/protocol.ts": 1 };
-
 /** Code without comments, so that a doc comment naming the class does not count. */
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
 
@@ -58,13 +52,13 @@ describe("one tier: the built-ins reach a request only through Context", () => {
     expect(narrowings("tools/tools.ts", "/** not a RequestContext: a Context */")).toEqual([]);
   });
 
-  it("finds none in src/ but those waiting for the listen change", () => {
+  it("finds none in src/", () => {
     const byFile: { [file: string]: string[] } = {};
     for (const file of sources(src)) {
       const found = narrowings(file, readFileSync(join(src, file), "utf8"));
       if (found.length) byFile[file] = found;
     }
     const counts = Object.fromEntries(Object.entries(byFile).map(([f, lines]) => [f, lines.length]));
-    expect(counts, JSON.stringify(byFile, null, 2)).toEqual(PENDING);
+    expect(counts, JSON.stringify(byFile, null, 2)).toEqual({});
   });
 });

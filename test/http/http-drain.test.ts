@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler } from "../../src/http/index.js";
 import { type NodeServer, serve } from "../../src/http/node.js";
-import { McpError, McpServer, MemoryTaskStore, type TaskStore } from "../../src/index.js";
+import { type Context, McpError, McpServer, MemoryTaskStore, type TaskStore } from "../../src/index.js";
 import {
   call,
   initialize,
@@ -318,6 +318,36 @@ describe("handler.drain()", () => {
       { jsonrpc: "2.0", id: "L", result: { resultType: "complete", _meta: { ...SERVER_META, ...sub } } },
     ]);
     await drained;
+  });
+
+  it("ends an application's long-lived request through its extension's end hook, with the result it gave", async () => {
+    const { server, handler } = setup();
+    const open = new Map<string, Context>();
+    server.use({
+      id: "com.example/follow",
+      end: (sessionId) => open.get(sessionId)?.end({ followed: true }),
+      methods: {
+        "follow/start": {
+          era: "stateless",
+          run: async (_p, ctx) => {
+            open.set(ctx.sessionId, ctx);
+            ctx.notify("notifications/follow/started");
+            await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
+            open.delete(ctx.sessionId);
+            return { never: "sent" };
+          },
+        },
+      },
+    });
+    const follow = await modern(handler, "follow/start", {}, "F");
+    expect(follow.status).toBe(200);
+    const drained = handler.drain({ graceMs: 5000 });
+    expect(messagesOf(await readEvents(follow, Number.POSITIVE_INFINITY, 5000))).toEqual([
+      { jsonrpc: "2.0", method: "notifications/follow/started" },
+      { jsonrpc: "2.0", id: "F", result: { resultType: "complete", followed: true, _meta: SERVER_META } },
+    ]);
+    await drained;
+    expect(open.size).toBe(0);
   });
 
   it("waits for a running task to end within graceMs; fails at once one still running past it", async () => {

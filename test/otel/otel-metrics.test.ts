@@ -180,9 +180,10 @@ describe("metrics", () => {
       },
       { signal: abort.signal },
     );
-    await until(() => peer.connection.listening, "the listen");
     const v = { "mcp.protocol.version": "2026-07-28" };
-    expect(points(await t.metrics(), METRICS.listens)).toEqual([{ attributes: v, value: 1 }]);
+    await expect
+      .poll(async () => points(await t.metrics(), METRICS.listens))
+      .toEqual([{ attributes: v, value: 1 }]);
     abort.abort();
     await listen;
     expect(points(await t.metrics(), METRICS.listens)).toEqual([{ attributes: v, value: 0 }]);
