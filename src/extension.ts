@@ -183,7 +183,8 @@ export class Extensions {
     return () => {
       if (removed) return;
       const dependent = this.#all.find((e) => e !== ext && e.requires?.includes(ext.id));
-      if (dependent) throw new Error(`Cannot remove ${ext.id}: ${dependent.id} requires it (remove that first)`);
+      if (dependent)
+        throw new Error(`Cannot remove ${ext.id}: ${dependent.id} requires it (remove that first)`);
       removed = true;
       this.#all.splice(this.#all.indexOf(ext), 1);
       for (const [name] of methods) this.#methods.delete(name);

@@ -8,11 +8,11 @@ import { operationScopes } from "./dispatch/scopes.js";
 import type { SubscriptionLimits } from "./eras/listen.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./eras/stateless.js";
-import { type AppOptions, appParts } from "./ext/apps.js";
-import { builtIns } from "./ext/builtins.js";
-import type { SkillOptions, Skills } from "./ext/skills.js";
+import { type AppOptions, addApp, appParts } from "./ext/apps.js";
+import { type BuiltIn, builtIns } from "./ext/builtins.js";
+import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
 import type { TaskRunner } from "./ext/task-runner.js";
-import type { TaskOptions } from "./ext/tasks.js";
+import { TASKS, type TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
 import { pageSizeOf } from "./pagination.js";
@@ -34,6 +34,8 @@ import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools
 import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcResponse } from "./types.js";
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
+const TOOLS = "picomcp/tools";
+const RESOURCES = "picomcp/resources";
 
 /**
  * The one closed connection every server's set keeps (see `McpServer#connections`): emptied on every
@@ -82,6 +84,11 @@ export interface McpServerOptions extends Implementation {
   tasks?: TaskOptions;
   /** What one caller may hold (requests in flight, tasks, listens, subscriptions, …) and all together; rate limits. Defaults: docs/security.md. */
   limits?: LimitsOptions;
+  /**
+   * The extensions it starts with, in the order their capabilities are declared: `defaultExtensions`
+   * with some left out or replaced, and extensions of your own. Default: `defaultExtensions`.
+   */
+  extensions?: readonly (Extension | BuiltIn)[];
 }
 
 /** The handle a registration returns. */
@@ -103,7 +110,9 @@ export class McpServer {
   readonly #prompts: Registry<PromptEntry>;
   readonly #resources: ResourceRegistry;
   readonly #skills: Skills;
-  readonly #tasks: TaskRunner;
+  readonly #tasks: TaskRunner | undefined;
+  /** Throws when a registration needs a built-in this server was made without. */
+  readonly #need: (call: string, ...ids: string[]) => void;
   readonly #pageSize: number;
   readonly #cache: CacheHint;
   /** The open connections, and {@link KEPT}, which every loop over them passes by. */
@@ -131,25 +140,29 @@ export class McpServer {
       governor: new Governor(options.limits),
     });
     this.#core = core;
-    const parts = builtIns({
-      core,
-      options,
-      pageSize: this.#pageSize,
-      cache: this.#cache,
-      publish: (e) => this.#publish(e),
-      changed: (kind) => {
-        core.changed();
-        this.#listChanged(kind);
+    const parts = builtIns(
+      {
+        core,
+        options,
+        pageSize: this.#pageSize,
+        cache: this.#cache,
+        publish: (e) => this.#publish(e),
+        changed: (kind) => {
+          core.changed();
+          this.#listChanged(kind);
+        },
       },
-    });
+      options.extensions,
+    );
     ({
       tools: this.#tools,
       prompts: this.#prompts,
       resources: this.#resources,
       skills: this.#skills,
       tasks: this.#tasks,
+      need: this.#need,
     } = parts);
-    for (const ext of parts.extensions) core.use(ext);
+    core.useAll(parts.extensions);
     this.#bus.subscribe((event) => deliverChange(event, this.#connections));
   }
 
@@ -185,6 +198,7 @@ export class McpServer {
     const I extends SchemaLike | undefined = undefined,
     const O extends SchemaLike | undefined = undefined,
   >(name: string, options: ToolOptions<I, O>): Registration {
+    this.#need(`server.tool("${name}")`, TOOLS, ...(options?.task ? [TASKS] : []));
     return {
       remove: this.#tools.add(name, createToolEntry(name, options, this.#cache, this.#jsonSchemaValidator)),
     };
@@ -196,6 +210,7 @@ export class McpServer {
    * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) });
    */
   resource<U extends string>(uri: U, options: ResourceOptions<NoInfer<U>>): Registration {
+    this.#need(`server.resource("${uri}")`, RESOURCES);
     return { remove: this.#resources.add(uri, options as unknown as ResourceOptions<string>) };
   }
 
@@ -220,6 +235,7 @@ export class McpServer {
     name: string,
     options: PromptOptions<A>,
   ): Registration {
+    this.#need(`server.prompt("${name}")`, "picomcp/prompts");
     return { remove: this.#prompts.add(name, createPromptEntry(name, options, this.#cache)) };
   }
 
@@ -229,6 +245,7 @@ export class McpServer {
    * @example server.resourcesAsTools();
    */
   resourcesAsTools(options?: ResourcesAsToolsOptions): Registration {
+    this.#need("server.resourcesAsTools()", TOOLS, RESOURCES);
     const bridge = new ResourceTools(
       this.#resources,
       this.#pageSize,
@@ -245,20 +262,8 @@ export class McpServer {
    * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" });
    */
   skill(name: string, options: SkillOptions): Registration {
-    const { files, remove: forget } = this.#skills.add(name, options);
-    const removes: (() => void)[] = [];
-    const remove = () => {
-      forget();
-      for (const r of removes) r();
-    };
-    try {
-      for (const [uri, r] of files) removes.push(this.#resources.add(uri, r));
-    } catch (error) {
-      // a file URI that is taken undoes the whole skill
-      remove();
-      throw error;
-    }
-    return { remove };
+    this.#need(`server.skill("${name}")`, SKILLS, RESOURCES);
+    return { remove: addSkill(this.#skills, this.#resources, name, options) };
   }
 
   /**
@@ -270,22 +275,10 @@ export class McpServer {
     name: string,
     options: AppOptions<I, O>,
   ): Registration {
+    this.#need(`server.app("${name}")`, TOOLS, RESOURCES, ...(options?.task ? [TASKS] : []));
     const { uri, resource, tool } = appParts(name, options);
     const entry = createToolEntry(name, tool, this.#cache, this.#jsonSchemaValidator);
-    const removeResource = this.#resources.add(uri, resource);
-    let removeTool: () => void;
-    try {
-      removeTool = this.#tools.add(name, entry);
-    } catch (error) {
-      removeResource();
-      throw error;
-    }
-    return {
-      remove: () => {
-        removeTool();
-        removeResource();
-      },
-    };
+    return { remove: addApp(this.#tools, this.#resources, uri, resource, entry) };
   }
 
   /** Tells every client subscribed to `uri` that it changed. */
@@ -367,6 +360,7 @@ export class McpServer {
 
   /** @internal — a drain's (picomcp/http): waits for this process's tasks until `signal` aborts, then fails those left in the store at once. */
   async settleTasks(signal: AbortSignal): Promise<void> {
+    if (!this.#tasks) return;
     await this.#tasks.idle(signal);
     await this.#tasks.abandon();
   }

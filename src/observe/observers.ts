@@ -72,13 +72,16 @@ export function composeObservers(list: readonly Observer[]): Observer | undefine
   const composed: { -readonly [K in keyof Observer]: Observer[K] } = {};
   if (message.length)
     composed.message = (start) => {
-      let observations: MessageObservation[] | undefined;
+      let first: MessageObservation | undefined;
+      let more: MessageObservation[] | undefined;
       for (const o of message) {
         const m = o.message!(start);
-        if (m !== undefined) (observations ??= []).push(m);
+        if (m === undefined) continue;
+        if (first === undefined) first = m;
+        else if (more === undefined) more = [first, m];
+        else more.push(m);
       }
-      if (observations === undefined || observations.length === 1) return observations?.[0];
-      return nested(observations);
+      return more ? nested(more) : first;
     };
   if (response.length)
     composed.response = (m, conn) => {

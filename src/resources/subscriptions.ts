@@ -108,6 +108,7 @@ export function subscriptionsExtension(
   const when = (caps: { resources?: { subscribe?: boolean } }) => caps.resources?.subscribe === true;
   return {
     id: "picomcp/subscriptions",
+    requires: ["picomcp/resources"],
     methods: {
       "resources/subscribe": {
         era: "session",
