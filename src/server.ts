@@ -353,7 +353,7 @@ export class McpServer {
     return registry ? registry.get(name) !== undefined : handles(this.#core, name, what === "notification");
   }
 
-  /** @internal — the observer an extension brought (telemetry), for transports' refusals. */
+  /** @internal — the observers extensions brought (telemetry, an audit log), as one; undefined for none. */
   get observer(): Observer | undefined {
     return this.#core.extensions.observer;
   }

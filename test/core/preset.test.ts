@@ -346,26 +346,24 @@ describe("observers as a list", () => {
     const server = new McpServer({ name: "t", version: "1.0.0" });
     server.tool("echo", { run: async () => "hi" });
     const log: string[] = [];
+    let open = 0; // how many observers' runs are open
     const observer = (name: string): Extension => ({
       id: `com.example/${name}`,
       observer: {
-        message: () => {
-          let inside = false;
-          return {
-            run: (run) => {
-              inside = true;
-              try {
-                return run();
-              } finally {
-                inside = false;
-              }
-            },
-            end: (answer) => {
-              log.push(`${name} end${inside ? "" : " (outside its run)"}`);
-              return answer;
-            },
-          };
-        },
+        message: () => ({
+          run: (run) => {
+            open++;
+            try {
+              return run();
+            } finally {
+              open--;
+            }
+          },
+          end: (answer) => {
+            log.push(`${name} end within ${open}`);
+            return answer;
+          },
+        }),
       },
     });
     server.use(observer("a"));
@@ -373,7 +371,11 @@ describe("observers as a list", () => {
     server.use(observer("c"));
     const peer = rawPeer(server);
     await peer.send({ jsonrpc: "2.0", id: 1, method: "ping" });
-    expect(log).toEqual(["c end", "b end", "a end"]);
+    expect(log).toEqual(["c end within 3", "b end within 2", "a end within 1"]);
+    log.length = 0;
+    // an asynchronous answer: the same order, each after the ones within it
+    await peer.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo" } });
+    expect(log.map((l) => l.slice(0, 5))).toEqual(["c end", "b end", "a end"]);
   });
 
   it("with none, the core has no observer to call", () => {
