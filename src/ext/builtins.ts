@@ -157,9 +157,13 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
   const extensions: Extension[] = [];
   for (const entry of list) {
     const make = makers.get(entry);
-    const ext = make ? make(p) : (entry as Extension);
+    if (!make) {
+      extensions.push(entry as Extension); // what is not an extension is refused when it is added
+      continue;
+    }
+    const ext = make(p);
     if (ext === undefined) continue;
-    if (make) made.add(entry.id);
+    made.add(entry.id);
     extensions.push(ext);
   }
   const ids = new Set(extensions.map((e) => e?.id));
@@ -171,7 +175,7 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
     skills: p.skills,
     tasks: p.runner,
     extensions: honest
-      ? extensions.map((e) => (PRIMITIVES.has(e.id) && made.has(e.id) ? honest(e) : e))
+      ? extensions.map((e) => (made.has(e?.id) && PRIMITIVES.has(e.id) ? honest(e) : e))
       : extensions,
     /** Throws, at registration, when `call` needs a built-in this server was made without. */
     need(call: string, ...needed: string[]): void {
@@ -179,7 +183,7 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
         if (made.has(id)) continue;
         throw new Error(
           ids.has(id)
-            ? `${call}: this server's ${id} is its own, and ${call.replace(/\(.*/, "()")} registers with the built-in one`
+            ? `${call}: needs the built-in ${id}, and this server's ${id} is one of its own`
             : `${call}: this server has no ${id}; add it to new McpServer({ extensions }) (defaultExtensions has it)`,
         );
       }

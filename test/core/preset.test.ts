@@ -61,6 +61,9 @@ describe("the default preset", () => {
     expect(() => new McpServer({ name: "t", version: "1", extensions: {} as never })).toThrow(
       "new McpServer({ extensions }): extensions must be an array (see defaultExtensions)",
     );
+    expect(() => new McpServer({ name: "t", version: "1", extensions: [undefined as never] })).toThrow(
+      "An extension needs an id string",
+    );
   });
 });
 
@@ -194,7 +197,7 @@ describe("a replaced built-in", () => {
       await peer.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "x", arguments: {} } }),
     ).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "own x" }] } });
     expect(() => server.tool("echo", { run: () => "hi" })).toThrow(
-      'server.tool("echo"): this server\'s picomcp/tools is its own, and server.tool() registers with the built-in one',
+      'server.tool("echo"): needs the built-in picomcp/tools, and this server\'s picomcp/tools is one of its own',
     );
   });
 
