@@ -166,6 +166,9 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
     made.add(entry.id);
     extensions.push(ext);
   }
+  for (const [option, id] of OPTIONS)
+    if (options[option] !== undefined && !made.has(id))
+      throw new TypeError(`new McpServer({ ${option} }): it configures ${id}, which extensions leaves out`);
   const ids = new Set(extensions.map((e) => e?.id));
   const honest = withoutChannels(ids);
   return {
@@ -190,6 +193,12 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
     },
   };
 }
+
+/** The options that configure one built-in alone: given without it, they would do nothing. */
+const OPTIONS = [
+  ["tasks", TASKS],
+  ["experimental", "picomcp/experimental"],
+] as const;
 
 const PRIMITIVES = new Set(["picomcp/tools", "picomcp/prompts", "picomcp/resources"]);
 

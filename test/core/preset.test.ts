@@ -56,10 +56,16 @@ describe("the default preset", () => {
     ]);
   });
 
-  it("is frozen: a list of one's own is made from it, never by changing it", () => {
+  it("is frozen: a list of one's own is made from it; what is not a list, an extension, or an option without its extension is refused", () => {
     expect(Object.isFrozen(defaultExtensions)).toBe(true);
     expect(() => new McpServer({ name: "t", version: "1", extensions: {} as never })).toThrow(
       "new McpServer({ extensions }): extensions must be an array (see defaultExtensions)",
+    );
+    const noTasks = without("io.modelcontextprotocol/tasks");
+    expect(
+      () => new McpServer({ name: "t", version: "1", tasks: { ttlMs: 10 }, extensions: noTasks }),
+    ).toThrow(
+      "new McpServer({ tasks }): it configures io.modelcontextprotocol/tasks, which extensions leaves out",
     );
     expect(() => new McpServer({ name: "t", version: "1", extensions: [undefined as never] })).toThrow(
       "An extension needs an id string",
