@@ -32,8 +32,11 @@ export interface ExtensionMethod {
   readonly clientMustDeclare?: boolean;
   /** 2026-07-28: its handler may ask the client (elicit, sample, roots) and so answer `input_required`. */
   readonly input?: boolean;
-  /** Its result (or a promise of it); a thrown `McpError` is the client's error, anything else -32603. */
-  run(params: Params, ctx: Context): unknown;
+  /**
+   * Its result (or a promise of it); a thrown `McpError` is the client's error, anything else -32603.
+   * A property, not a method: a `run` that declares more of `ctx` than `Context` does not compile.
+   */
+  readonly run: (params: Params, ctx: Context) => unknown;
 }
 
 /** A notification handler an extension adds; its errors are reported to `onError`, never answered. */
@@ -52,11 +55,17 @@ export interface NotificationContext {
 }
 
 /**
- * Runs around a method of any extension: `next()` runs it (and the wrappers below), at most once.
+ * Runs around a method of any extension: `next()` runs it (and the wrappers below), at most once;
+ * `next(context)` runs them with a context of the wrapper's own instead of `ctx` (one made with
+ * `extendContext(ctx, { … })`, say: a task's, whose calls to the client wait for the task's client).
  * What `next()` resolves with may be frozen (a cached page of a list is shared by every caller):
  * return a new object (`{ ...result, _meta }`) rather than change it.
  */
-export type MethodWrapper = (params: Params, ctx: Context, next: () => Promise<unknown>) => unknown;
+export type MethodWrapper = (
+  params: Params,
+  ctx: Context,
+  next: (ctx?: Context) => Promise<unknown>,
+) => unknown;
 
 /** What one extension brings. */
 export interface Extension {
@@ -66,9 +75,9 @@ export interface Extension {
    */
   readonly id: string;
   /** What to declare under `capabilities.extensions[id]` for revision `f`; undefined: not there. */
-  settings?(f: Features): object | undefined;
+  readonly settings?: (f: Features) => object | undefined;
   /** Capabilities outside `extensions` for revision `f` (`{ tools: { listChanged: true } }`); undefined: none. */
-  capabilities?(f: Features): { readonly [key: string]: object } | undefined;
+  readonly capabilities?: (f: Features) => { readonly [key: string]: object } | undefined;
   /** Request methods it adds, by name. */
   readonly methods?: { readonly [name: string]: ExtensionMethod };
   /** Notification handlers it adds, by name. */
@@ -99,7 +108,7 @@ export interface Method {
   readonly input: boolean;
   readonly when: ((capabilities: ServerCapabilities) => boolean) | undefined;
   readonly ext: Extension;
-  run(params: Params, ctx: Context): unknown;
+  readonly run: (params: Params, ctx: Context) => unknown;
 }
 
 /**
@@ -256,22 +265,28 @@ export class Extensions {
    * Runs method `name` through the wrappers of the extensions among `served`, the first added
    * outermost; a wrapper whose `next()` is called twice gets an error (the method runs once).
    */
-  run(name: string, params: Params, ctx: Context, served: ReadonlySet<string>, run: () => unknown): unknown {
-    let next: () => unknown = run;
+  run(
+    name: string,
+    params: Params,
+    ctx: Context,
+    served: ReadonlySet<string>,
+    run: (ctx: Context) => unknown,
+  ): unknown {
+    let next: (ctx: Context) => unknown = run;
     for (let i = this.#all.length - 1; i >= 0; i--) {
       const ext = this.#all[i]!;
       const wrap = ext.wrap?.[name];
       if (wrap === undefined || !served.has(ext.id)) continue;
       const inner = next;
-      next = () => {
+      next = (c) => {
         let called = false;
-        return wrap(params, ctx, async () => {
+        return wrap(params, c, async (own) => {
           if (called) throw new Error(`${ext.id}: next() called twice in its wrapper of ${name}`);
           called = true;
-          return inner();
+          return inner(own ?? c);
         });
       };
     }
-    return next();
+    return next(ctx);
   }
 }

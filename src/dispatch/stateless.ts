@@ -1,6 +1,6 @@
 /** The stateless request path (2026-07-28): per-request `_meta`, typed results, input rounds. */
 import { type AuthInfo, type Connection, principalOf } from "../connection.js";
-import { RequestContext } from "../context.js";
+import { cacheOf, isPersonal, RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { InputRound } from "../eras/input.js";
 import { completeResult, readStatelessMeta, type StatelessMeta, statelessError } from "../eras/stateless.js";
@@ -152,7 +152,7 @@ function answer(
   return {
     jsonrpc: "2.0",
     id: call.id,
-    result: completeResult(outcome.result, call.core.serverMeta, ctx.cacheHint, ctx.personal),
+    result: completeResult(outcome.result, call.core.serverMeta, cacheOf(ctx), isPersonal(ctx)),
   };
 }
 

@@ -104,12 +104,8 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
   builtIn("picomcp/resources", (p) => resourcesExtension(p.resources, p.o.pageSize)),
   builtIn("picomcp/subscriptions", (p) => subscriptionsExtension(p.resources, p.limits, p.o.core.governor)),
   builtIn("picomcp/tools", ({ tools, o }) =>
-    toolsExtension(tools, o.pageSize, o.cache, (e, ctx) =>
-      o.core.reportError(e, {
-        method: "tools/call",
-        requestId: ctx.requestId,
-        name: ctx.params.name as string,
-      }),
+    toolsExtension(tools, o.pageSize, o.cache, (e, name, ctx) =>
+      o.core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
   ),
   builtIn("picomcp/listen", ({ resources, limits, capabilities, o }) =>

@@ -4,7 +4,6 @@
  * `skills/get` (each entry with the sha256 digest and size of every file), and their folders with
  * `resources/directory/read`.
  */
-import type { RequestContext } from "../context.js";
 import type { CacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
@@ -140,10 +139,6 @@ export class Skills {
     return [...children.values()];
   }
 
-  #hint(ctx: RequestContext) {
-    if (ctx.features.stateless) ctx.cacheHint = this.#cache;
-  }
-
   /** The extension: declared in both eras while a skill is registered; anyone may list skills. */
   extension(): Extension {
     return {
@@ -160,8 +155,8 @@ export class Skills {
         "skills/list": {
           era: "both",
           clientMustDeclare: false,
-          run: async (params, ctx: RequestContext) => {
-            this.#hint(ctx);
+          run: async (params, ctx) => {
+            ctx.cache(this.#cache);
             const all = await Promise.all([...this.#skills.values()].map((s) => this.#entry(s)));
             return listResult("skills", all, params.cursor, this.#pageSize, (e) => e);
           },
@@ -169,13 +164,13 @@ export class Skills {
         "skills/get": {
           era: "both",
           clientMustDeclare: false,
-          run: async (params, ctx: RequestContext) => {
+          run: async (params, ctx) => {
             const uri = params.uri;
             if (typeof uri !== "string")
               throw new McpError(ErrorCode.InvalidParams, "Invalid params: uri must be a string");
             const skill = [...this.#skills.values()].find((s) => s.uri === uri);
             if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown skill: ${uri}`, { uri });
-            this.#hint(ctx);
+            ctx.cache(this.#cache);
             return { skill: await this.#entry(skill) };
           },
         },

@@ -36,25 +36,25 @@ export interface MessageStart {
 /** One message under observation, from its arrival to its answer. */
 export interface MessageObservation {
   /** Runs the message's handling (in the observer's context, say) and returns what `run` returns. */
-  run<T>(run: () => T): T;
+  readonly run: <T>(run: () => T) => T;
   /** Where the request's related messages go (progress, logs, requests to the client), given where they went. */
-  send?(send: (message: JsonRpcMessage) => void): (message: JsonRpcMessage) => void;
+  readonly send?: (send: (message: JsonRpcMessage) => void) => (message: JsonRpcMessage) => void;
   /** The handling is over: its answer (undefined for a notification, a cancelled request, or a throw) → the answer to send. */
-  end(answer: JsonRpcResponse | undefined): JsonRpcResponse | undefined;
+  readonly end: (answer: JsonRpcResponse | undefined) => JsonRpcResponse | undefined;
 }
 
 /** What an observer watches; every hook is optional. */
 export interface Observer {
   /** A request or notification arrived; undefined leaves it unobserved. */
-  message?(start: MessageStart): MessageObservation | undefined;
+  readonly message?: (start: MessageStart) => MessageObservation | undefined;
   /** The client answered a request of the server (before the waiting call resolves). */
-  response?(message: JsonRpcResponse, connection: Connection): void;
+  readonly response?: (message: JsonRpcResponse, connection: Connection) => void;
   /** A transport opens a connection: the options it is made with (its `send` wrapped, say). */
-  connect?(options: ConnectionOptions): ConnectionOptions;
+  readonly connect?: (options: ConnectionOptions) => ConnectionOptions;
   /** This process published a change event (a list changed, a resource was updated, a task changed). */
-  change?(event: ChangeEvent): void;
+  readonly change?: (event: ChangeEvent) => void;
   /** A transport refused a message at one of its limits (`reason`: low-cardinality, such as `payload_too_large`). */
-  refused?(reason: string, network: "pipe" | "tcp"): void;
+  readonly refused?: (reason: string, network: "pipe" | "tcp") => void;
 }
 
 /**
@@ -133,15 +133,13 @@ function nested(all: readonly MessageObservation[]): MessageObservation {
       );
     });
   };
-  const observation: MessageObservation = {
-    // the dispatcher runs only its answer through here (see dispatch/envelope.ts)
-    run: <T>(run: () => T): T => level(0, run as () => Answer) as T,
-    end: (answer) => all[last]!.end(answer),
+  // the dispatcher runs only its answer through here (see dispatch/envelope.ts)
+  const run = <T>(run: () => T): T => level(0, run as () => Answer) as T;
+  const end = (answer: JsonRpcResponse | undefined) => all[last]!.end(answer);
+  if (!all.some((o) => o.send !== undefined)) return { run, end };
+  const send = (to: (message: JsonRpcMessage) => void) => {
+    for (const o of all) if (o.send) to = o.send(to);
+    return to;
   };
-  if (all.some((o) => o.send !== undefined))
-    observation.send = (send) => {
-      for (const o of all) if (o.send) send = o.send(send);
-      return send;
-    };
-  return observation;
+  return { run, send, end };
 }
