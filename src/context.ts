@@ -307,9 +307,10 @@ export class RequestContext implements Context, AskChannel {
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     if (this.done || this.aborted) return;
-    // 2026-07-28: no level in the request's _meta means no log messages for it
-    const min = this.#stateless ? this.#stateless.logLevel : this.connection.logLevel;
-    if (this.#stateless && min === undefined) return;
+    // 2026-07-28: no level in the request's _meta, no log messages; a session, none without the logging capability
+    const c = this.connection;
+    const min = this.#stateless ? this.#stateless.logLevel : c.logLevel;
+    if (this.#stateless ? min === undefined : c.state !== "new" && !c.declared.capabilities.logging) return;
     if (min !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(min)) return;
     const params: { [key: string]: unknown } = { level, data };
     if (logger !== undefined) params.logger = logger;

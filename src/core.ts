@@ -106,6 +106,13 @@ export class ServerCore {
     };
   }
 
+  /** Adds the extensions of `list` in order, what each requires checked against the whole list first. */
+  useAll(list: readonly Extension[]): void {
+    this.extensions.checkRequires(list);
+    for (const ext of list) this.extensions.add(ext, true);
+    this.changed();
+  }
+
   /** Registrations changed: what they imply is derived once per change, not once per request. */
   changed(): void {
     this.#declared.clear();

@@ -5,11 +5,14 @@
  * application adds with `server.use(...)`; the dispatcher knows no method by name.
  */
 import type { ChangeEvent } from "./bus.js";
-import type { Connection, ConnectionOptions, SessionSlot } from "./connection.js";
+import type { SessionSlot } from "./connection.js";
 import type { Context } from "./context.js";
 import { missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import type { JsonRpcMessage, JsonRpcResponse, Params, RequestId, ServerCapabilities } from "./types.js";
+import { composeObservers, type Observer } from "./observe/observers.js";
+import type { Params, ServerCapabilities } from "./types.js";
+
+export type { Carrier, MessageObservation, MessageStart, Observer } from "./observe/observers.js";
 
 /** Where a method exists: in the `initialize` era's sessions, in stateless (2026-07-28) requests, or both. */
 export type Era = "session" | "stateless" | "both";
@@ -82,7 +85,15 @@ export interface Extension {
   readonly notifications?: { readonly [name: string]: NotificationHandler };
   /** Wrappers around methods (its own or another extension's), by method name. */
   readonly wrap?: { readonly [name: string]: MethodWrapper };
-  /** Watches every message, session and change (telemetry, see `observer.ts`); one extension at a time may bring one. */
+  /**
+   * The ids of the extensions it needs (`["picomcp/tools"]`): adding it without one of them throws,
+   * naming the missing one, and removing one of them while it is added throws too.
+   */
+  readonly requires?: readonly string[];
+  /**
+   * Watches every message, session and change (telemetry, an audit log). Several extensions may each
+   * bring one: each sees everything, in the order they were added (the first outermost).
+   */
   readonly observer?: Observer;
   /**
    * A change event reached this server from its bus (published by this process or by another
@@ -96,49 +107,6 @@ export interface Extension {
    * result now (`ctx.end(result)`). Requests still running afterwards are cancelled.
    */
   readonly end?: (sessionId: string) => void;
-}
-
-// An observer (telemetry, `picomcp/otel`) watches every message a client sends (protocol errors
-// included), what the server sends and the answers it gets back, connections opening, the change
-// events this process publishes and transports' refusals. With none added, the core reads one
-// property per message and allocates nothing for it.
-
-/** What carried a message: `"pipe"` (stdio) or the HTTP request; undefined in memory. */
-export type Carrier = "pipe" | Request;
-
-/** A message from the client, as it arrives. */
-export interface MessageStart {
-  readonly method: string;
-  /** Its id; undefined for a notification. */
-  readonly id: RequestId | undefined;
-  /** Its params (an empty object when it had none, or malformed ones). */
-  readonly params: Params;
-  readonly connection: Connection;
-  readonly carrier: Carrier | undefined;
-}
-
-/** One message under observation, from its arrival to its answer. */
-export interface MessageObservation {
-  /** Runs the message's handling (in the observer's context, say) and returns what `run` returns. */
-  readonly run: <T>(run: () => T) => T;
-  /** Where the request's related messages go (progress, logs, requests to the client), given where they went. */
-  readonly send?: (send: (message: JsonRpcMessage) => void) => (message: JsonRpcMessage) => void;
-  /** The handling is over: its answer (undefined for a notification, a cancelled request, or a throw) → the answer to send. */
-  readonly end: (answer: JsonRpcResponse | undefined) => JsonRpcResponse | undefined;
-}
-
-/** What an observer watches; every hook is optional. */
-export interface Observer {
-  /** A request or notification arrived; undefined leaves it unobserved. */
-  readonly message?: (start: MessageStart) => MessageObservation | undefined;
-  /** The client answered a request of the server (before the waiting call resolves). */
-  readonly response?: (message: JsonRpcResponse, connection: Connection) => void;
-  /** A transport opens a connection: the options it is made with (its `send` wrapped, say). */
-  readonly connect?: (options: ConnectionOptions) => ConnectionOptions;
-  /** This process published a change event (a list changed, a resource was updated, a task changed). */
-  readonly change?: (event: ChangeEvent) => void;
-  /** A transport refused a message at one of its limits (`reason`: low-cardinality, such as `payload_too_large`). */
-  readonly refused?: (reason: string, network: "pipe" | "tcp") => void;
 }
 
 /** Whether the request's client declared the extension `id` (`capabilities.extensions[id]`). */
@@ -167,16 +135,38 @@ export class Extensions {
   readonly #notifications = new Map<string, { ext: Extension; handler: NotificationHandler }>();
   /** How many wrappers each wrapped method has: a method with none pays nothing for the mechanism. */
   readonly #wrapped = new Map<string, number>();
-  /** The observer of an added extension, if one brought it: the dispatcher calls it only when set. */
+  /** The observers the added extensions brought, in the order they were added. */
+  readonly #observers: Observer[] = [];
+  /**
+   * What the dispatcher calls: undefined with no observer, the one itself, or several composed (made
+   * when an extension comes or goes, never per message).
+   */
   observer: Observer | undefined;
   /** The extensions with a `change` hook, and those with an `end` hook: none costs nothing per event. */
   readonly #changes: Extension[] = [];
   readonly #ends: Extension[] = [];
 
-  /** Adds `ext` and returns what removes it; throws when its id or a method or notification of it is taken. */
-  add(ext: Extension): () => void {
+  /** Throws when an extension of `list` requires an id that neither this table nor `list` has. */
+  checkRequires(list: readonly Extension[]): void {
+    const ids = new Set([...this.#all, ...list].map((e) => e?.id));
+    for (const ext of list) {
+      const requires = ext?.requires ?? [];
+      if (!Array.isArray(requires) || requires.some((id) => typeof id !== "string"))
+        throw new TypeError(`${ext.id}: requires must be an array of extension ids`);
+      for (const id of requires)
+        if (!ids.has(id)) throw new Error(`${ext.id} requires ${id}, which this server does not have`);
+    }
+  }
+
+  /**
+   * Adds `ext` and returns what removes it; throws when its id or a method or notification of it is
+   * taken, or (unless `checked` says {@link checkRequires} ran) when an id it requires is missing.
+   * What removes it throws while another added extension requires it.
+   */
+  add(ext: Extension, checked = false): () => void {
     if (typeof ext?.id !== "string" || ext.id === "") throw new TypeError("An extension needs an id string");
     if (this.#all.some((e) => e.id === ext.id)) throw new Error(`Extension ${ext.id} is already added`);
+    if (!checked) this.checkRequires([ext]);
     const methods = Object.entries(ext.methods ?? {});
     const notifications = Object.entries(ext.notifications ?? {});
     for (const [name, m] of methods) {
@@ -196,8 +186,6 @@ export class Extensions {
     for (const hook of ["change", "end"] as const)
       if (ext[hook] !== undefined && typeof ext[hook] !== "function")
         throw new TypeError(`The ${hook} hook of ${ext.id} must be a function`);
-    if (ext.observer !== undefined && this.observer !== undefined)
-      throw new Error(`${ext.id}: an observer is already added (a server has one at a time)`);
     this.#all.push(ext);
     const declared = typeof ext.settings === "function";
     for (const [name, m] of methods) {
@@ -213,7 +201,10 @@ export class Extensions {
       this.#methods.set(name, { era: m.era ?? "both", input: m.input === true, when: m.when, ext, run });
     }
     for (const [name, handler] of notifications) this.#notifications.set(name, { ext, handler });
-    if (ext.observer !== undefined) this.observer = ext.observer;
+    if (ext.observer !== undefined) {
+      this.#observers.push(ext.observer);
+      this.observer = composeObservers(this.#observers);
+    }
     if (ext.change !== undefined) this.#changes.push(ext);
     if (ext.end !== undefined) this.#ends.push(ext);
     for (const name of Object.keys(ext.wrap ?? {}))
@@ -221,11 +212,17 @@ export class Extensions {
     let removed = false;
     return () => {
       if (removed) return;
+      const dependent = this.#all.find((e) => e !== ext && e.requires?.includes(ext.id));
+      if (dependent)
+        throw new Error(`Cannot remove ${ext.id}: ${dependent.id} requires it (remove that first)`);
       removed = true;
       this.#all.splice(this.#all.indexOf(ext), 1);
       for (const [name] of methods) this.#methods.delete(name);
       for (const [name] of notifications) this.#notifications.delete(name);
-      if (ext.observer !== undefined) this.observer = undefined;
+      if (ext.observer !== undefined) {
+        this.#observers.splice(this.#observers.indexOf(ext.observer), 1);
+        this.observer = composeObservers(this.#observers);
+      }
       if (ext.change !== undefined) this.#changes.splice(this.#changes.indexOf(ext), 1);
       if (ext.end !== undefined) this.#ends.splice(this.#ends.indexOf(ext), 1);
       for (const name of Object.keys(ext.wrap ?? {})) {

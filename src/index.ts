@@ -59,6 +59,7 @@ export {
 } from "./eras/versions.js";
 export { ClientCapabilityError, ErrorCode, type ErrorCodeValue, McpError } from "./errors.js";
 export { APP_MIME_TYPE, APPS, type AppOptions, type AppUi, rendersApps } from "./ext/apps.js";
+export { type BuiltIn, defaultExtensions } from "./ext/builtins.js";
 export type { SubscriptionFilter } from "./ext/listen.js";
 export { SKILLS, type SkillOptions } from "./ext/skills.js";
 export {

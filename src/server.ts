@@ -7,11 +7,11 @@ import { dispatch, establish, type HandleOptions, handles } from "./dispatch/env
 import { operationScopes } from "./dispatch/scopes.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./eras/stateless.js";
-import { type AppOptions, appParts } from "./ext/apps.js";
-import { builtIns } from "./ext/builtins.js";
-import type { SkillOptions, Skills } from "./ext/skills.js";
+import { type AppOptions, addApp, appParts } from "./ext/apps.js";
+import { type BuiltIn, builtIns } from "./ext/builtins.js";
+import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
 import type { TaskRunner } from "./ext/task-runner.js";
-import type { TaskOptions } from "./ext/tasks.js";
+import { TASKS, type TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
 import { pageSizeOf } from "./pagination.js";
@@ -33,6 +33,8 @@ import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools
 import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcResponse } from "./types.js";
 
 const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
+const TOOLS = "picomcp/tools";
+const RESOURCES = "picomcp/resources";
 
 /** Options of `new McpServer(...)`. */
 export interface McpServerOptions extends Implementation {
@@ -74,6 +76,11 @@ export interface McpServerOptions extends Implementation {
   tasks?: TaskOptions;
   /** What one caller may hold (requests in flight, tasks, listens, subscriptions, …) and all together; rate limits. Defaults: docs/security.md. */
   limits?: LimitsOptions;
+  /**
+   * The extensions it starts with, in the order their capabilities are declared: `defaultExtensions`
+   * with some left out or replaced, and extensions of your own. Default: `defaultExtensions`.
+   */
+  extensions?: readonly (Extension | BuiltIn)[];
 }
 
 /** The handle a registration returns. */
@@ -95,7 +102,9 @@ export class McpServer {
   readonly #prompts: Registry<PromptEntry>;
   readonly #resources: ResourceRegistry;
   readonly #skills: Skills;
-  readonly #tasks: TaskRunner;
+  readonly #tasks: TaskRunner | undefined;
+  /** Throws when a registration needs a built-in this server was made without. */
+  readonly #need: (call: string, ...ids: string[]) => void;
   readonly #pageSize: number;
   readonly #cache: CacheHint;
   readonly #bus: ChangeBus;
@@ -119,25 +128,29 @@ export class McpServer {
       governor: new Governor(options.limits),
     });
     this.#core = core;
-    const parts = builtIns({
-      core,
-      options,
-      pageSize: this.#pageSize,
-      cache: this.#cache,
-      publish: (e) => this.#publish(e),
-      changed: (kind) => {
-        core.changed();
-        this.#listChanged(kind);
+    const parts = builtIns(
+      {
+        core,
+        options,
+        pageSize: this.#pageSize,
+        cache: this.#cache,
+        publish: (e) => this.#publish(e),
+        changed: (kind) => {
+          core.changed();
+          this.#listChanged(kind);
+        },
       },
-    });
+      options.extensions,
+    );
     ({
       tools: this.#tools,
       prompts: this.#prompts,
       resources: this.#resources,
       skills: this.#skills,
       tasks: this.#tasks,
+      need: this.#need,
     } = parts);
-    for (const ext of parts.extensions) core.use(ext);
+    core.useAll(parts.extensions);
     this.#bus.subscribe(core.deliver);
   }
 
@@ -173,6 +186,7 @@ export class McpServer {
     const I extends SchemaLike | undefined = undefined,
     const O extends SchemaLike | undefined = undefined,
   >(name: string, options: ToolOptions<I, O>): Registration {
+    this.#need(`server.tool("${name}")`, TOOLS, ...(options?.task ? [TASKS] : []));
     return {
       remove: this.#tools.add(name, createToolEntry(name, options, this.#cache, this.#jsonSchemaValidator)),
     };
@@ -184,6 +198,7 @@ export class McpServer {
    * @example server.resource("users://{id}", { read: ({ id }) => db.user(id) });
    */
   resource<U extends string>(uri: U, options: ResourceOptions<NoInfer<U>>): Registration {
+    this.#need(`server.resource("${uri}")`, RESOURCES);
     return { remove: this.#resources.add(uri, options as unknown as ResourceOptions<string>) };
   }
 
@@ -208,6 +223,7 @@ export class McpServer {
     name: string,
     options: PromptOptions<A>,
   ): Registration {
+    this.#need(`server.prompt("${name}")`, "picomcp/prompts");
     return { remove: this.#prompts.add(name, createPromptEntry(name, options, this.#cache)) };
   }
 
@@ -217,6 +233,7 @@ export class McpServer {
    * @example server.resourcesAsTools();
    */
   resourcesAsTools(options?: ResourcesAsToolsOptions): Registration {
+    this.#need("server.resourcesAsTools()", TOOLS, RESOURCES);
     const bridge = new ResourceTools(
       this.#resources,
       this.#pageSize,
@@ -233,20 +250,8 @@ export class McpServer {
    * @example server.skill("code-review", { description: "Reviews a diff", instructions: "# Steps\n…" });
    */
   skill(name: string, options: SkillOptions): Registration {
-    const { files, remove: forget } = this.#skills.add(name, options);
-    const removes: (() => void)[] = [];
-    const remove = () => {
-      forget();
-      for (const r of removes) r();
-    };
-    try {
-      for (const [uri, r] of files) removes.push(this.#resources.add(uri, r));
-    } catch (error) {
-      // a file URI that is taken undoes the whole skill
-      remove();
-      throw error;
-    }
-    return { remove };
+    this.#need(`server.skill("${name}")`, SKILLS, RESOURCES);
+    return { remove: addSkill(this.#skills, this.#resources, name, options) };
   }
 
   /**
@@ -258,22 +263,10 @@ export class McpServer {
     name: string,
     options: AppOptions<I, O>,
   ): Registration {
+    this.#need(`server.app("${name}")`, TOOLS, RESOURCES, ...(options?.task ? [TASKS] : []));
     const { uri, resource, tool } = appParts(name, options);
     const entry = createToolEntry(name, tool, this.#cache, this.#jsonSchemaValidator);
-    const removeResource = this.#resources.add(uri, resource);
-    let removeTool: () => void;
-    try {
-      removeTool = this.#tools.add(name, entry);
-    } catch (error) {
-      removeResource();
-      throw error;
-    }
-    return {
-      remove: () => {
-        removeTool();
-        removeResource();
-      },
-    };
+    return { remove: addApp(this.#tools, this.#resources, uri, resource, entry) };
   }
 
   /** Tells every client subscribed to `uri` that it changed. */
@@ -348,13 +341,14 @@ export class McpServer {
     return registry ? registry.get(name) !== undefined : handles(this.#core, name, what === "notification");
   }
 
-  /** @internal — the observer an extension brought (telemetry), for transports' refusals. */
+  /** @internal — the observers extensions brought (telemetry, an audit log), as one; undefined for none. */
   get observer(): Observer | undefined {
     return this.#core.extensions.observer;
   }
 
   /** @internal — a drain's (picomcp/http): waits for this process's tasks until `signal` aborts, then fails those left in the store at once. */
   async settleTasks(signal: AbortSignal): Promise<void> {
+    if (!this.#tasks) return;
     await this.#tasks.idle(signal);
     await this.#tasks.abandon();
   }

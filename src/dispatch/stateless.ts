@@ -46,6 +46,8 @@ export function statelessRequest(
   }
   const f = meta.features;
   const declared = core.declared(f);
+  // a server without the logging capability sends no log messages, whatever level the client asks for
+  if (meta.logLevel !== undefined && !declared.capabilities.logging) meta = { ...meta, logLevel: undefined };
   // ping, initialize, logging/setLevel and resources/(un)subscribe do not exist in this revision
   const method = lookup(core, name, declared, "stateless");
   if (!method)

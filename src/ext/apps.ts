@@ -4,9 +4,10 @@
  * older `_meta["ui/resourceUri"]`, which hosts still read). `server.app(...)` registers both at once.
  */
 import type { Context } from "../context.js";
-import type { ResourceOptions } from "../resources/resources.js";
+import type { Registry } from "../registry.js";
+import type { ResourceOptions, ResourceRegistry } from "../resources/resources.js";
 import type { SchemaLike } from "../schema/schema.js";
-import type { ToolOptions } from "../tools/tools.js";
+import type { ToolEntry, ToolOptions } from "../tools/tools.js";
 import type { Meta } from "../types.js";
 
 /** The extension's identifier: hosts that render apps declare it in their capabilities. */
@@ -87,4 +88,26 @@ export function appParts<I extends SchemaLike | undefined, O extends SchemaLike 
   const own = tool._meta ?? {};
   const meta: Meta = { ...own, ui: { ...(own.ui as object | undefined), ...link }, "ui/resourceUri": ui.uri };
   return { uri: ui.uri, resource, tool: { ...tool, _meta: meta } as ToolOptions<I, O> };
+}
+
+/** Registers an app's page and its tool together (a tool name that is taken undoes the page); returns what removes both. */
+export function addApp(
+  tools: Registry<ToolEntry>,
+  resources: ResourceRegistry,
+  uri: string,
+  resource: ResourceOptions<string>,
+  tool: ToolEntry,
+): () => void {
+  const removeResource = resources.add(uri, resource);
+  let removeTool: () => void;
+  try {
+    removeTool = tools.add(tool.name, tool);
+  } catch (error) {
+    removeResource();
+    throw error;
+  }
+  return () => {
+    removeTool();
+    removeResource();
+  };
 }

@@ -1,7 +1,7 @@
 /**
- * The built-in extensions of a server: every method family picomcp serves, each added through the
- * same seam an application's extension uses (`server.use`). Their order is the order in which their
- * capabilities are declared.
+ * The built-in extensions as a value: `defaultExtensions`, every method family picomcp serves in the
+ * order their capabilities are declared, each made for a server and added through the same seam an
+ * application's extension uses. A server made with a list of its own leaves some out or replaces them.
  */
 
 import type { ChangeEvent } from "../bus.js";
@@ -20,8 +20,9 @@ import { type ToolEntry, toolsExtension } from "../tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "../types.js";
 import { listenExtension } from "./listen.js";
 import { discoverExtension, experimentalExtension, loggingExtension } from "./protocol.js";
-import { Skills } from "./skills.js";
-import { type TaskOptions, tasksExtension } from "./tasks.js";
+import { SKILLS, Skills } from "./skills.js";
+import type { TaskRunner } from "./task-runner.js";
+import { TASKS, type TaskOptions, tasksExtension } from "./tasks.js";
 
 /** What the built-ins need of the server's core. */
 export interface CoreView {
@@ -60,41 +61,180 @@ export interface BuiltInOptions {
 
 const TASK_ERROR = { method: "tools/call (task)", requestId: "task" } as const;
 
-/** The server's registries, and the built-in extensions over them in the order their capabilities are declared. */
-export function builtIns(o: BuiltInOptions) {
-  const { core, options, pageSize, cache } = o;
-  const tools = new Registry<ToolEntry>("tool", () => o.changed("tools"));
-  const prompts = new Registry<PromptEntry>("prompt", () => o.changed("prompts"));
-  const resources = new ResourceRegistry(
-    () => o.changed("resources"),
-    options.pathSafety ?? true,
-    options.uriTemplateLimits ?? {},
-    cache,
-  );
-  const skills = new Skills(pageSize, cache);
-  const capabilities = (f: Features) => core.declared(f).capabilities;
-  const limits = options.subscriptionLimits ?? {};
-  const tasks = tasksExtension(
-    tools,
-    options.tasks ?? {},
-    o.publish,
-    (e) => core.reportError(e, TASK_ERROR),
-    core.governor,
-  );
-  const extensions: Extension[] = [
-    loggingExtension(),
-    completionExtension(prompts, resources),
-    promptsExtension(prompts, pageSize, cache),
-    resourcesExtension(resources, pageSize),
-    subscriptionsExtension({ resources, limits, governor: core.governor, sessions: core.connections }),
-    toolsExtension(tools, pageSize, cache, (e, name, ctx) =>
-      core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
+/** The server's registries, with what the built-ins of its preset make of them. */
+interface Parts {
+  readonly o: BuiltInOptions;
+  readonly tools: Registry<ToolEntry>;
+  readonly prompts: Registry<PromptEntry>;
+  readonly resources: ResourceRegistry;
+  readonly skills: Skills;
+  readonly limits: SubscriptionLimits;
+  readonly capabilities: (f: Features) => ServerCapabilities;
+  /** Set by the tasks built-in: what runs this process's tasks. */
+  runner?: TaskRunner;
+}
+
+/**
+ * One entry of {@link defaultExtensions}: a built-in extension, made anew for each server from that
+ * server's registries and options. Leave it out of `new McpServer({ extensions })`, or put an
+ * extension of your own in its place.
+ */
+export interface BuiltIn {
+  /** The id of the extension it makes: `picomcp/tools`, `io.modelcontextprotocol/tasks`, … */
+  readonly id: string;
+}
+
+const makers = new WeakMap<BuiltIn, (p: Parts) => Extension | undefined>();
+
+function builtIn(id: string, make: (p: Parts) => Extension | undefined): BuiltIn {
+  const b = Object.freeze({ id });
+  makers.set(b, make);
+  return b;
+}
+
+/**
+ * Every built-in extension, in the order their capabilities are declared: what `new McpServer()`
+ * starts with. `picomcp/experimental` makes nothing without the `experimental` option.
+ */
+export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
+  builtIn("picomcp/experimental", (p) => {
+    const experimental = p.o.options.experimental;
+    return experimental ? experimentalExtension(experimental) : undefined;
+  }),
+  builtIn("picomcp/logging", () => loggingExtension()),
+  builtIn("picomcp/completion", (p) => completionExtension(p.prompts, p.resources)),
+  builtIn("picomcp/prompts", (p) => promptsExtension(p.prompts, p.o.pageSize, p.o.cache)),
+  builtIn("picomcp/resources", (p) => resourcesExtension(p.resources, p.o.pageSize)),
+  builtIn("picomcp/subscriptions", ({ resources, limits, o }) =>
+    subscriptionsExtension({ resources, limits, governor: o.core.governor, sessions: o.core.connections }),
+  ),
+  builtIn("picomcp/tools", ({ tools, o }) =>
+    toolsExtension(tools, o.pageSize, o.cache, (e, name, ctx) =>
+      o.core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
-    listenExtension({ resources, limits, capabilities, governor: core.governor }),
-    discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
-    tasks.extension,
-    skills.extension(),
-  ];
-  if (options.experimental) extensions.unshift(experimentalExtension(options.experimental));
-  return { tools, prompts, resources, skills, extensions, tasks: tasks.runner };
+  ),
+  builtIn("picomcp/listen", ({ resources, limits, capabilities, o }) =>
+    listenExtension({ resources, limits, capabilities, governor: o.core.governor }),
+  ),
+  builtIn("picomcp/discover", ({ o, capabilities }) =>
+    discoverExtension({
+      info: o.core.info,
+      instructions: o.options.instructions,
+      cache: o.cache,
+      capabilities,
+    }),
+  ),
+  builtIn(TASKS, (p) => {
+    const { core, options, publish } = p.o;
+    const report = (e: unknown) => core.reportError(e, TASK_ERROR);
+    const tasks = tasksExtension(p.tools, options.tasks ?? {}, publish, report, core.governor);
+    p.runner = tasks.runner;
+    return tasks.extension;
+  }),
+  builtIn(SKILLS, (p) => p.skills.extension()),
+]);
+
+/** The server's registries and the extensions `list` makes of them, in its order; throws on a list that is not one. */
+export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)[] = defaultExtensions) {
+  if (!Array.isArray(list))
+    throw new TypeError("new McpServer({ extensions }): extensions must be an array (see defaultExtensions)");
+  const { core, options, pageSize, cache } = o;
+  const p: Parts = {
+    o,
+    tools: new Registry<ToolEntry>("tool", () => o.changed("tools")),
+    prompts: new Registry<PromptEntry>("prompt", () => o.changed("prompts")),
+    resources: new ResourceRegistry(
+      () => o.changed("resources"),
+      options.pathSafety ?? true,
+      options.uriTemplateLimits ?? {},
+      cache,
+    ),
+    skills: new Skills(pageSize, cache),
+    limits: options.subscriptionLimits ?? {},
+    capabilities: (f) => core.declared(f).capabilities,
+  };
+  /** The built-ins made here, by id (an extension of the application's under the same id is not one). */
+  const made = new Set<string>();
+  const extensions: Extension[] = [];
+  for (const entry of list) {
+    const make = makers.get(entry);
+    if (!make) {
+      extensions.push(entry as Extension); // what is not an extension is refused when it is added
+      continue;
+    }
+    const ext = make(p);
+    if (ext === undefined) continue;
+    made.add(entry.id);
+    extensions.push(ext);
+  }
+  for (const [option, id] of OPTIONS)
+    if (options[option] !== undefined && !made.has(id))
+      throw new TypeError(`new McpServer({ ${option} }): it configures ${id}, which extensions leaves out`);
+  const ids = new Set(extensions.map((e) => e?.id));
+  const honest = withoutChannels(ids);
+  return {
+    tools: p.tools,
+    prompts: p.prompts,
+    resources: p.resources,
+    skills: p.skills,
+    tasks: p.runner,
+    extensions: honest
+      ? extensions.map((e) => (made.has(e?.id) && PRIMITIVES.has(e.id) ? honest(e) : e))
+      : extensions,
+    /** Throws, at registration, when `call` needs a built-in this server was made without. */
+    need(call: string, ...needed: string[]): void {
+      for (const id of needed) {
+        if (made.has(id)) continue;
+        throw new Error(
+          ids.has(id)
+            ? `${call}: needs the built-in ${id}, and this server's ${id} is one of its own`
+            : `${call}: this server has no ${id}; add it to new McpServer({ extensions }) (defaultExtensions has it)`,
+        );
+      }
+    },
+  };
+}
+
+/** The options that configure one built-in alone: given without it, they would do nothing. */
+const OPTIONS = [
+  ["tasks", TASKS],
+  ["experimental", "picomcp/experimental"],
+] as const;
+
+const PRIMITIVES = new Set(["picomcp/tools", "picomcp/prompts", "picomcp/resources"]);
+
+/**
+ * Without `picomcp/listen`, a 2026-07-28 client hears of no change, and without `picomcp/subscriptions`
+ * a session cannot subscribe: the primitives then do not declare `listChanged` or `subscribe` where
+ * nothing delivers them. Undefined when both are there (the primitives are served as they are).
+ */
+function withoutChannels(ids: ReadonlySet<string>): ((e: Extension) => Extension) | undefined {
+  const listen = ids.has("picomcp/listen");
+  const subscribe = ids.has("picomcp/subscriptions");
+  if (listen && subscribe) return undefined;
+  const strip = (caps: { readonly [key: string]: object }, f: Features) => {
+    const out: { [key: string]: object } = {};
+    for (const [key, value] of Object.entries(caps)) {
+      const {
+        listChanged,
+        subscribe: sub,
+        ...rest
+      } = value as { listChanged?: boolean; subscribe?: boolean };
+      const keep: { [key: string]: unknown } = {};
+      if (sub !== undefined && (f.stateless ? listen : subscribe)) keep.subscribe = sub;
+      if (listChanged !== undefined && (!f.stateless || listen)) keep.listChanged = listChanged;
+      out[key] = { ...keep, ...rest };
+    }
+    return out;
+  };
+  return (e) => {
+    const capabilities = e.capabilities!.bind(e);
+    return {
+      ...e,
+      capabilities: (f) => {
+        const caps = capabilities(f);
+        return caps && strip(caps, f);
+      },
+    };
+  };
 }

@@ -8,7 +8,7 @@ import type { CacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listResult } from "../pagination.js";
-import type { ResourceOptions } from "../resources/resources.js";
+import type { ResourceOptions, ResourceRegistry } from "../resources/resources.js";
 
 /** The extension's identifier. */
 export const SKILLS = "io.modelcontextprotocol/skills";
@@ -143,6 +143,7 @@ export class Skills {
   extension(): Extension {
     return {
       id: SKILLS,
+      requires: ["picomcp/resources"],
       settings: () => (this.#skills.size > 0 ? { directoryRead: true } : undefined),
       methods: {
         "resources/directory/read": {
@@ -176,4 +177,26 @@ export class Skills {
       },
     };
   }
+}
+
+/** Registers a skill and its files as resources (a file URI that is taken undoes the whole skill); returns what removes it. */
+export function addSkill(
+  skills: Skills,
+  resources: ResourceRegistry,
+  name: string,
+  options: SkillOptions,
+): () => void {
+  const { files, remove: forget } = skills.add(name, options);
+  const removes: (() => void)[] = [];
+  const remove = () => {
+    forget();
+    for (const r of removes) r();
+  };
+  try {
+    for (const [uri, r] of files) removes.push(resources.add(uri, r));
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return remove;
 }

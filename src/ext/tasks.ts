@@ -141,6 +141,7 @@ export function tasksExtension(
 
   const extension: Extension = {
     id: TASKS,
+    requires: ["picomcp/tools"],
     settings: (f) => (f.stateless && anyTaskTool() ? {} : undefined),
     capabilities: (f) =>
       f.sessionTasks && anyTaskTool()

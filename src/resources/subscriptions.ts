@@ -94,6 +94,7 @@ export function subscriptionsExtension(o: SubscriptionsOptions): Extension {
   const method = "notifications/resources/updated";
   return {
     id: "picomcp/subscriptions",
+    requires: ["picomcp/resources"],
     change: (event) => {
       if (event.type !== "resource_updated") return;
       for (const conn of sessions) {

@@ -95,7 +95,7 @@ export class ContextView implements Context {
     this.base.notify(method, params);
   }
   end(result: object): void {
-    this.#base.end(result);
+    this.base.end(result);
   }
 }
 

@@ -19,7 +19,7 @@ const OWNERS = (file: string) => file === "context.ts" || file.startsWith("dispa
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
 
 /** The lines of `text` (a file of src/ named `file`) that reach past `Context` to the internal class. */
-export function narrowings(file: string, text: string): string[] {
+function narrowings(file: string, text: string): string[] {
   const found: string[] = [];
   for (const line of code(text).split("\n")) {
     // a cast is a narrowing wherever it is: the compiler lets `ctx as RequestContext` through
