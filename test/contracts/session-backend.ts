@@ -281,6 +281,52 @@ export function sessionBackendContract(
       expect(await wire(await send(h, "DELETE", {}))).toMatchObject({ status: 400 });
     });
 
+    it("keeps a live session's requests on it whatever their version header (else the header's era serves them)", async () => {
+      const h = await open();
+      const { session } = await initialize(h);
+      const headers = on(session ?? UNKNOWN, { "mcp-protocol-version": "2026-07-28" });
+      const w = await wire(await post(h, echo(1, "x"), headers));
+      const supported = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+      const error = features.sessions
+        ? {
+            // the session's revisions: 2026-07-28 is not one of them
+            code: -32022,
+            message: `Bad Request: unsupported MCP-Protocol-Version "2026-07-28"; supported: ${supported.join(", ")}`,
+            data: { supported, requested: "2026-07-28" },
+          }
+        : {
+            code: -32602,
+            message:
+              'Invalid params: _meta must carry "io.modelcontextprotocol/protocolVersion" (a string) and "io.modelcontextprotocol/clientCapabilities" (an object)',
+          };
+      const id = features.sessions ? {} : { id: 1 };
+      expect(w).toEqual({ ...w, status: 400, session: null, body: { jsonrpc: "2.0", ...id, error } });
+    });
+
+    it("drains: GET streams close with a retry hint, new requests get 503, and then every session is ended", async () => {
+      const h = await open();
+      const { session } = await initialize(h);
+      const stream = session && (await send(h, "GET", on(session, { accept: "text/event-stream" })));
+      // a grace longer than the test may take: the GET stream must close at once, not at its end
+      const drained = h.drain({ graceMs: 60_000 });
+      expect(h.draining).toBe(true);
+      if (stream) expect(await stream.text()).toMatch(/retry: 1000\n\n$/);
+      const refused = await post(h, INIT);
+      expect([refused.status, refused.headers.get("retry-after"), refused.headers.get("connection")]).toEqual(
+        [503, "1", "close"],
+      );
+      expect((await wire(refused)).body).toEqual({
+        jsonrpc: "2.0",
+        error: {
+          code: -32000,
+          message:
+            "Service Unavailable: this server is shutting down; retry the request (another instance serves it)",
+        },
+      });
+      await drained;
+      expect(h.sessionCount).toBe(0);
+    });
+
     it("lists the methods it serves: in a preflight's Allow and a 405's", async () => {
       const h = await open();
       const methods = features.sessions ? "GET, POST, DELETE" : "POST";
