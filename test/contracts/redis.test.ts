@@ -27,8 +27,8 @@ describe.runIf(withRedis)("Redis", () => {
   sessionBackendContract(
     "shared (sessions: RedisSessionStore)",
     async () => {
-      const { store, peer, close } = await redis.sessionStore();
-      return { sessions: store, peer, close };
+      const t = await redis.sessionStore();
+      return { sessions: t.store, peer: t.peer, close: () => t.close?.() };
     },
     { sessions: true, shared: true },
   );
