@@ -10,7 +10,7 @@ import { connectStateless } from "./exchange.js";
 import type { HttpGovernor } from "./limits.js";
 import type { HttpHandlerOptions } from "./options.js";
 import type { Answer, Reply } from "./reply.js";
-import type { Session } from "./session.js";
+import type { Session, SessionLimits } from "./session.js";
 import type { LiveStreams } from "./sse.js";
 
 /**
@@ -81,6 +81,8 @@ export interface BackendParts {
   readonly o: HttpHandlerOptions;
   readonly limits: HttpGovernor;
   readonly idleMs: number;
+  /** Sessions without a principal that may open per minute: by each caller, and by all. */
+  readonly anonymousPerMinute: SessionLimits["anonymousPerMinute"];
   readonly retryMs: number;
   /** The handler's SSE streams and its one timer. */
   readonly streams: LiveStreams;

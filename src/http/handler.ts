@@ -23,7 +23,7 @@ import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, origin
 import { contradictingHeaders } from "./headers.js";
 import { type BodyCount, HttpGovernor } from "./limits.js";
 import { LocalSessions } from "./local.js";
-import { count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
+import { anonymousRates, count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
 import type { Session } from "./session.js";
@@ -78,7 +78,10 @@ export class StreamableHttp {
       beat: (now) => this.#sessions.beat(now),
       ended: () => this.#drain.changed(),
     });
+    // the default is the backend's
+    const maxBatch = o.maxBatchSize === undefined ? undefined : count(o.maxBatchSize, "maxBatchSize");
     this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
+    const anonymousPerMinute = anonymousRates(o.anonymousSessionsPerMinute);
     this.#limits = new HttpGovernor(o);
     this.#statelessHttp = new StatelessHttp({
       server,
@@ -94,13 +97,14 @@ export class StreamableHttp {
       o,
       limits: this.#limits,
       idleMs: this.#idleMs,
+      anonymousPerMinute,
       retryMs: this.#retryMs,
       streams: this.#streams,
       drain: this.#drain,
       exchange: (request, connection, session, message, auth) =>
         this.#exchange(request, connection, session, message, auth),
     });
-    this.#maxBatch = count(o.maxBatchSize ?? this.#sessions.maxBatch, "maxBatchSize");
+    this.#maxBatch = maxBatch ?? this.#sessions.maxBatch;
   }
 
   get sessionCount(): number {

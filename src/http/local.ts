@@ -18,7 +18,6 @@ import { type EventStore, MemoryEventStore } from "./event-store.js";
 import { EventStream } from "./event-stream.js";
 import { carried, encode } from "./exchange.js";
 import { type GetOptions, notSse, serveGet } from "./get.js";
-import { anonymousRates } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { Session, SessionTable } from "./session.js";
 
@@ -33,11 +32,8 @@ export class LocalSessions implements SessionBackend {
 
   constructor(parts: BackendParts) {
     this.parts = parts;
-    const { o, limits } = parts;
-    const anonymousPerMinute = anonymousRates(o.anonymousSessionsPerMinute);
-    this.table = new SessionTable({ idleMs: parts.idleMs, anonymousPerMinute }, limits.governor, (s) =>
-      this.end(s),
-    );
+    const { o, limits, idleMs, anonymousPerMinute } = parts;
+    this.table = new SessionTable({ idleMs, anonymousPerMinute }, limits.governor, (s) => this.end(s));
     this.events = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
     this.getOptions = {
       store: this.events,
