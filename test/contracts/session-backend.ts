@@ -31,6 +31,7 @@ const URL_ = "http://127.0.0.1:3000/mcp";
 const HOST = { host: "127.0.0.1:3000" };
 const POST = { ...HOST, accept: "application/json, text/event-stream", "content-type": "application/json" };
 const V = "2025-11-25";
+const JSON_ = "application/json";
 const INIT = {
   jsonrpc: "2.0",
   id: 0,
@@ -50,7 +51,9 @@ const echoed = (id: number, text: string) => ({
 });
 /** A session id of the right form that no backend ever made. */
 const UNKNOWN = "0123456789abcdef0123456789abcdef";
-const NOT_FOUND = { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" } };
+/** A JSON-RPC error body without an id, as the handler's own refusals are. */
+const refusal = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message } });
+const NOT_FOUND = refusal(-32001, "Session not found");
 const NO_ID = {
   jsonrpc: "2.0",
   error: {
@@ -60,10 +63,7 @@ const NO_ID = {
     data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] },
   },
 };
-const methodNotAllowed = (methods: string) => ({
-  jsonrpc: "2.0",
-  error: { code: -32000, message: `Method not allowed: use ${methods}` },
-});
+const methodNotAllowed = (methods: string) => refusal(-32000, `Method not allowed: use ${methods}`);
 
 /** `Bearer <name>` is principal `<name>`; no header is anonymous. */
 const authenticate = (request: Request) => {
@@ -129,13 +129,14 @@ export function sessionBackendContract(
     it("answers initialize: with a new session's id, or (without sessions) starting nothing", async () => {
       const h = await open();
       const w = await initialize(h);
-      expect([w.status, w.type, w.body.id, w.body.result.protocolVersion]).toEqual([
+      const { protocolVersion, serverInfo } = w.body.result;
+      expect([w.status, w.type, w.body.id, protocolVersion, serverInfo.name]).toEqual([
         200,
-        "application/json",
+        JSON_,
         0,
         V,
+        "backend",
       ]);
-      expect(w.body.result.serverInfo).toEqual({ name: "backend", version: "1.0.0" });
       if (features.sessions) expect(w.session).toMatch(/^[0-9a-f]{32}$/);
       else expect(w.session).toBeNull();
       expect(h.sessionCount).toBe(features.sessions ? 1 : 0);
@@ -153,7 +154,7 @@ export function sessionBackendContract(
           status: 200,
           allow: null,
           session,
-          type: "application/json",
+          type: JSON_,
           body: echoed(id, `hi ${id}`),
         });
       }
@@ -172,7 +173,7 @@ export function sessionBackendContract(
     it("refuses a request without a session id with 400, naming the revisions (without sessions it is served)", async () => {
       const h = await open();
       const w = await wire(await post(h, echo(1, "x"), { "mcp-protocol-version": V }));
-      if (features.sessions) expect(w).toMatchObject({ status: 400, type: "application/json", body: NO_ID });
+      if (features.sessions) expect(w).toMatchObject({ status: 400, type: JSON_, body: NO_ID });
       else expect(w).toMatchObject({ status: 200, body: echoed(1, "x") });
     });
 
@@ -186,13 +187,10 @@ export function sessionBackendContract(
       const none = await wire(await post(h, echo(2, "x"), on(sid)));
       expect(none).toMatchObject({
         status: 401,
-        body: {
-          jsonrpc: "2.0",
-          error: {
-            code: -32000,
-            message: "Unauthorized: this session was opened with credentials; send them with every request",
-          },
-        },
+        body: refusal(
+          -32000,
+          "Unauthorized: this session was opened with credentials; send them with every request",
+        ),
       });
       const own = await wire(await post(h, echo(3, "x"), on(sid, { authorization: "Bearer ada" })));
       expect(own).toMatchObject({ status: 200, session: sid, body: echoed(3, "x") });
@@ -225,24 +223,15 @@ export function sessionBackendContract(
       const second = await wire(await send(h, "GET", on(sid, sse)));
       expect(second).toMatchObject({
         status: 409,
-        body: {
-          jsonrpc: "2.0",
-          error: { code: -32000, message: "Conflict: this session already has a GET stream open" },
-        },
+        body: refusal(-32000, "Conflict: this session already has a GET stream open"),
       });
       expect(await wire(await send(h, "GET", on(sid, { accept: "application/json" })))).toMatchObject({
         status: 406,
-        body: {
-          jsonrpc: "2.0",
-          error: { code: -32000, message: "Not Acceptable: Accept must list text/event-stream" },
-        },
+        body: refusal(-32000, "Not Acceptable: Accept must list text/event-stream"),
       });
       expect(await wire(await send(h, "GET", sse))).toMatchObject({
         status: 400,
-        body: {
-          jsonrpc: "2.0",
-          error: { code: -32000, message: "Bad Request: Mcp-Session-Id header is required" },
-        },
+        body: refusal(-32000, "Bad Request: Mcp-Session-Id header is required"),
       });
       expect(await wire(await send(h, "GET", on(UNKNOWN, sse)))).toMatchObject({
         status: 404,
@@ -265,13 +254,8 @@ export function sessionBackendContract(
         return expect(w).toEqual({ ...w, status: 405, allow: "POST", body: methodNotAllowed("POST") });
       }
       const sid = session!;
-      expect(await wire(await send(h, "DELETE", on(sid)))).toEqual({
-        status: 204,
-        allow: null,
-        session: null,
-        type: null,
-        body: undefined,
-      });
+      const none = { allow: null, session: null, type: null, body: undefined };
+      expect(await wire(await send(h, "DELETE", on(sid)))).toEqual({ status: 204, ...none });
       expect(h.sessionCount).toBe(0);
       expect(await wire(await post(h, echo(1, "x"), on(sid)))).toMatchObject({
         status: 404,
@@ -315,14 +299,12 @@ export function sessionBackendContract(
       expect([refused.status, refused.headers.get("retry-after"), refused.headers.get("connection")]).toEqual(
         [503, "1", "close"],
       );
-      expect((await wire(refused)).body).toEqual({
-        jsonrpc: "2.0",
-        error: {
-          code: -32000,
-          message:
-            "Service Unavailable: this server is shutting down; retry the request (another instance serves it)",
-        },
-      });
+      expect((await wire(refused)).body).toEqual(
+        refusal(
+          -32000,
+          "Service Unavailable: this server is shutting down; retry the request (another instance serves it)",
+        ),
+      );
       await drained;
       expect(h.sessionCount).toBe(0);
     });
@@ -349,13 +331,7 @@ export function sessionBackendContract(
       expect(w).toMatchObject({
         status: 429,
         session: null,
-        body: {
-          jsonrpc: "2.0",
-          error: {
-            code: -32000,
-            message: "Too Many Requests: new sessions without credentials come too fast",
-          },
-        },
+        body: refusal(-32000, "Too Many Requests: new sessions without credentials come too fast"),
       });
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(h.sessionCount).toBe(1);
