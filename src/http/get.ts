@@ -1,18 +1,12 @@
-/**
- * The requests that name a session and carry no message: its GET (its stream of messages tied to no
- * request, or a stream resumed from `Last-Event-ID`) and its DELETE.
- */
-import type { AuthInfo } from "../connection.js";
+/** A session's GET: its stream of messages tied to no request, or a stream resumed from `Last-Event-ID`. */
 import { featuresOf } from "../eras/versions.js";
 import type { Governor } from "../limits/governor.js";
-import { namedSession } from "./access.js";
-import { httpError, limitReply, NONE, SERVER_ERROR } from "./answers.js";
+import { httpError, limitReply, SERVER_ERROR } from "./answers.js";
 import type { EventStore } from "./event-store.js";
 import { accepts } from "./guard.js";
 import { Reply } from "./reply.js";
 import { header } from "./request.js";
-import { Session, type SessionTable } from "./session.js";
-import { SharedSession, type SharedSessions } from "./shared.js";
+import type { Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 /** What a GET needs from the handler. */
@@ -32,35 +26,10 @@ export interface GetOptions {
   readonly draining?: () => boolean;
 }
 
-/** A session's GET: 406 unless it accepts SSE; then the stream of a shared session, or of one in `table`. */
-export function sessionGet(
-  request: Request,
-  table: SessionTable,
-  shared: SharedSessions | undefined,
-  auth: AuthInfo | undefined,
-  o: GetOptions,
-): Reply | Promise<Reply> {
-  if (!accepts(header(request, "accept"), "text/event-stream")) {
-    return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
-  }
-  if (shared) return serveSharedGet(request, shared, auth, o);
-  const found = namedSession(request, table, auth);
-  return found instanceof Session ? serveGet(request, found, o) : found;
-}
-
-/** A session's DELETE: `end` ends it here (a shared one, everywhere); 204. */
-export async function sessionDelete(
-  request: Request,
-  table: SessionTable,
-  shared: SharedSessions | undefined,
-  auth: AuthInfo | undefined,
-  end: (session: Session) => void,
-): Promise<Reply> {
-  if (shared) return shared.delete(request, auth);
-  const found = namedSession(request, table, auth);
-  if (!(found instanceof Session)) return found;
-  end(found);
-  return new Reply(204, NONE, null);
+/** 406 unless a GET accepts SSE. */
+export function notSse(request: Request): Reply | undefined {
+  if (accepts(header(request, "accept"), "text/event-stream")) return undefined;
+  return httpError(406, SERVER_ERROR, "Not Acceptable: Accept must list text/event-stream");
 }
 
 /**
@@ -114,37 +83,4 @@ export function serveGet(request: Request, session: Session, o: GetOptions): Rep
     void stream.resume(stream.sent, sink, features.ssePriming, o.retryMs);
   }
   return new Reply(200, headers, sink.readable);
-}
-
-/**
- * A shared session's GET: its GET stream opens here (the other instances send its messages here,
- * until it ends), or a stream any instance wrote resumes from `Last-Event-ID`.
- */
-export async function serveSharedGet(
-  request: Request,
-  shared: SharedSessions,
-  auth: AuthInfo | undefined,
-  o: GetOptions,
-): Promise<Reply> {
-  const sid = header(request, "mcp-session-id");
-  const last = header(request, "last-event-id");
-  // the GET stream comes here, unless this GET resumes a POST's stream
-  const claims = sid !== null && (last === null || last.startsWith(`${sid}_g`));
-  const session = await shared.named(request, auth, claims);
-  if (!(session instanceof SharedSession)) return session;
-  const reply = serveGet(request, session, {
-    ...o,
-    open: (caller, onGone, onEnd) =>
-      o.open(caller, onGone, () => {
-        onEnd();
-        // later: a GET that replaced this one has taken its place by then
-        if (claims) queueMicrotask(() => shared.homed(session, false));
-      }),
-    adopt: {
-      owns: (streamId) => shared.owns(session, streamId),
-      resume: (streamId, seq, sink) => shared.adopt(session, streamId, seq, sink),
-    },
-  });
-  if (claims && reply.status === 200) shared.homed(session, true);
-  return reply;
 }

@@ -1,50 +1,52 @@
-/** The Streamable HTTP handler: routing by method, sessions, stateless exchanges, GET streams, DELETE. */
+/** The Streamable HTTP handler: routing by method, era and session, the checks every request passes, and a drain; sessions are its backend's. */
 import type { AuthInfo, Connection } from "../connection.js";
-import { featuresOf, HEADERLESS_VERSION, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
+import { featuresOf, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
-import { principalKey } from "../limits/key.js";
 import type { McpServer } from "../server.js";
-import { type Awaitable, isObject, type RequestId } from "../types.js";
-import { freezeAuth, mayUse, noRoom, randomId, refuseSession, SESSION_ID_BYTES } from "./access.js";
+import { type Awaitable, isObject, isPromiseLike, type RequestId } from "../types.js";
+import { freezeAuth } from "./access.js";
 import {
   httpError,
-  json,
-  NONE,
   noBatch,
   readMessage,
   SERVER_ERROR,
   sessionNotFound,
-  tooManyRequests,
   unsupportedVersion,
   versionFeatures,
   withErrorBody,
 } from "./answers.js";
+import { type BackendParts, NoSessions, notAllowed, type SessionBackend } from "./backend.js";
 import { preflight, withCors } from "./cors.js";
 import { closing, Drain, drainingReply } from "./drain.js";
-import { type EventStore, MemoryEventStore } from "./event-store.js";
-import { EventStream } from "./event-stream.js";
-import { carried, connectStateless, encode, serveExchange } from "./exchange.js";
-import { type GetOptions, sessionDelete, sessionGet } from "./get.js";
+import { serveExchange } from "./exchange.js";
 import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, originAllowed } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
 import { type BodyCount, HttpGovernor } from "./limits.js";
+import { LocalSessions } from "./local.js";
 import { anonymousRates, count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { header } from "./request.js";
-import { Session, SessionTable } from "./session.js";
+import type { Session } from "./session.js";
 import { sessionStore } from "./session-store.js";
-import { SharedSession, SharedSessions } from "./shared.js";
+import { SharedBackend } from "./shared-backend.js";
 import { LiveStreams } from "./sse.js";
 import { isStatelessBody, isStatelessHeader, StatelessHttp } from "./stateless.js";
 
 const noop = () => {};
 
+/** The backend the `sessions` option names: none, this instance's memory, or a store every instance serves from. */
+function sessionBackend(parts: BackendParts): SessionBackend {
+  const sessions = parts.o.sessions;
+  if (sessions === false) return new NoSessions(parts);
+  const store = sessionStore(sessions);
+  return store ? new SharedBackend(parts, store) : new LocalSessions(parts);
+}
+
 /** @internal */
 export class StreamableHttp {
   readonly #server: McpServer;
   readonly #o: HttpHandlerOptions;
-  readonly #table: SessionTable | undefined;
-  readonly #store: EventStore | undefined;
+  readonly #sessions: SessionBackend;
   readonly #hosts: readonly string[] | "*";
   readonly #host: HostCheck;
   readonly #maxBody: number;
@@ -56,8 +58,6 @@ export class StreamableHttp {
   readonly #streams: LiveStreams;
   readonly #statelessHttp: StatelessHttp;
   readonly #limits: HttpGovernor;
-  readonly #shared: SharedSessions | undefined;
-  readonly #getOptions: GetOptions;
   readonly #drain = new Drain();
   #drained: Promise<void> | undefined;
 
@@ -75,16 +75,13 @@ export class StreamableHttp {
       everyMs: Math.max(10, Math.min(this.#keepAliveMs, this.#idleMs / 2, 60_000)),
       maxBufferedBytes: o.maxBufferedBytes ?? 8 * 1024 * 1024,
       // idle sessions expire on the same beat; it goes on while any session is left
-      beat: (now) => {
-        this.#table?.sweep(now);
-        this.#shared?.beat();
-        return (this.#table?.size ?? 0) > 0;
-      },
+      beat: (now) => this.#sessions.beat(now),
       ended: () => this.#drain.changed(),
     });
-    this.#maxBatch = count(o.maxBatchSize ?? (o.sessions === false ? 0 : 100), "maxBatchSize");
+    // the default is the backend's
+    const maxBatch = o.maxBatchSize === undefined ? undefined : count(o.maxBatchSize, "maxBatchSize");
     this.#maxAnswer = positive(o.maxBatchAnswerBytes ?? 8 * 1024 * 1024, "maxBatchAnswerBytes");
-    const limits = { idleMs: this.#idleMs, anonymousPerMinute: anonymousRates(o.anonymousSessionsPerMinute) };
+    const anonymousPerMinute = anonymousRates(o.anonymousSessionsPerMinute);
     this.#limits = new HttpGovernor(o);
     this.#statelessHttp = new StatelessHttp({
       server,
@@ -95,29 +92,23 @@ export class StreamableHttp {
       limits: this.#limits,
       drain: this.#drain,
     });
-    if (o.sessions !== false) {
-      this.#table = new SessionTable(limits, this.#limits.governor, (s) => this.#end(s));
-      this.#store = o.eventStore === false ? undefined : (o.eventStore ?? new MemoryEventStore());
-    }
-    this.#getOptions = {
-      store: this.#store,
+    this.#sessions = sessionBackend({
+      server,
+      o,
+      limits: this.#limits,
+      idleMs: this.#idleMs,
+      anonymousPerMinute,
       retryMs: this.#retryMs,
-      governor: this.#limits.governor,
-      open: (caller, onGone, onEnd) => this.#streams.open(onGone, this.#limits.queue(caller), onEnd),
-      draining: () => this.#drain.draining,
-    };
-    const store = sessionStore(o.sessions);
-    if (store)
-      this.#shared = new SharedSessions(server, store, this.#table!, this.#store, {
-        idleMs: this.#idleMs,
-        limits: this.#limits,
-        drop: (session) => this.#end(session),
-        started: () => this.#streams.start(),
-      });
+      streams: this.#streams,
+      drain: this.#drain,
+      exchange: (request, connection, session, message, auth) =>
+        this.#exchange(request, connection, session, message, auth),
+    });
+    this.#maxBatch = maxBatch ?? this.#sessions.maxBatch;
   }
 
   get sessionCount(): number {
-    return this.#table?.size ?? 0;
+    return this.#sessions.size;
   }
 
   async handle(request: Request): Promise<Answer> {
@@ -156,11 +147,11 @@ export class StreamableHttp {
 
   #busy(request: Request): boolean {
     const sid = request.method === "POST" ? header(request, "mcp-session-id") : null;
-    return sid !== null && (this.#table?.find(sid)?.exchanges.size ?? 0) > 0;
+    return sid !== null && this.#sessions.busy(sid);
   }
 
   #route(request: Request): Answer | Promise<Answer> {
-    if (request.method === "OPTIONS") return preflight(request, this.#table ? "GET, POST, DELETE" : "POST");
+    if (request.method === "OPTIONS") return preflight(request, this.#sessions.methods);
     const authenticate = this.#o.authenticate;
     return authenticate ? this.#authenticated(request, authenticate) : this.#routed(request, undefined);
   }
@@ -176,7 +167,7 @@ export class StreamableHttp {
     // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
     const sid = header(request, "mcp-session-id");
     const version = header(request, "mcp-protocol-version");
-    const stateless = isStatelessHeader(version) && !(sid !== null && this.#ownSession(sid, auth));
+    const stateless = isStatelessHeader(version) && !(sid !== null && this.#sessions.owns(sid, auth));
     if (request.method === "POST") {
       // the body's bytes count for its caller from the first one until it is parsed (or its answer is out)
       const body = this.#limits.count(request, auth);
@@ -187,17 +178,9 @@ export class StreamableHttp {
     }
     if (stateless && (request.method === "GET" || request.method === "DELETE"))
       return this.#statelessHttp.notAllowed();
-    if (this.#table && request.method === "GET")
-      return sessionGet(request, this.#table, this.#shared, auth, this.#getOptions);
-    if (this.#table && request.method === "DELETE")
-      return sessionDelete(request, this.#table, this.#shared, auth, (s) => this.#end(s));
-    const methods = this.#table ? "GET, POST, DELETE" : "POST";
-    return httpError(405, SERVER_ERROR, `Method not allowed: use ${methods}`, undefined, { allow: methods });
-  }
-
-  #ownSession(sid: string, auth: AuthInfo | undefined): boolean {
-    const session = this.#table?.find(sid);
-    return session !== undefined && mayUse(session, auth);
+    if (request.method === "GET") return this.#sessions.get(request, auth);
+    if (request.method === "DELETE") return this.#sessions.delete(request, auth);
+    return notAllowed(this.#sessions.methods);
   }
 
   async #post(
@@ -218,18 +201,11 @@ export class StreamableHttp {
     if (!isJsonContentType(header(request, "content-type"))) {
       return httpError(415, SERVER_ERROR, "Unsupported Media Type: Content-Type must be application/json");
     }
-    const shared =
-      this.#shared && sid !== null
-        ? await this.#shared.resolve(request, sid, auth, versionFeatures(version))
-        : undefined;
-    if (shared instanceof Reply) return shared;
-    const session = shared ?? (this.#table && sid !== null ? this.#table.find(sid) : undefined);
+    // the session named, marked as used, or its refusal (404, 401, 503)
+    const found = sid === null ? undefined : this.#sessions.find(request, sid, auth, version);
+    const session = isPromiseLike(found) ? await found : found;
+    if (session instanceof Reply) return session;
     const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
-    if (this.#table && sid !== null && !session) return sessionNotFound(features);
-    // the header's features, as for an unknown id: the answer must not tell that the session exists
-    const refused = session && refuseSession(session, auth, versionFeatures(version));
-    if (refused) return refused;
-    if (session) this.#table!.touch(session);
     const read = await readMessage(request, this.#maxBody, features, body);
     if (read instanceof Reply) return read;
     // parsed: the text is gone, and the running request counts in `requests` (a long exchange holds no bytes)
@@ -249,81 +225,9 @@ export class StreamableHttp {
     }
     const contradicted = contradictingHeaders(request, message, this.#server, features);
     if (contradicted) return contradicted;
-    if (!this.#table) return this.#sessionless(request, message, init, version, auth);
-    if (session?.connection.closed) return sessionNotFound(features);
-    if (session instanceof SharedSession)
-      return this.#shared!.serve(session, message, () =>
-        this.#exchange(request, session.connection, session, message, auth, noop),
-      );
-    if (session) return this.#exchange(request, session.connection, session, message, auth, noop);
-    if (!init) {
-      return httpError(
-        400,
-        SERVER_ERROR,
-        `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
-        features,
-        undefined,
-        { supported: [...SUPPORTED_VERSIONS] },
-      );
-    }
-    return await this.#initialize(this.#table, message, auth, request);
-  }
-
-  async #initialize(table: SessionTable, message: unknown, auth: AuthInfo | undefined, request: Request) {
-    const caller = this.#limits.caller(request, auth);
-    const wait = principalKey(auth) === undefined ? table.admitAnonymous(caller) : 0;
-    if (wait > 0) return tooManyRequests("new sessions without credentials come too fast", wait);
-    const full = this.#shared ? undefined : noRoom(table, caller);
-    if (full) return full;
-    const id = randomId(SESSION_ID_BYTES);
-    let session: Session | undefined;
-    const connection = this.#server.connect({
-      id,
-      ...(auth ? { auth } : {}),
-      send: (m) => {
-        if (session instanceof SharedSession) return this.#shared!.deliver(session, m);
-        const data = encode(m);
-        if (data !== undefined) session?.standalone.write(data);
-      },
-      onClose: () => session && this.#end(session),
-    });
-    this.#limits.bind(connection, request, auth);
-    const answer = await this.#server.handle(message, connection, carried(this.#server, request));
-    if (connection.protocolVersion === undefined || connection.closed || answer === undefined) {
-      connection.close();
-      return answer === undefined ? new Reply(202, NONE, null) : json(answer);
-    }
-    if (this.#shared) {
-      const made = await this.#shared.open(id, connection, caller);
-      if (made instanceof Reply) return made;
-      session = made;
-    } else {
-      const late = noRoom(table, caller); // others initialized meanwhile
-      if (late) {
-        connection.close();
-        return late;
-      }
-      session = new Session(id, connection, new EventStream(randomId(12), this.#store, id), caller);
-    }
-    table.add(session);
-    this.#streams.start();
-    return json(answer, { "mcp-session-id": id });
-  }
-
-  #sessionless(
-    request: Request,
-    message: unknown,
-    init: boolean,
-    version: string | null,
-    auth: AuthInfo | undefined,
-  ): Awaitable<Answer> {
-    const connection = connectStateless(
-      this.#server,
-      init ? undefined : (version ?? HEADERLESS_VERSION),
-      auth,
-    );
-    this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection));
+    if (!session) return this.#sessions.begin(request, message, init, version, auth);
+    if (session.connection.closed) return sessionNotFound(features);
+    return this.#sessions.serve(request, session, message, auth);
   }
 
   #exchange(
@@ -332,7 +236,6 @@ export class StreamableHttp {
     session: Session | undefined,
     message: unknown,
     auth: AuthInfo | undefined,
-    done: () => void,
   ): Awaitable<Answer> {
     return serveExchange({
       server: this.#server,
@@ -343,8 +246,9 @@ export class StreamableHttp {
       request,
       errorStatus: this.#o.errorStatus,
       maxBatchAnswerBytes: this.#maxAnswer,
-      done,
-      store: session ? this.#store : undefined,
+      // without a session the drain keeps its connection, and closes it past the grace
+      done: session ? noop : this.#drain.track(connection),
+      store: session ? this.#sessions.events : undefined,
       retryMs: this.#retryMs,
       sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
       shut: this.#drain.isCut,
@@ -352,19 +256,12 @@ export class StreamableHttp {
     });
   }
 
-  #end(session: Session): void {
-    this.#table?.remove(session);
-    session.closeStreams();
-    // idempotent: its onClose comes back here and finds nothing left to do
-    session.connection.close();
-  }
-
   closeSseStream(target: { sessionId: string; requestId: RequestId }): boolean {
-    return this.#table?.disconnect(target.sessionId, target.requestId, this.#retryMs) ?? false;
+    return this.#sessions.disconnect(target.sessionId, target.requestId);
   }
 
   closeStandaloneStream(sessionId: string): boolean {
-    return this.#table?.detachGet(sessionId, this.#retryMs) ?? false;
+    return this.#sessions.detachGet(sessionId);
   }
 
   get draining(): boolean {
@@ -375,15 +272,14 @@ export class StreamableHttp {
     this.#drained ??= this.#drain.run(count(options.graceMs ?? 30_000, "graceMs"), {
       // GET streams end with a retry hint (clients resume them elsewhere), listen streams with their final result
       begin: () => {
-        this.#table?.detach(this.#retryMs, false);
-        this.#shared?.detach(this.#retryMs);
+        this.#sessions.detach(false);
         this.#statelessHttp.close();
       },
       idle: () => this.#streams.size === 0,
       tasks: (signal) => this.#server.settleTasks(signal),
       // past the grace: the streams of requests still running too; then the requests are cancelled
       end: () => {
-        this.#table?.detach(this.#retryMs, true);
+        this.#sessions.detach(true);
         this.close();
       },
     });
@@ -391,9 +287,8 @@ export class StreamableHttp {
   }
 
   close(): void {
-    this.#shared?.close();
+    this.#sessions.close();
     this.#statelessHttp.close();
-    if (this.#table) for (const s of [...this.#table.values()]) this.#end(s);
     this.#streams.close();
   }
 }

@@ -7,6 +7,7 @@ import { MemoryRateStore } from "../../src/limits/rate.js";
 import { changeBusContract } from "./change-bus.js";
 import { eventStoreContract } from "./event-store.js";
 import { rateStoreContract } from "./rate-store.js";
+import { sessionBackendContract } from "./session-backend.js";
 import { sessionStoreContract } from "./session-store.js";
 import { taskStoreContract } from "./task-store.js";
 
@@ -53,3 +54,15 @@ sessionStoreContract("MemorySessionStore", async () => {
   const store = new MemorySessionStore();
   return { store, peer: store };
 });
+
+// the handler's three kinds of sessions; the shared one on a store every handler of the process shares
+sessionBackendContract("none (sessions: false)", async () => ({ sessions: false }), { sessions: false });
+sessionBackendContract("local (sessions: true)", async () => ({ sessions: true }), { sessions: true });
+sessionBackendContract(
+  "shared (sessions: MemorySessionStore)",
+  async () => {
+    const store = new MemorySessionStore();
+    return { sessions: store, peer: store };
+  },
+  { sessions: true, shared: true },
+);

@@ -7,6 +7,7 @@ import { changeBusContract } from "./change-bus.js";
 import { eventStoreContract } from "./event-store.js";
 import { rateStoreContract } from "./rate-store.js";
 import { EVENT_TTL_MS, useRedisTargets, withRedis } from "./redis-targets.js";
+import { sessionBackendContract } from "./session-backend.js";
 import { sessionStoreContract } from "./session-store.js";
 import { until } from "./support.js";
 import { taskStoreContract } from "./task-store.js";
@@ -23,6 +24,14 @@ describe.runIf(withRedis)("Redis", () => {
   rateStoreContract("RedisRateStore", redis.rateStore, { shared: true });
 
   sessionStoreContract("RedisSessionStore", redis.sessionStore);
+  sessionBackendContract(
+    "shared (sessions: RedisSessionStore)",
+    async () => {
+      const t = await redis.sessionStore();
+      return { sessions: t.store, peer: t.peer, close: () => t.close?.() };
+    },
+    { sessions: true, shared: true },
+  );
   taskStoreContract("RedisTaskStore", redis.taskStore, { shared: true });
 
   changeBusContract("RedisBus, share: 'updates'", () => redis.buses({}), {
