@@ -6,16 +6,14 @@
 
 import type { ChangeEvent } from "../bus.js";
 import type { SubscriptionLimits } from "../eras/listen.js";
-import type { CacheHint } from "../eras/stateless.js";
 import type { Features } from "../eras/versions.js";
 import type { Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
 import { completionExtension } from "../prompts/completion.js";
 import { type PromptEntry, promptsExtension } from "../prompts/prompts.js";
-import { Registry } from "../registry.js";
+import { Registry, type ServerSettings } from "../registry.js";
 import { ResourceRegistry, resourcesExtension } from "../resources/resources.js";
 import { subscriptionsExtension } from "../resources/subscriptions.js";
-import type { UriTemplateLimits } from "../resources/template.js";
 import { type ToolEntry, toolsExtension } from "../tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "../types.js";
 import { discoverExtension, experimentalExtension, listenExtension, loggingExtension } from "./protocol.js";
@@ -39,16 +37,15 @@ export interface CoreView {
 /** What the built-ins are made of: the server's options. */
 export interface BuiltInOptions {
   readonly core: CoreView;
+  /** What the registries read (page size, caching default, path safety, template limits, validator). */
+  readonly settings: ServerSettings;
+  /** The options of the built-ins over them. */
   readonly options: {
     readonly instructions?: string | undefined;
     readonly experimental?: { [key: string]: object } | undefined;
     readonly subscriptionLimits?: SubscriptionLimits | undefined;
     readonly tasks?: TaskOptions | undefined;
-    readonly pathSafety?: boolean | undefined;
-    readonly uriTemplateLimits?: UriTemplateLimits | undefined;
   };
-  readonly pageSize: number;
-  readonly cache: CacheHint;
   /** Publishes a change event on the server's bus. */
   readonly publish: (event: ChangeEvent) => void;
   /** A registry changed (what it implies is derived anew; clients hear of it). */
@@ -59,16 +56,11 @@ const TASK_ERROR = { method: "tools/call (task)", requestId: "task" } as const;
 
 /** The server's registries, and the built-in extensions over them in the order their capabilities are declared. */
 export function builtIns(o: BuiltInOptions) {
-  const { core, options, pageSize, cache } = o;
+  const { core, options, settings } = o;
   const tools = new Registry<ToolEntry>("tool", () => o.changed("tools"));
   const prompts = new Registry<PromptEntry>("prompt", () => o.changed("prompts"));
-  const resources = new ResourceRegistry(
-    () => o.changed("resources"),
-    options.pathSafety ?? true,
-    options.uriTemplateLimits ?? {},
-    cache,
-  );
-  const skills = new Skills(pageSize, cache);
+  const resources = new ResourceRegistry(() => o.changed("resources"), settings);
+  const skills = new Skills(settings);
   const capabilities = (f: Features) => core.declared(f).capabilities;
   const limits = options.subscriptionLimits ?? {};
   const tasks = tasksExtension(
@@ -81,10 +73,10 @@ export function builtIns(o: BuiltInOptions) {
   const extensions: Extension[] = [
     loggingExtension(),
     completionExtension(prompts, resources),
-    promptsExtension(prompts, pageSize, cache),
-    resourcesExtension(resources, pageSize),
+    promptsExtension(prompts, settings),
+    resourcesExtension(resources),
     subscriptionsExtension(resources, limits, core.governor),
-    toolsExtension(tools, pageSize, cache, (e, ctx) =>
+    toolsExtension(tools, settings, (e, ctx) =>
       core.reportError(e, {
         method: "tools/call",
         requestId: ctx.requestId,
@@ -92,7 +84,12 @@ export function builtIns(o: BuiltInOptions) {
       }),
     ),
     listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
-    discoverExtension({ info: core.info, instructions: options.instructions, cache, capabilities }),
+    discoverExtension({
+      info: core.info,
+      instructions: options.instructions,
+      cache: settings.cache,
+      capabilities,
+    }),
     tasks.extension,
     skills.extension(),
   ];

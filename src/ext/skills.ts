@@ -5,10 +5,10 @@
  * `resources/directory/read`.
  */
 import type { RequestContext } from "../context.js";
-import type { CacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listResult } from "../pagination.js";
+import type { ServerSettings } from "../registry.js";
 import type { ResourceOptions } from "../resources/resources.js";
 
 /** The extension's identifier. */
@@ -53,12 +53,11 @@ async function describe(uri: string, text: string) {
 /** The skills of one server and the extension that serves them. */
 export class Skills {
   readonly #skills = new Map<string, SkillEntry>();
-  readonly #pageSize: number;
-  readonly #cache: CacheHint;
+  readonly #settings: ServerSettings;
 
-  constructor(pageSize: number, cache: CacheHint) {
-    this.#pageSize = pageSize;
-    this.#cache = cache;
+  /** Skills listed in pages of `settings.pageSize`, with `settings.cache` as their caching hint. */
+  constructor(settings: ServerSettings) {
+    this.#settings = settings;
   }
 
   /**
@@ -141,7 +140,7 @@ export class Skills {
   }
 
   #hint(ctx: RequestContext) {
-    if (ctx.features.stateless) ctx.cacheHint = this.#cache;
+    if (ctx.features.stateless) ctx.cacheHint = this.#settings.cache;
   }
 
   /** The extension: declared in both eras while a skill is registered; anyone may list skills. */
@@ -154,7 +153,13 @@ export class Skills {
           era: "both",
           clientMustDeclare: false,
           run: (params) =>
-            listResult("resources", this.#directory(params.uri), params.cursor, this.#pageSize, (e) => e),
+            listResult(
+              "resources",
+              this.#directory(params.uri),
+              params.cursor,
+              this.#settings.pageSize,
+              (e) => e,
+            ),
         },
         "skills/list": {
           era: "both",
@@ -162,7 +167,7 @@ export class Skills {
           run: async (params, ctx: RequestContext) => {
             this.#hint(ctx);
             const all = await Promise.all([...this.#skills.values()].map((s) => this.#entry(s)));
-            return listResult("skills", all, params.cursor, this.#pageSize, (e) => e);
+            return listResult("skills", all, params.cursor, this.#settings.pageSize, (e) => e);
           },
         },
         "skills/get": {

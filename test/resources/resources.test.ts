@@ -120,7 +120,7 @@ describe("resources/list pages", () => {
     const reg = new ResourceRegistry(() => {});
     for (let i = 0; i < 100_000; i++) reg.add(`s://${i}`, { read: () => "" });
     const ctx = { features: featuresOf("2025-11-25"), auth: undefined, personal: false } as RequestContext;
-    const first = await listResources(reg, {}, ctx, 100);
+    const first = await listResources(reg, {}, ctx);
     expect(first.nextCursor).toBe(`p2.s.${(99).toString(36)}`);
     // every look at a static's number counted: the cursor is found by binary search, not by a scan
     let looks = 0;
@@ -133,7 +133,7 @@ describe("resources/list pages", () => {
         },
       });
     }
-    const page = await listResources(reg, { cursor: `p2.s.${(49_999).toString(36)}` }, ctx, 100);
+    const page = await listResources(reg, { cursor: `p2.s.${(49_999).toString(36)}` }, ctx);
     expect(page.resources).toHaveLength(100);
     expect((page.resources as { uri: string }[]).map((r) => r.uri)).toEqual(
       Array.from({ length: 100 }, (_, i) => `s://${50_000 + i}`),
