@@ -7,6 +7,7 @@ import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, type RequestId } from "../types.js";
 import { freezeAuth, mayUse, noRoom, randomId, refuseSession, SESSION_ID_BYTES } from "./access.js";
 import {
+  errorReply,
   httpError,
   json,
   NONE,
@@ -253,17 +254,18 @@ export class StreamableHttp {
     if (session?.connection.closed) return sessionNotFound(features);
     if (session instanceof SharedSession)
       return this.#shared!.serve(session, message, () =>
-        this.#exchange(request, session.connection, session, message, auth, noop),
+        this.#exchange(request, session.connection, session, message, auth),
       );
-    if (session) return this.#exchange(request, session.connection, session, message, auth, noop);
+    if (session) return this.#exchange(request, session.connection, session, message, auth);
     if (!init) {
-      return httpError(
+      return errorReply(
         400,
-        SERVER_ERROR,
-        `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
+        {
+          code: SERVER_ERROR,
+          message: `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
+          data: { supported: [...SUPPORTED_VERSIONS] },
+        },
         features,
-        undefined,
-        { supported: [...SUPPORTED_VERSIONS] },
       );
     }
     return await this.#initialize(this.#table, message, auth, request);
@@ -323,17 +325,18 @@ export class StreamableHttp {
       auth,
     );
     this.#limits.bind(connection, request, auth);
-    return this.#exchange(request, connection, undefined, message, auth, this.#drain.track(connection));
+    return this.#exchange(request, connection, undefined, message, auth);
   }
 
+  /** One POST's messages on `connection`: a session's, or (without `session`) one the drain tracks until its answer is out. */
   #exchange(
     request: Request,
     connection: Connection,
     session: Session | undefined,
     message: unknown,
     auth: AuthInfo | undefined,
-    done: () => void,
   ): Awaitable<Answer> {
+    const done = session ? noop : this.#drain.track(connection);
     return serveExchange({
       server: this.#server,
       connection,
