@@ -258,15 +258,9 @@ export class StreamableHttp {
       );
     if (session) return this.#exchange(request, session.connection, session, message, auth);
     if (!init) {
-      return errorReply(
-        400,
-        {
-          code: SERVER_ERROR,
-          message: `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
-          data: { supported: [...SUPPORTED_VERSIONS] },
-        },
-        features,
-      );
+      const text = `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`;
+      const data = { supported: [...SUPPORTED_VERSIONS] };
+      return errorReply(400, { code: SERVER_ERROR, message: text, data }, features);
     }
     return await this.#initialize(this.#table, message, auth, request);
   }
