@@ -1,25 +1,22 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
-import {
-  type Asker,
-  checkElicitAnswer,
-  type InputRequest,
-  InputRequiredSignal,
-  type InputRound,
-  isElicitAnswer,
-  isSampleAnswer,
-  quiet,
-  refuse,
-  rootsOfAnswer,
-  type TaskHandle,
-  withRelatedTask,
-} from "./eras/input.js";
-import { type CacheHint, LOG_LEVELS, missingCapability } from "./eras/stateless.js";
+import { type InputRequest, type InputRound, refuse, type TaskHandle } from "./eras/input.js";
+import { type CacheHint, type CacheOptions, cacheHint, checkedHint, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import { ClientCapabilityError } from "./errors.js";
 import type { Governor } from "./limits/governor.js";
 import { callerAddress, callerKey } from "./limits/key.js";
 import {
+  type AskChannel,
+  type ClientRequestOptions,
+  elicit,
+  fromRound,
+  roots,
+  sample,
+  withMeta,
+} from "./request/ask.js";
+import type { RequestSlot } from "./request/slot.js";
+import {
+  type ClientCapabilities,
   type ElicitFormParams,
   type ElicitResult,
   type ElicitUrlParams,
@@ -43,19 +40,7 @@ export type {
   SampleResult,
   SamplingMessage,
 } from "./types.js";
-
-/** Options of a request to the client. */
-export interface ClientRequestOptions {
-  /** Milliseconds to wait for the answer. Default: the server's `requestTimeoutMs` (60 s). */
-  timeoutMs?: number;
-  /**
-   * 2026-07-28: the key of this input request in the `InputRequiredResult`. Default: the method and
-   * the call's position in the handler (`elicitation-1`, `sampling-1`, `roots-1`, …).
-   */
-  key?: string;
-}
-
-export type { Asker, ClientView, TaskHandle };
+export type { ClientRequestOptions, ClientView, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -72,6 +57,17 @@ export interface Context {
   /** The connection's id (the HTTP session id, say). */
   readonly sessionId: string;
   /**
+   * Whether the request belongs to a session that outlives it (an initialize-era session); false
+   * for a 2026-07-28 request and for one served without sessions (stateless HTTP).
+   */
+  readonly hasSession: boolean;
+  /**
+   * Who is calling, as the server's limits count callers: `principal:<p>` with verified
+   * credentials, `anonymous:<key>` for an anonymous caller its transport named (its address), else
+   * `anonymous`. A key to keep per-caller state or shares under.
+   */
+  readonly caller: string;
+  /**
    * The client's address, as HTTP knows it: its peer (`picomcp/node`, `withPeer`), or the client that
    * trusted proxies name (`trustProxy`); for a 2025 session, the address that opened it. Else undefined.
    */
@@ -87,6 +83,11 @@ export interface Context {
   progress(progress: number, total?: number, message?: string): void;
   /** Sends a log message to the client, if its log level lets it through. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * Initialize era: the lowest level of the log messages this session's requests send (what
+   * `logging/setLevel` sets). Ignored for a 2026-07-28 request: its `_meta` names its own.
+   */
+  setLogLevel(level: LoggingLevel): void;
   /** Asks the user for input through the client. */
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion. */
@@ -103,9 +104,27 @@ export interface Context {
   /**
    * Turns this `tools/call` into a task when the tool allows it (`task`) and the client declared
    * the tasks extension: the client gets the task now, the handler's return value becomes its
-   * result. Resolves with its handle, or undefined (the call stays an ordinary one).
+   * result. Resolves with its handle, or undefined (the call stays an ordinary one). The tasks
+   * extension answers it, in the context its wrapper hands the tool; any other context gives undefined.
    */
   task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined>;
+  /** This request's value of `slot` (see `requestSlot`): made by its `init` on first use, else what `set` put. */
+  get<T>(slot: RequestSlot<T>): T;
+  /** Sets this request's value of `slot`. */
+  set<T>(slot: RequestSlot<T>, value: T): void;
+  /**
+   * 2026-07-28: how long and how widely the client may cache this result, sent as its `ttlMs` and
+   * `cacheScope` (the last call counts); unset fields: 0 and `"private"`. A no-op in the initialize era.
+   * A result without a hint carries none.
+   */
+  cache(hint: CacheOptions | CacheHint): void;
+  /** The result depends on the caller (its scopes, its identity): it is never cached as `"public"`. */
+  personal(): void;
+  /**
+   * Sends a notification on this request's stream (a 2026-07-28 response stream, say) while the
+   * request is open; dropped once it is answered or cancelled, as progress is.
+   */
+  notify(method: string, params?: object): void;
 }
 
 /** The context of `resources/read`: the concrete URI that was asked for. */
@@ -138,8 +157,13 @@ export interface RequestInit {
   readonly stateless?: StatelessRequest;
 }
 
+/** @internal — for the dispatcher: the hint a request's handler gave with `ctx.cache`. */
+export let cacheOf: (ctx: RequestContext) => CacheHint | undefined;
+/** @internal — for the dispatcher: whether a request's handler called `ctx.personal()`. */
+export let isPersonal: (ctx: RequestContext) => boolean;
+
 /** @internal — built by the dispatcher for each request: everything a method needs to know of it. */
-export class RequestContext implements Context {
+export class RequestContext implements Context, AskChannel {
   readonly requestId: RequestId;
   /** @internal — the connection it came on. */
   readonly connection: Connection;
@@ -151,21 +175,10 @@ export class RequestContext implements Context {
   readonly features: Features;
   /** This request's credentials: the transport's snapshot for it, else the connection's. */
   auth: AuthInfo | undefined;
-  uri!: string;
-  /** `completion/complete` only: the arguments already chosen. */
-  arguments!: { [key: string]: string };
-  /** 2026-07-28: set by a cacheable method, sent as `ttlMs`/`cacheScope`. */
-  cacheHint: CacheHint | undefined;
   /** Set once the answer is out: later progress and log messages are dropped. */
   done = false;
   /** Set when the request is cancelled; it is then never answered. */
   aborted = false;
-  /** Set when the answer depends on the caller's scopes (a filtered list): it must never be cached as public. */
-  personal = false;
-  /** Set by the tasks extension: what `task()` does, where calls to the client go, the task it runs as. */
-  taskStarter: ((options?: { statusMessage?: string }) => Promise<TaskHandle>) | undefined;
-  asker: Asker | undefined;
-  relatedTask: { taskId: string } | undefined;
   /** Set by the dispatcher: a 2025 request to the client counts against the caller's share. */
   governor: Governor | undefined;
   #abortReason: unknown;
@@ -176,8 +189,16 @@ export class RequestContext implements Context {
   // undefined until the first report: a number here would box a heap number in every context
   #lastProgress: number | undefined;
   readonly #stateless: StatelessRequest | undefined;
-  // a stateless request's slots: it has no session to keep them in
-  #slots: Map<SessionSlot<unknown>, unknown> | undefined;
+  // its request slots, and a stateless request's session slots (it has no session to keep them in)
+  #slots: Map<SessionSlot<unknown> | RequestSlot<unknown>, unknown> | undefined;
+  // 2026-07-28: what `cache` and `personal` said, read by the dispatcher through `cacheOf`, `isPersonal`
+  #cache: CacheHint | undefined;
+  #personal = false;
+
+  static {
+    cacheOf = (ctx) => ctx.#cache;
+    isPersonal = (ctx) => ctx.#personal;
+  }
 
   /**
    * `client` and `features` describe the revision of this one request: from the connection's
@@ -201,9 +222,34 @@ export class RequestContext implements Context {
 
   sessionState<T>(slot: SessionSlot<T>): T {
     if (!this.#stateless) return this.connection.slot(slot);
+    if (!this.#slots?.has(slot)) this.set(slot as RequestSlot<T>, slot.init());
+    return this.#slots!.get(slot) as T;
+  }
+
+  get<T>(slot: RequestSlot<T>): T {
+    if (this.#slots?.has(slot)) return this.#slots.get(slot) as T;
+    if (slot.init === undefined) return undefined as T;
+    const value = slot.init();
+    this.set(slot, value);
+    return value;
+  }
+
+  set<T>(slot: RequestSlot<T>, value: T): void {
     this.#slots ??= new Map();
-    if (!this.#slots.has(slot)) this.#slots.set(slot, slot.init());
-    return this.#slots.get(slot) as T;
+    this.#slots.set(slot, value);
+  }
+
+  cache(hint: CacheOptions | CacheHint): void {
+    if (!this.#stateless) return;
+    this.#cache = "cacheScope" in hint ? checkedHint(hint) : cacheHint(hint);
+  }
+
+  personal(): void {
+    this.#personal = true;
+  }
+
+  get capabilities(): ClientCapabilities {
+    return this.client.capabilities;
   }
 
   get signal(): AbortSignal {
@@ -228,6 +274,18 @@ export class RequestContext implements Context {
 
   get sessionId(): string {
     return this.connection.id;
+  }
+
+  get hasSession(): boolean {
+    return !this.#stateless && !this.connection.sessionless;
+  }
+
+  get caller(): string {
+    return callerKey(this.auth, this.connection);
+  }
+
+  setLogLevel(level: LoggingLevel): void {
+    if (!this.#stateless) this.connection.logLevel = level;
   }
 
   progress(progress: number, total?: number, message?: string): void {
@@ -256,56 +314,15 @@ export class RequestContext implements Context {
   }
 
   elicit(params: ElicitFormParams | ElicitUrlParams, options?: ClientRequestOptions): Promise<ElicitResult> {
-    if (this.#stateless) return this.#statelessElicit(params, options?.key);
-    const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
-    if (params.mode === "url") {
-      if (!caps?.url || !this.features.urlElicitation) {
-        return Promise.reject(new ClientCapabilityError("URL-mode elicitation", "elicitation.url"));
-      }
-      const wire = { ...params, elicitationId: params.elicitationId ?? crypto.randomUUID() };
-      return quiet(this.#ask("elicitation/create", wire, options).then(checkElicitResult));
-    }
-    // a client that declares `elicitation: {}` supports form mode (2025-06-18 had no modes)
-    const formOk = caps && (caps.form !== undefined || caps.url === undefined);
-    if (!formOk || !this.features.elicitation) {
-      return Promise.reject(new ClientCapabilityError("form elicitation", "elicitation"));
-    }
-    const wire: { [key: string]: unknown } = {
-      message: params.message,
-      requestedSchema: params.requestedSchema,
-    };
-    if (this.features.urlElicitation) wire.mode = "form";
-    return quiet(this.#ask("elicitation/create", wire, options).then(checkElicitResult));
+    return elicit(this, params, options);
   }
 
   sample(params: SampleParams, options?: ClientRequestOptions): Promise<SampleResult> {
-    const caps = this.client.capabilities.sampling as { tools?: object } | undefined;
-    if (this.#stateless) {
-      if (!caps) return refuse(missingCapability({ sampling: {} }));
-      if ((params.tools || params.toolChoice) && !caps.tools)
-        return refuse(missingCapability({ sampling: { tools: {} } }));
-      return this.#input("sampling/createMessage", params, options?.key, toSampleResult);
-    }
-    if (!caps) return Promise.reject(new ClientCapabilityError("sampling", "sampling"));
-    if ((params.tools || params.toolChoice) && !caps.tools) {
-      return Promise.reject(new ClientCapabilityError("tool use in sampling", "sampling.tools"));
-    }
-    const asked = this.#ask("sampling/createMessage", params, options).then((r) => {
-      const result = toSampleResult(r);
-      if (!result) throw new Error("The client answered sampling/createMessage with a malformed result");
-      return result;
-    });
-    return quiet(asked);
+    return sample(this, params, options);
   }
 
   roots(options?: ClientRequestOptions): Promise<Root[]> {
-    if (this.#stateless) {
-      if (!this.client.capabilities.roots) return refuse(missingCapability({ roots: {} }));
-      return this.#input("roots/list", {}, options?.key, toRoots);
-    }
-    if (!this.client.capabilities.roots) return refuse(new ClientCapabilityError("roots", "roots"));
-    const asked = this.#ask("roots/list", {}, options);
-    return quiet(asked.then((r) => (Array.isArray(r.roots) ? (r.roots as Root[]) : [])));
+    return roots(this, options);
   }
 
   get requestState(): unknown {
@@ -318,50 +335,32 @@ export class RequestContext implements Context {
   }
 
   task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined> {
-    return this.taskStarter ? this.taskStarter(options) : Promise.resolve(undefined);
+    void options;
+    return Promise.resolve(undefined);
   }
 
-  /** @internal — sends a notification on this request's stream (a listen's acknowledgement, say). */
-  notify(message: JsonRpcMessage): void {
+  /** @internal — sends `message` on this request's stream, answered or not (a listen's own stream). */
+  emit(message: JsonRpcMessage): void {
     this.#emit(message);
   }
 
-  #statelessElicit(
-    params: ElicitFormParams | ElicitUrlParams,
-    key: string | undefined,
-  ): Promise<ElicitResult> {
-    const caps = this.client.capabilities.elicitation as { form?: object; url?: object } | undefined;
-    if (params.mode === "url") {
-      if (!caps?.url) return refuse(missingCapability({ elicitation: { url: {} } }));
-      // 2026-07-28 has no elicitationId: the retry itself says the interaction is done
-      const wire = { mode: "url", message: params.message, url: params.url };
-      return this.#input("elicitation/create", wire, key, toElicitResult);
-    }
-    if (!caps || (caps.form === undefined && caps.url !== undefined))
-      return refuse(missingCapability({ elicitation: { form: {} } }));
-    const wire = { message: params.message, requestedSchema: params.requestedSchema };
-    return this.#input("elicitation/create", wire, key, toElicitResult);
+  notify(method: string, params?: object): void {
+    if (this.done || this.aborted) return;
+    this.#emit(
+      params === undefined
+        ? { jsonrpc: "2.0", method }
+        : { jsonrpc: "2.0", method, params: params as Params },
+    );
   }
 
-  /** 2026-07-28: the answer from the client's retry, or an input request that ends this run. */
-  #input<T>(
+  /** @internal — 2026-07-28: the answer from the client's retry, or an input request that ends this run. */
+  input<T>(
     method: InputRequest["method"],
     params: object,
     key: string | undefined,
     accept: (value: unknown) => T | undefined,
   ): Promise<T> {
-    if (this.asker) return this.asker(method, params, key, accept) as Promise<T>;
-    const round = this.#stateless?.input;
-    if (!round) {
-      return refuse(
-        new Error(
-          `${method}: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client`,
-        ),
-      );
-    }
-    const k = key ?? round.autoKey(method);
-    const value = round.answer(k, { method, params: params as InputRequest["params"] }, accept);
-    return value === undefined ? refuse(new InputRequiredSignal(k)) : Promise.resolve(value);
+    return fromRound(this.#stateless?.input, method, params, key, accept);
   }
 
   #emit(message: JsonRpcMessage): void {
@@ -369,23 +368,20 @@ export class RequestContext implements Context {
     else this.connection.send(message);
   }
 
-  #ask(method: string, params: object, options: ClientRequestOptions | undefined) {
-    const outbound = { signal: this.signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
+  /** @internal — initialize era: sends a request to the client on this request's behalf. */
+  request(method: string, params: object, options: ClientRequestOptions | undefined): Promise<Params> {
+    const own = options?.signal;
+    const signal = own ? AbortSignal.any([this.signal, own]) : this.signal;
+    const outbound = { signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
     const send = this.done ? undefined : this.#send;
-    const p = withRelatedTask(params, this.relatedTask);
-    const release = this.governor?.claim("inputRounds", callerKey(this.auth, this.connection));
+    const p = withMeta(params, options?.meta) as Params;
+    const release = this.governor?.claim("inputRounds", this.caller);
     if (release !== undefined && typeof release !== "function") return refuse<Params>(release);
     const asked = this.connection.request(method, p, send ? { ...outbound, send } : outbound);
     return release ? asked.finally(release) : asked;
   }
 }
-
-const toElicitResult = isElicitAnswer as (r: unknown) => ElicitResult | undefined;
-const toSampleResult = isSampleAnswer as (r: unknown) => SampleResult | undefined;
-const toRoots = rootsOfAnswer as (r: unknown) => Root[] | undefined;
-
-const checkElicitResult = checkElicitAnswer as unknown as (r: { [key: string]: unknown }) => ElicitResult;
 
 /** Completes one argument: the values that fit `value`, at most 100 are sent. */
 export type Completer = (

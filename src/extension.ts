@@ -30,8 +30,11 @@ export interface ExtensionMethod {
   readonly clientMustDeclare?: boolean;
   /** 2026-07-28: its handler may ask the client (elicit, sample, roots) and so answer `input_required`. */
   readonly input?: boolean;
-  /** Its result (or a promise of it); a thrown `McpError` is the client's error, anything else -32603. */
-  run(params: Params, ctx: Context): unknown;
+  /**
+   * Its result (or a promise of it); a thrown `McpError` is the client's error, anything else -32603.
+   * A property, not a method: a `run` that declares more of `ctx` than `Context` does not compile.
+   */
+  readonly run: (params: Params, ctx: Context) => unknown;
 }
 
 /** A notification handler an extension adds; its errors are reported to `onError`, never answered. */
@@ -50,11 +53,17 @@ export interface NotificationContext {
 }
 
 /**
- * Runs around a method of any extension: `next()` runs it (and the wrappers below), at most once.
+ * Runs around a method of any extension: `next()` runs it (and the wrappers below), at most once;
+ * `next(context)` runs them with a context of the wrapper's own instead of `ctx` (one made with
+ * `extendContext(ctx, { … })`, say: a task's, whose calls to the client wait for the task's client).
  * What `next()` resolves with may be frozen (a cached page of a list is shared by every caller):
  * return a new object (`{ ...result, _meta }`) rather than change it.
  */
-export type MethodWrapper = (params: Params, ctx: Context, next: () => Promise<unknown>) => unknown;
+export type MethodWrapper = (
+  params: Params,
+  ctx: Context,
+  next: (ctx?: Context) => Promise<unknown>,
+) => unknown;
 
 /** What one extension brings. */
 export interface Extension {
@@ -64,9 +73,9 @@ export interface Extension {
    */
   readonly id: string;
   /** What to declare under `capabilities.extensions[id]` for revision `f`; undefined: not there. */
-  settings?(f: Features): object | undefined;
+  readonly settings?: (f: Features) => object | undefined;
   /** Capabilities outside `extensions` for revision `f` (`{ tools: { listChanged: true } }`); undefined: none. */
-  capabilities?(f: Features): { readonly [key: string]: object } | undefined;
+  readonly capabilities?: (f: Features) => { readonly [key: string]: object } | undefined;
   /** Request methods it adds, by name. */
   readonly methods?: { readonly [name: string]: ExtensionMethod };
   /** Notification handlers it adds, by name. */
@@ -99,25 +108,25 @@ export interface MessageStart {
 /** One message under observation, from its arrival to its answer. */
 export interface MessageObservation {
   /** Runs the message's handling (in the observer's context, say) and returns what `run` returns. */
-  run<T>(run: () => T): T;
+  readonly run: <T>(run: () => T) => T;
   /** Where the request's related messages go (progress, logs, requests to the client), given where they went. */
-  send?(send: (message: JsonRpcMessage) => void): (message: JsonRpcMessage) => void;
+  readonly send?: (send: (message: JsonRpcMessage) => void) => (message: JsonRpcMessage) => void;
   /** The handling is over: its answer (undefined for a notification, a cancelled request, or a throw) → the answer to send. */
-  end(answer: JsonRpcResponse | undefined): JsonRpcResponse | undefined;
+  readonly end: (answer: JsonRpcResponse | undefined) => JsonRpcResponse | undefined;
 }
 
 /** What an observer watches; every hook is optional. */
 export interface Observer {
   /** A request or notification arrived; undefined leaves it unobserved. */
-  message?(start: MessageStart): MessageObservation | undefined;
+  readonly message?: (start: MessageStart) => MessageObservation | undefined;
   /** The client answered a request of the server (before the waiting call resolves). */
-  response?(message: JsonRpcResponse, connection: Connection): void;
+  readonly response?: (message: JsonRpcResponse, connection: Connection) => void;
   /** A transport opens a connection: the options it is made with (its `send` wrapped, say). */
-  connect?(options: ConnectionOptions): ConnectionOptions;
+  readonly connect?: (options: ConnectionOptions) => ConnectionOptions;
   /** This process published a change event (a list changed, a resource was updated, a task changed). */
-  change?(event: ChangeEvent): void;
+  readonly change?: (event: ChangeEvent) => void;
   /** A transport refused a message at one of its limits (`reason`: low-cardinality, such as `payload_too_large`). */
-  refused?(reason: string, network: "pipe" | "tcp"): void;
+  readonly refused?: (reason: string, network: "pipe" | "tcp") => void;
 }
 
 /** Whether the request's client declared the extension `id` (`capabilities.extensions[id]`). */
@@ -132,7 +141,7 @@ export interface Method {
   readonly input: boolean;
   readonly when: ((capabilities: ServerCapabilities) => boolean) | undefined;
   readonly ext: Extension;
-  run(params: Params, ctx: Context): unknown;
+  readonly run: (params: Params, ctx: Context) => unknown;
 }
 
 /**
@@ -260,22 +269,28 @@ export class Extensions {
    * Runs method `name` through the wrappers of the extensions among `served`, the first added
    * outermost; a wrapper whose `next()` is called twice gets an error (the method runs once).
    */
-  run(name: string, params: Params, ctx: Context, served: ReadonlySet<string>, run: () => unknown): unknown {
-    let next: () => unknown = run;
+  run(
+    name: string,
+    params: Params,
+    ctx: Context,
+    served: ReadonlySet<string>,
+    run: (ctx: Context) => unknown,
+  ): unknown {
+    let next: (ctx: Context) => unknown = run;
     for (let i = this.#all.length - 1; i >= 0; i--) {
       const ext = this.#all[i]!;
       const wrap = ext.wrap?.[name];
       if (wrap === undefined || !served.has(ext.id)) continue;
       const inner = next;
-      next = () => {
+      next = (c) => {
         let called = false;
-        return wrap(params, ctx, async () => {
+        return wrap(params, c, async (own) => {
           if (called) throw new Error(`${ext.id}: next() called twice in its wrapper of ${name}`);
           called = true;
-          return inner();
+          return inner(own ?? c);
         });
       };
     }
-    return next();
+    return next(ctx);
   }
 }

@@ -94,6 +94,7 @@ export {
 export { LIMIT_CODE, type LimitData, type Share } from "./limits/shares.js";
 export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
 export type { RegistryOptions } from "./registry.js";
+export { type RequestSlot, requestSlot } from "./request/slot.js";
 export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";
 export { isUnsafePathValue, PathEscapeError, safeJoin } from "./resources/path-safety.js";
@@ -114,3 +115,4 @@ export type { JsonSchemaObject, JsonSchemaValidator, SchemaIssue } from "./schem
 export { McpServer, type McpServerOptions, type Registration } from "./server.js";
 export type { ToolOptions } from "./tools/tools.js";
 export type * from "./types.js";
+export { ContextView, extendContext } from "./views/context-view.js";

@@ -138,14 +138,16 @@ export function permits(entry: Scoped, auth: { readonly scopes?: readonly string
   return Array.isArray(granted) && entry.scopes.every((s) => granted.includes(s));
 }
 
+/** What scope checks need of a request: its caller's scopes, and where to say the answer depends on them. */
+export interface ScopedRequest {
+  readonly auth: { readonly scopes?: readonly string[] } | undefined;
+  personal(): void;
+}
+
 /** Refuses a caller that lacks an entry's scopes; HTTP with `picomcp/auth` answers it with a 403 challenge. */
-export function requireScopes(
-  what: string,
-  entry: Scoped,
-  ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined; personal: boolean },
-): void {
+export function requireScopes(what: string, entry: Scoped, ctx: ScopedRequest): void {
   // what only some callers may read is never cached as public
-  if (entry.scopes) ctx.personal = true;
+  if (entry.scopes) ctx.personal();
   if (permits(entry, ctx.auth)) return;
   const scopes = entry.scopes!;
   throw new McpError(
@@ -159,12 +161,9 @@ const anyScoped = new WeakMap<readonly Scoped[], boolean>();
 
 /**
  * The entries a caller may use. When any entry has scopes the answer depends on who asks, and
- * `ctx.personal` is set so that it is never cached as public.
+ * `ctx.personal()` is called so that it is never cached as public.
  */
-export function visibleTo<T extends Scoped>(
-  entries: readonly T[],
-  ctx: { readonly auth: { readonly scopes?: readonly string[] } | undefined; personal: boolean },
-): readonly T[] {
+export function visibleTo<T extends Scoped>(entries: readonly T[], ctx: ScopedRequest): readonly T[] {
   let scoped = anyScoped.get(entries);
   if (scoped === undefined) {
     // the registries keep one array per version of their contents: decided once per change
@@ -172,16 +171,14 @@ export function visibleTo<T extends Scoped>(
     anyScoped.set(entries, scoped);
   }
   if (!scoped) return entries;
-  ctx.personal = true;
+  ctx.personal();
   return entries.filter((e) => permits(e, ctx.auth));
 }
 
 /** What listing needs of a request: its revision, its caller, and where its caching hint goes. */
-export interface ListingRequest {
+export interface ListingRequest extends ScopedRequest {
   readonly features: Features;
-  readonly auth: { readonly scopes?: readonly string[] } | undefined;
-  personal: boolean;
-  cacheHint: CacheHint | undefined;
+  cache(hint: CacheHint): void;
 }
 
 /**
@@ -196,7 +193,7 @@ export function listPage<T extends Scoped & Listed & { readonly cache: CacheHint
   ctx: ListingRequest,
   settings: Pick<ServerSettings, "pageSize" | "cache">,
 ): { [key: string]: unknown } {
-  if (ctx.features.stateless) ctx.cacheHint = listHint(entries, settings.cache);
+  if (ctx.features.stateless) ctx.cache(listHint(entries, settings.cache));
   return listResult(key, visibleTo(entries, ctx), params.cursor, settings.pageSize, (e) =>
     listingFor(e, ctx.features),
   );

@@ -12,7 +12,17 @@ import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
-import { link, McpServer, parseUriTemplate, safeJoin, sessionSlot, type UriParams } from "../src/index.js";
+import {
+  type Context,
+  extendContext,
+  link,
+  McpServer,
+  parseUriTemplate,
+  requestSlot,
+  safeJoin,
+  sessionSlot,
+  type UriParams,
+} from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
 import {
   RedisBus,
@@ -27,6 +37,7 @@ import { serveStdio } from "../src/stdio.js";
 import { connect } from "../src/testing.js";
 
 declare const server: McpServer;
+declare const ctx: Context;
 declare const db: { user(id: string): string };
 declare const html: string;
 declare const tracerProvider: TracerProvider;
@@ -94,6 +105,18 @@ export const examples = [
     const seen = sessionSlot("deprecation-warned", () => new Set<string>());
     // @end
     return seen;
+  },
+  async () => {
+    // @example request/slot.ts#1
+    const started = requestSlot("started-at", () => Date.now());
+    // @end
+    return started;
+  },
+  async () => {
+    // @example views/context-view.ts#1
+    const view = extendContext(ctx, { uri: "file:///a.txt" });
+    // @end
+    return view;
   },
   async () => {
     // @example http/node.ts#1

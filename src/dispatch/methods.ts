@@ -55,7 +55,7 @@ function start(
   try {
     // a method no served extension wraps is called directly: no closure for the mechanism
     result = core.extensions.wraps(name, served)
-      ? core.extensions.run(name, params, ctx, served, () => method.run(params, ctx))
+      ? core.extensions.run(name, params, ctx, served, (c) => method.run(params, c))
       : method.run(params, ctx);
   } catch (error) {
     return settle(ctx, outer, onOuterAbort, failed(core, error, ctx));
@@ -99,10 +99,10 @@ function failed(core: ServerCore, error: unknown, ctx: RequestContext): Outcome 
   if (error instanceof InputRequiredSignal)
     return { error: { code: ErrorCode.InternalError, message: error.message } };
   if (error instanceof McpError) return { error: toErrorObject(core, error, ctx.method, ctx.requestId) };
-  // what the request was about, for onError: the URI read, or the tool or prompt named
+  // what the request was about, for onError: the URI it names (a read), or the tool or prompt
   const about: { uri?: string; name?: string } = {};
-  if (ctx.uri !== undefined) about.uri = ctx.uri;
-  else if (typeof ctx.params?.name === "string") about.name = ctx.params.name;
+  if (typeof ctx.params.uri === "string") about.uri = ctx.params.uri;
+  else if (typeof ctx.params.name === "string") about.name = ctx.params.name;
   return { error: toErrorObject(core, error, ctx.method, ctx.requestId, about) };
 }
 

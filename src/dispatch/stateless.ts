@@ -1,6 +1,6 @@
 /** The stateless request path (2026-07-28): per-request `_meta`, typed results, input rounds. */
 import { principalOf } from "../connection.js";
-import { RequestContext } from "../context.js";
+import { cacheOf, isPersonal, RequestContext } from "../context.js";
 import { InputRound } from "../eras/input.js";
 import { completeResult, readStatelessMeta, type StatelessMeta, statelessError } from "../eras/stateless.js";
 import { type Features, STATELESS_FEATURES } from "../eras/versions.js";
@@ -108,7 +108,7 @@ function answer(
   return {
     jsonrpc: "2.0",
     id: m.id,
-    result: completeResult(outcome.result, m.core.serverMeta, ctx.cacheHint, ctx.personal),
+    result: completeResult(outcome.result, m.core.serverMeta, cacheOf(ctx), isPersonal(ctx)),
   };
 }
 

@@ -20,25 +20,6 @@ export interface TaskHandle {
   status(message: string): Promise<void>;
 }
 
-/** @internal — where a call to the client goes once an extension has taken the request over (a task). */
-export type Asker = (
-  method: InputRequest["method"],
-  params: object,
-  key: string | undefined,
-  accept: (value: unknown) => unknown,
-) => Promise<unknown>;
-
-/** 2025-11-25: a request to the client on behalf of a task names it in `_meta`. */
-export function withRelatedTask(
-  params: object,
-  task: { taskId: string } | undefined,
-): { [key: string]: unknown } {
-  const p = params as { [key: string]: unknown };
-  if (task === undefined) return p;
-  const meta = typeof p._meta === "object" && p._meta !== null ? p._meta : {};
-  return { ...p, _meta: { ...meta, "io.modelcontextprotocol/related-task": task } };
-}
-
 /** Why a call to the client did not resolve: its answer is requested from the client (not an error to catch). */
 export class InputRequiredSignal extends Error {
   /** The input request's key. */

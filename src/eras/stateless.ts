@@ -58,6 +58,15 @@ export function cacheHint(
     : Object.freeze({ ttlMs, cacheScope: scope });
 }
 
+/** `hint` when it is a valid one (a registration's, say), else a throw as {@link cacheHint}'s. */
+export function checkedHint(hint: CacheHint): CacheHint {
+  if (!Number.isSafeInteger(hint.ttlMs) || hint.ttlMs < 0)
+    throw new RangeError("cache.ttlMs must be an integer >= 0");
+  if (hint.cacheScope !== "public" && hint.cacheScope !== "private")
+    throw new TypeError('cache.scope must be "public" or "private"');
+  return hint;
+}
+
 /** The hint of a list of entries: the shortest ttl, and public only when every entry is. */
 export function combineHints(hints: Iterable<CacheHint>, empty: CacheHint): CacheHint {
   let ttlMs = Number.POSITIVE_INFINITY;

@@ -76,12 +76,8 @@ export function builtIns(o: BuiltInOptions) {
     promptsExtension(prompts, settings),
     resourcesExtension(resources),
     subscriptionsExtension(resources, limits, core.governor),
-    toolsExtension(tools, settings, (e, ctx) =>
-      core.reportError(e, {
-        method: "tools/call",
-        requestId: ctx.requestId,
-        name: ctx.params.name as string,
-      }),
+    toolsExtension(tools, settings, (e, name, ctx) =>
+      core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
     listenExtension(resources, limits, capabilities, core.serverMeta, core.governor),
     discoverExtension({

@@ -33,8 +33,8 @@ export function loggingExtension(): Extension {
     methods: {
       "logging/setLevel": {
         era: "session",
-        run: (p, ctx: RequestContext) => {
-          ctx.connection.logLevel = logLevelOf(p.level);
+        run: (p, ctx) => {
+          ctx.setLogLevel(logLevelOf(p.level));
           return EMPTY;
         },
       },
@@ -61,8 +61,8 @@ export function discoverExtension(o: DiscoverOptions): Extension {
     methods: {
       "server/discover": {
         era: "stateless",
-        run: (_p, ctx: RequestContext) => {
-          ctx.cacheHint = o.cache;
+        run: (_p, ctx) => {
+          ctx.cache(o.cache);
           const caps = o.capabilities(ctx.features);
           if (made?.caps !== caps) {
             const result: { [key: string]: unknown } = {
@@ -108,7 +108,9 @@ export function listenExtension(
       "subscriptions/listen": {
         era: "stateless",
         when: listenable,
-        run: async (p, ctx: RequestContext) => {
+        // the listen branch makes this an extension of its own, on the public seam
+        run: async (p, context) => {
+          const ctx = context as RequestContext;
           const filter = honouredFilter(
             p.notifications,
             capabilities(ctx.features),
@@ -136,7 +138,7 @@ export function listenExtension(
           const stream = new ListenStream(
             ctx.requestId,
             filter,
-            (m) => ctx.notify(m),
+            (m) => ctx.emit(m),
             serverMeta,
             principalOf(ctx.auth),
           );

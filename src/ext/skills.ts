@@ -4,7 +4,6 @@
  * `skills/get` (each entry with the sha256 digest and size of every file), and their folders with
  * `resources/directory/read`.
  */
-import type { RequestContext } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listResult } from "../pagination.js";
@@ -139,10 +138,6 @@ export class Skills {
     return [...children.values()];
   }
 
-  #hint(ctx: RequestContext) {
-    if (ctx.features.stateless) ctx.cacheHint = this.#settings.cache;
-  }
-
   /** The extension: declared in both eras while a skill is registered; anyone may list skills. */
   extension(): Extension {
     return {
@@ -164,8 +159,8 @@ export class Skills {
         "skills/list": {
           era: "both",
           clientMustDeclare: false,
-          run: async (params, ctx: RequestContext) => {
-            this.#hint(ctx);
+          run: async (params, ctx) => {
+            ctx.cache(this.#settings.cache);
             const all = await Promise.all([...this.#skills.values()].map((s) => this.#entry(s)));
             return listResult("skills", all, params.cursor, this.#settings.pageSize, (e) => e);
           },
@@ -173,13 +168,13 @@ export class Skills {
         "skills/get": {
           era: "both",
           clientMustDeclare: false,
-          run: async (params, ctx: RequestContext) => {
+          run: async (params, ctx) => {
             const uri = params.uri;
             if (typeof uri !== "string")
               throw new McpError(ErrorCode.InvalidParams, "Invalid params: uri must be a string");
             const skill = [...this.#skills.values()].find((s) => s.uri === uri);
             if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown skill: ${uri}`, { uri });
-            this.#hint(ctx);
+            ctx.cache(this.#settings.cache);
             return { skill: await this.#entry(skill) };
           },
         },

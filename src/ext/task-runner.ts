@@ -5,12 +5,11 @@
  */
 import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
-import type { RequestContext, TaskHandle } from "../context.js";
+import type { Context, TaskHandle } from "../context.js";
 import { AUTO_KEY, type InputRequest } from "../eras/input.js";
 import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Governor } from "../limits/governor.js";
-import { callerKey } from "../limits/key.js";
 import type { JsonRpcErrorObject, Params } from "../types.js";
 import { isTerminal, SERVER_GONE, type TaskRecord, type TaskSignal, type TaskStore } from "./task-store.js";
 
@@ -22,9 +21,15 @@ type Waiter = {
   reject: (e: unknown) => void;
 };
 
-/** What only this process holds of a running task: its handler's context and its pending input. */
+/** What the runner holds of the handler it runs: its signal, and what aborts it. */
+export interface TaskHandler {
+  readonly signal: AbortSignal;
+  abort(reason: unknown): void;
+}
+
+/** What only this process holds of a running task: its handler and its pending input. */
 export interface Live {
-  readonly ctx: RequestContext;
+  readonly handler: TaskHandler;
   readonly record: TaskRecord;
   readonly handle: TaskHandle;
   readonly waiters: Map<string, Waiter>;
@@ -157,7 +162,11 @@ export class TaskRunner {
   }
 
   /** Creates a task for the request of `ctx` (stored before this resolves); its calls to the client wait for `tasks/update`. */
-  async start(ctx: RequestContext, statusMessage: string | undefined, ttlMs = this.ttlMs): Promise<Live> {
+  async start(
+    ctx: Context & TaskHandler,
+    statusMessage: string | undefined,
+    ttlMs = this.ttlMs,
+  ): Promise<Live> {
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
@@ -171,7 +180,7 @@ export class TaskRunner {
     const owner = ownerOf(ctx);
     if (owner !== undefined) record.owner = owner;
     // the caller's own shares, running and kept: a full share refuses this caller, never evicts another's task
-    const key = callerKey(ctx.auth, ctx.connection);
+    const key = ctx.caller;
     const release = this.#governor.claim("runningTasks", key);
     if (typeof release !== "function") throw release;
     const until = Date.now() + ttlMs;
@@ -191,7 +200,7 @@ export class TaskRunner {
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     const l: Live = {
-      ctx,
+      handler: ctx,
       record,
       handle: {
         taskId: record.taskId,
@@ -214,7 +223,6 @@ export class TaskRunner {
     // the store forgets the task then: a handler still waiting for an answer must not wait forever
     l.expiry = setTimeout(() => this.#stop(l, "The task expired"), ttlMs);
     (l.expiry as { unref?: () => void }).unref?.();
-    ctx.asker = (method, params, key, accept) => this.#ask(l, method, params, key, accept);
     return l;
   }
 
@@ -229,7 +237,7 @@ export class TaskRunner {
           // stored as thrown: each reader's revision spells it its own way (2026-07-28 has no -32002)
           return this.#finish(l, { error });
         }
-        if (!l.ctx.aborted) this.#report(e);
+        if (!l.handler.signal.aborted) this.#report(e);
         this.#finish(l, { error: { code: ErrorCode.InternalError, message: "Internal error" } });
       },
     );
@@ -257,7 +265,8 @@ export class TaskRunner {
     });
   }
 
-  #ask(
+  /** A call of the task's handler to the client: an input request of the task, answered by `tasks/update`. */
+  ask(
     l: Live,
     method: InputRequest["method"],
     params: object,
@@ -270,7 +279,8 @@ export class TaskRunner {
     for (let n = 2; l.keys.has(k); n++) k = `${base}-${n}`;
     l.keys.add(k);
     const asked = new Promise<unknown>((resolve, reject) => {
-      if (l.ctx.aborted) return reject(new McpError(ErrorCode.InternalError, "The task was cancelled"));
+      if (l.handler.signal.aborted)
+        return reject(new McpError(ErrorCode.InternalError, "The task was cancelled"));
       l.waiters.set(k, { accept, resolve, reject });
       l.record.inputRequests = {
         ...l.record.inputRequests,
@@ -285,7 +295,7 @@ export class TaskRunner {
   }
 
   /** The caller's task, or -32602 (unknown, expired, or another principal's: the same answer). */
-  async find(params: Params, ctx: RequestContext): Promise<TaskRecord> {
+  async find(params: Params, ctx: Context): Promise<TaskRecord> {
     const id = params.taskId;
     if (typeof id !== "string")
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: taskId must be a string");
@@ -360,13 +370,13 @@ export class TaskRunner {
     clearTimeout(l.expiry);
     l.settle();
     const reason = new McpError(ErrorCode.InternalError, why);
-    l.ctx.abort(reason);
+    l.handler.abort(reason);
     for (const w of l.waiters.values()) w.reject(reason);
     l.waiters.clear();
   }
 
   /** Waits until the task is terminal: in this process, or through a shared store wherever it runs. */
-  async settled(record: TaskRecord, ctx: RequestContext): Promise<TaskRecord> {
+  async settled(record: TaskRecord, ctx: Context): Promise<TaskRecord> {
     const l = this.#live.get(record.taskId);
     if (l !== undefined) await l.done;
     else if (isTerminal(record.status) || this.#store.settled === undefined) return record;
@@ -379,8 +389,8 @@ export class TaskRunner {
  * Whose a task is: the caller's principal; an anonymous caller's 2025 session, when it has one. At
  * 2026-07-28, and on stateless HTTP, an anonymous task belongs to no one: its id alone is the key.
  */
-function ownerOf(ctx: RequestContext): string | undefined {
+function ownerOf(ctx: Context): string | undefined {
   const principal = principalOf(ctx.auth);
-  if (principal !== undefined || ctx.features.stateless || ctx.connection.sessionless) return principal;
+  if (principal !== undefined || !ctx.hasSession) return principal;
   return `session:${ctx.sessionId}`;
 }

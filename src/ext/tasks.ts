@@ -5,7 +5,7 @@
  * `params.task`; `tasks/get`, `tasks/result`, `tasks/cancel`, and the `tasks` capability).
  */
 import type { ChangeEvent } from "../bus.js";
-import type { RequestContext } from "../context.js";
+import type { Context } from "../context.js";
 import { missingCapability } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
@@ -13,13 +13,12 @@ import type { Governor } from "../limits/governor.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
 import { isObject, type Params } from "../types.js";
+import { RELATED_TASK, TaskContext } from "./task-context.js";
 import { isTerminal, type Live, statelessTask, TaskRunner } from "./task-runner.js";
 import { MemoryTaskStore, type TaskRecord, type TaskStore } from "./task-store.js";
 
 /** The extension's identifier. */
 export const TASKS = "io.modelcontextprotocol/tasks";
-/** 2025-11-25: the `_meta` key that ties a result to its task. */
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 /** Options of tasks (`new McpServer({ tasks })`). */
 export interface TaskOptions {
@@ -77,7 +76,7 @@ export function tasksExtension(
   };
 
   /** 2026-07-28: the handler decides, with `ctx.task()`, whether the call becomes a task. */
-  const statelessCall = async (tool: ToolEntry, ctx: RequestContext, next: () => Promise<unknown>) => {
+  const statelessCall = async (tool: ToolEntry, ctx: Context, next: (ctx?: Context) => Promise<unknown>) => {
     if (!clientDeclares(ctx, TASKS)) {
       if (tool.task === "required") throw missingCapability({ extensions: { [TASKS]: {} } });
       return next();
@@ -85,13 +84,15 @@ export function tasksExtension(
     let task: Live | undefined;
     let created!: () => void;
     const creation = new Promise<void>((resolve) => (created = resolve));
-    ctx.taskStarter = async (o) => {
+    const own = new TaskContext(ctx, runner);
+    own.starter = async (o) => {
       if (task) return task.handle;
-      task = await runner.start(ctx, o?.statusMessage);
+      task = await runner.start(own, o?.statusMessage);
+      own.bind(task);
       created();
       return task.handle;
     };
-    const run = next();
+    const run = next(own);
     const settled = run.then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
@@ -112,8 +113,8 @@ export function tasksExtension(
   const sessionCall = async (
     tool: ToolEntry,
     params: Params,
-    ctx: RequestContext,
-    next: () => Promise<unknown>,
+    ctx: Context,
+    next: (ctx?: Context) => Promise<unknown>,
   ) => {
     const wanted = params.task;
     if (wanted === undefined) {
@@ -124,10 +125,11 @@ export function tasksExtension(
       throw new McpError(ErrorCode.InvalidParams, "Invalid params: task must be an object");
     const ttl =
       typeof wanted.ttl === "number" && wanted.ttl >= 1 ? Math.min(Math.floor(wanted.ttl), ttlMs) : ttlMs;
-    const task = await runner.start(ctx, undefined, ttl);
-    ctx.taskStarter = async () => task.handle;
-    ctx.relatedTask = { taskId: task.record.taskId };
-    runner.follow(task, next());
+    const own = new TaskContext(ctx, runner);
+    const task = await runner.start(own, undefined, ttl);
+    own.bind(task);
+    own.starter = async () => task.handle;
+    runner.follow(task, next(own));
     return { task: sessionTask(task.record) };
   };
 
@@ -139,8 +141,7 @@ export function tasksExtension(
         ? { tasks: { cancel: {}, requests: { tools: { call: {} } } } }
         : undefined,
     wrap: {
-      "tools/call": async (params, context, next) => {
-        const ctx = context as RequestContext;
+      "tools/call": async (params, ctx, next) => {
         const tool = typeof params.name === "string" ? tools.get(params.name) : undefined;
         if (ctx.features.stateless) return tool?.task ? statelessCall(tool, ctx, next) : next();
         if (!ctx.features.sessionTasks) return next();
@@ -152,14 +153,14 @@ export function tasksExtension(
     methods: {
       "tasks/get": {
         era: "both",
-        run: async (params, ctx: RequestContext) => {
+        run: async (params, ctx) => {
           const record = await runner.find(params, ctx);
           return ctx.features.stateless ? detailed(record) : sessionTask(record);
         },
       },
       "tasks/update": {
         era: "stateless",
-        run: async (params, ctx: RequestContext) => {
+        run: async (params, ctx) => {
           const record = await runner.find(params, ctx);
           if (!isObject(params.inputResponses))
             throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
@@ -169,7 +170,7 @@ export function tasksExtension(
       },
       "tasks/cancel": {
         era: "both",
-        run: async (params, ctx: RequestContext) => {
+        run: async (params, ctx) => {
           const record = await runner.find(params, ctx);
           if (ctx.features.stateless) {
             // cancelling a finished task is the same empty acknowledgement: it changes nothing
@@ -183,7 +184,7 @@ export function tasksExtension(
       },
       "tasks/result": {
         era: "session",
-        run: async (params, ctx: RequestContext) => {
+        run: async (params, ctx) => {
           const record = await runner.settled(await runner.find(params, ctx), ctx);
           const related = { [RELATED_TASK]: { taskId: record.taskId } };
           if (record.result) {

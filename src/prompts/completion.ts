@@ -1,9 +1,10 @@
 /** `completion/complete` for prompt arguments and resource-template variables. */
-import type { Completer, CompletionAnswer, RequestContext } from "../context.js";
+import type { Completer, CompletionAnswer, Context } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { type Registry, requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
+import { extendContext } from "../views/context-view.js";
 import type { PromptEntry } from "./prompts.js";
 
 const MAX_VALUES = 100;
@@ -19,7 +20,7 @@ export function completionExtension(prompts: Registry<PromptEntry>, resources: R
         ? COMPLETIONS
         : undefined,
     methods: {
-      "completion/complete": { run: (p, ctx: RequestContext) => complete(prompts, resources, p, ctx) },
+      "completion/complete": { run: (p, ctx) => complete(prompts, resources, p, ctx) },
     },
   };
 }
@@ -29,7 +30,7 @@ export async function complete(
   prompts: Registry<PromptEntry>,
   resources: ResourceRegistry,
   params: { [key: string]: unknown },
-  ctx: RequestContext,
+  ctx: Context,
 ) {
   const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
@@ -65,9 +66,8 @@ export async function complete(
     typeof chosen === "object" && chosen !== null && !Array.isArray(chosen)
       ? (chosen as { [k: string]: string })
       : {};
-  // set on the context itself: a derived object would lose its private fields (ctx.log would throw)
-  ctx.arguments = args;
-  const answer: CompletionAnswer = await completer(argument.value, ctx);
+  // a view of the request's context: what it adds is the completer's alone
+  const answer: CompletionAnswer = await completer(argument.value, extendContext(ctx, { arguments: args }));
   return { completion: toCompletion(answer) };
 }
 

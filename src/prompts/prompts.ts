@@ -1,6 +1,6 @@
 /** The prompt registry and its extension: `prompts/list`, `prompts/get` and the `prompts` capability. */
 import { toPromptResult } from "../content.js";
-import type { Completer, Context, RequestContext } from "../context.js";
+import type { Completer, Context } from "../context.js";
 import { shapeMessages } from "../eras/serialize.js";
 import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
@@ -181,9 +181,9 @@ export function promptsExtension(prompts: Registry<PromptEntry>, settings: Serve
     capabilities: () => (prompts.size > 0 ? PROMPTS : undefined),
     methods: {
       "prompts/list": {
-        run: (p, ctx: RequestContext) => listPage("prompts", prompts.values(), p, ctx, settings),
+        run: (p, ctx) => listPage("prompts", prompts.values(), p, ctx, settings),
       },
-      "prompts/get": { input: true, run: (p, ctx: RequestContext) => getPrompt(prompts, p, ctx) },
+      "prompts/get": { input: true, run: (p, ctx) => getPrompt(prompts, p, ctx) },
     },
   };
 }
@@ -192,7 +192,7 @@ export function promptsExtension(prompts: Registry<PromptEntry>, settings: Serve
 export async function getPrompt(
   prompts: Registry<PromptEntry>,
   params: { [key: string]: unknown },
-  ctx: RequestContext,
+  ctx: Context,
 ) {
   const name = params.name;
   if (typeof name !== "string")

@@ -2,11 +2,13 @@
  * Resources as tools, for clients that only call tools: `list_resources` and `read_resource`, answered
  * by the same code as `resources/list`, `resources/templates/list` and `resources/read`.
  */
-import type { Context, RequestContext } from "../context.js";
+import type { Context } from "../context.js";
+import type { CacheHint, CacheOptions } from "../eras/stateless.js";
 import { McpError } from "../errors.js";
 import type { Registry } from "../registry.js";
 import { createToolEntry, type ToolEntry } from "../tools/tools.js";
 import type { CallToolResult } from "../types.js";
+import { extendContext } from "../views/context-view.js";
 import { listResources, listResourceTemplates, type ResourceRegistry, readResource } from "./resources.js";
 
 /** Options of `server.resourcesAsTools(options)`. */
@@ -20,18 +22,14 @@ export interface ResourcesAsToolsOptions {
 const READ_ONLY = Object.freeze({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
 
 /**
- * Runs a resource method inside a tool call: the method's caching hint belongs to the resource
- * method, not to the `tools/call` result, so it is put back afterwards.
+ * Runs a resource method inside a tool call, in a view of `ctx` that drops its caching hint: the
+ * hint belongs to the resource method, not to the `tools/call` result.
  */
-async function asResourceMethod<T>(ctx: Context, run: (ctx: RequestContext) => T | Promise<T>): Promise<T> {
-  const rc = ctx as RequestContext;
-  const hint = rc.cacheHint;
-  try {
-    return await run(rc);
-  } finally {
-    rc.cacheHint = hint;
-  }
+async function asResourceMethod<T>(ctx: Context, run: (ctx: Context) => T | Promise<T>): Promise<T> {
+  return run(extendContext(ctx, { cache: ignoreHint }));
 }
+
+const ignoreHint = (_hint: CacheOptions | CacheHint) => {};
 
 /** A protocol error of the resource method, as a tool result the model can read. */
 function failed(error: unknown): CallToolResult {

@@ -1,5 +1,6 @@
 /** Reading the names a handler (a resource's read, a prompt's get) destructures from its parameters, from its source text. */
 import type { ResourceContext } from "../context.js";
+import { ContextView } from "../views/context-view.js";
 
 /** What {@link destructuredNames} read: the keys of the first parameter's `{ … }` pattern. */
 export interface DestructuredNames {
@@ -329,30 +330,13 @@ function unknownNames(
 }
 
 /**
- * Names a read's context has, which a second-parameter pattern may take without being SDK v1's: one
- * entry per key of {@link ResourceContext}, neither more nor fewer (the type says so), so it cannot drift.
+ * Names a read's context has (not SDK v1's): `uri` and every member of `Context`, as `ContextView`
+ * (which implements all of them, the compiler checks) has them, so the list cannot drift.
  */
-const CONTEXT_KEY_RECORD: { readonly [K in keyof ResourceContext]-?: true } = {
-  uri: true,
-  signal: true,
-  requestId: true,
-  client: true,
-  meta: true,
-  auth: true,
-  sessionId: true,
-  clientAddress: true,
-  features: true,
-  progress: true,
-  log: true,
-  elicit: true,
-  sample: true,
-  roots: true,
-  sessionState: true,
-  requestState: true,
-  setRequestState: true,
-  task: true,
-};
-const CONTEXT_KEYS: ReadonlySet<string> = new Set(Object.keys(CONTEXT_KEY_RECORD));
+const CONTEXT_KEYS: ReadonlySet<string> = new Set([
+  "uri" satisfies keyof ResourceContext,
+  ...Object.getOwnPropertyNames(ContextView.prototype).filter((k) => k !== "constructor" && k !== "base"),
+]);
 
 /** `{a, b}`: a set of names as the registration errors print it. */
 const nameSet = (names: readonly string[]) => `{${names.join(", ")}}`;

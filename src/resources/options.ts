@@ -1,5 +1,5 @@
 /** What `server.resource(uri, options)` takes: the options of a resource or a template, typed from its URI. */
-import type { Completer, RequestContext, ResourceContext } from "../context.js";
+import type { Completer, Context, ResourceContext } from "../context.js";
 import type { CacheOptions } from "../eras/stateless.js";
 import type { Resource, ResourceDetails } from "../types.js";
 import type { UriParams, UriVariableName } from "./params.js";
@@ -18,7 +18,7 @@ export interface ResourceOptions<U extends string> extends ResourceDetails {
   /** OAuth scopes a caller needs (all of them) to see, read and complete this resource or template. Default: none. */
   scopes?: readonly string[];
   /** Templates: enumerates concrete resources into `resources/list`. */
-  list?: (ctx: RequestContext) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
+  list?: (ctx: Context) => readonly ListedResource[] | Promise<readonly ListedResource[]>;
   /** 2026-07-28: how long `resources/read` of it (and the lists naming it) may be cached; `"public"` only if every caller reads the same. Default: the server's `cache`. */
   cache?: CacheOptions;
   /** Templates: completion per variable for `completion/complete`. */

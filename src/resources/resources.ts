@@ -1,6 +1,6 @@
 /** The resource registry and the `resources/*` methods. */
 import { toResourceContents } from "../content.js";
-import type { RequestContext } from "../context.js";
+import type { Context, ResourceContext } from "../context.js";
 import { listingFor, shapePrimitive, shapeResourceContents } from "../eras/serialize.js";
 import { type CacheHint, cacheHint, combineHints } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
@@ -18,6 +18,7 @@ import {
   visibleTo,
 } from "../registry.js";
 import { type Awaitable, isPromiseLike, type ResourceContents } from "../types.js";
+import { ContextView } from "../views/context-view.js";
 import { checkReadParams } from "./handler-params.js";
 import { type ResourceOptions, v1ResourceHint } from "./options.js";
 import { isUnsafePathValue } from "./path-safety.js";
@@ -205,8 +206,17 @@ export class ResourceRegistry {
   }
 }
 
+/** What `read` gets: the request's context and the concrete URI asked for (one small object a read). */
+class ReadContext extends ContextView implements ResourceContext {
+  readonly uri: string;
+  constructor(base: Context, uri: string) {
+    super(base);
+    this.uri = uri;
+  }
+}
+
 /** The not-found error as the request's revision spells it. */
-export function notFound(uri: string, ctx: RequestContext): McpError {
+export function notFound(uri: string, ctx: Context): McpError {
   // an expected answer, not a bug: skip the stack trace, which costs more than the whole lookup
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
@@ -228,9 +238,9 @@ export function resourcesExtension(reg: ResourceRegistry): Extension {
     id: "picomcp/resources",
     capabilities: () => (reg.size > 0 ? RESOURCES : undefined),
     methods: {
-      "resources/list": { run: (p, ctx: RequestContext) => listResources(reg, p, ctx) },
-      "resources/templates/list": { run: (p, ctx: RequestContext) => listResourceTemplates(reg, p, ctx) },
-      "resources/read": { input: true, run: (p, ctx: RequestContext) => readResource(reg, p, ctx) },
+      "resources/list": { run: (p, ctx) => listResources(reg, p, ctx) },
+      "resources/templates/list": { run: (p, ctx) => listResourceTemplates(reg, p, ctx) },
+      "resources/read": { input: true, run: (p, ctx) => readResource(reg, p, ctx) },
     },
   };
 }
@@ -250,10 +260,10 @@ const MARKS = AFTER_STATIC + ENUMERATED;
 export async function listResources(
   reg: ResourceRegistry,
   params: { cursor?: unknown },
-  ctx: RequestContext,
+  ctx: Context,
 ): Promise<ResourcePage> {
   const pageSize = reg.settings.pageSize;
-  if (ctx.features.stateless) ctx.cacheHint = reg.listHint;
+  ctx.cache(reg.listHint);
   const at = params.cursor === undefined ? undefined : decodeMarkedCursor(params.cursor, MARKS);
   if (at?.mark === ENUMERATED) return enumeratedPage(reg, ctx, [], at.n, pageSize);
   const start = at === undefined ? 0 : reg.staticsAfter(at.n);
@@ -262,7 +272,7 @@ export async function listResources(
   if (!scoped) {
     const page = reg.pages.get(key);
     if (page !== undefined) return page;
-  } else ctx.personal = true;
+  } else ctx.personal();
   // one more than a page, to know whether statics follow it
   const statics = reg.statics;
   const resources: object[] = [];
@@ -295,7 +305,7 @@ function keep(reg: ResourceRegistry, key: string, page: ResourcePage): ResourceP
 /** The rest of a `resources/list` page from the templates' `list`, from the `from`-th enumerated resource. */
 async function enumeratedPage(
   reg: ResourceRegistry,
-  ctx: RequestContext,
+  ctx: Context,
   resources: object[],
   from: number,
   pageSize: number,
@@ -319,7 +329,7 @@ async function enumeratedPage(
 export function listResourceTemplates(
   reg: ResourceRegistry,
   params: { cursor?: unknown },
-  ctx: RequestContext,
+  ctx: Context,
   settings: Pick<ServerSettings, "pageSize" | "cache"> = reg.settings,
 ) {
   return listPage("resourceTemplates", reg.templates, params, ctx, settings);
@@ -329,7 +339,7 @@ export function listResourceTemplates(
 export function readResource(
   reg: ResourceRegistry,
   params: { [key: string]: unknown },
-  ctx: RequestContext,
+  ctx: Context,
 ): Awaitable<{ contents: ResourceContents[] }> {
   const uri = params.uri;
   if (typeof uri !== "string")
@@ -337,12 +347,11 @@ export function readResource(
   const hit = reg.resolve(uri);
   if (!hit) throw notFound(uri, ctx);
   requireScopes(`resource ${uri}`, hit.entry, ctx);
-  ctx.uri = uri;
-  ctx.cacheHint = hit.entry.cache;
+  ctx.cache(hit.entry.cache);
   const mimeType = hit.entry.mimeType;
   let value: unknown;
   try {
-    value = hit.entry.options.read(hit.params as never, ctx);
+    value = hit.entry.options.read(hit.params as never, new ReadContext(ctx, uri));
   } catch (error) {
     throw readFailed(error, uri, ctx);
   }
@@ -358,14 +367,14 @@ export function readResource(
 
 function answer(
   contents: ResourceContents[] | Promise<ResourceContents[]>,
-  ctx: RequestContext,
+  ctx: Context,
 ): Awaitable<{ contents: ResourceContents[] }> {
   if (!Array.isArray(contents)) return contents.then((c) => answer(c, ctx));
   return { contents: shapeResourceContents(contents, ctx.features) };
 }
 
 /** What a failed `read` throws: a not-found error spelled as the request's revision spells it. */
-function readFailed(error: unknown, uri: string, ctx: RequestContext): unknown {
+function readFailed(error: unknown, uri: string, ctx: Context): unknown {
   if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound)
     return new McpError(ctx.features.resourceNotFoundCode, error.message, error.data ?? { uri });
   return error;

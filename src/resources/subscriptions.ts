@@ -6,12 +6,10 @@
 
 import type { ChangeEvent } from "../bus.js";
 import { type Connection, sessionSlot } from "../connection.js";
-import type { RequestContext } from "../context.js";
 import type { SubscriptionLimits } from "../eras/listen.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
-import { callerKey } from "../limits/key.js";
 import { requireScopes } from "../registry.js";
 import { EMPTY, type Params } from "../types.js";
 import type { ResourceRegistry } from "./resources.js";
@@ -112,7 +110,7 @@ export function subscriptionsExtension(
       "resources/subscribe": {
         era: "session",
         when,
-        run: (p, ctx: RequestContext) => {
+        run: (p, ctx) => {
           const uri = subscribedUri(p);
           if (uri.length > maxUri)
             throw new McpError(ErrorCode.InvalidParams, `The uri is longer than ${maxUri} characters`, {
@@ -129,7 +127,7 @@ export function subscriptionsExtension(
               max,
             });
           const bytes = 2 * uri.length + 64;
-          s.key = callerKey(ctx.auth, ctx.connection);
+          s.key = ctx.caller;
           s.governor = governor;
           governor.take("subscriptionBytes", s.key, bytes);
           s.bytes += bytes;
@@ -140,7 +138,7 @@ export function subscriptionsExtension(
       "resources/unsubscribe": {
         era: "session",
         when,
-        run: (p, ctx: RequestContext) => {
+        run: (p, ctx) => {
           const s = ctx.sessionState(SUBSCRIBED);
           forget(s, subscribedUri(p));
           return EMPTY;

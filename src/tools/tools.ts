@@ -1,7 +1,7 @@
 /** The tool registry and its extension: `tools/list`, `tools/call` and the `tools` capability. */
 
 import { toCallToolResult } from "../content.js";
-import type { Context, RequestContext } from "../context.js";
+import type { Context } from "../context.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import { shapeCallToolResult } from "../eras/serialize.js";
 import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
@@ -140,18 +140,18 @@ const TOOLS = Object.freeze({ tools: Object.freeze({ listChanged: true }) });
 export function toolsExtension(
   tools: Registry<ToolEntry>,
   settings: ServerSettings,
-  report: (error: unknown, ctx: RequestContext) => void,
+  report: (error: unknown, name: string, ctx: Context) => void,
 ): Extension {
   return {
     id: "picomcp/tools",
     capabilities: () => (tools.size > 0 ? TOOLS : undefined),
     methods: {
       "tools/list": {
-        run: (p, ctx: RequestContext) => listPage("tools", tools.values(), p, ctx, settings),
+        run: (p, ctx) => listPage("tools", tools.values(), p, ctx, settings),
       },
       "tools/call": {
         input: true,
-        run: (p, ctx: RequestContext) => callTool(tools, p, ctx, (e) => report(e, ctx)),
+        run: (p, ctx) => callTool(tools, p, ctx, (e) => report(e, p.name as string, ctx)),
       },
     },
   };
@@ -165,7 +165,7 @@ export function toolsExtension(
 export function callTool(
   tools: Registry<ToolEntry>,
   params: { [key: string]: unknown },
-  ctx: RequestContext,
+  ctx: Context,
   report: (error: unknown) => void = () => {},
 ): Awaitable<CallToolResult> {
   const name = params.name;
@@ -191,14 +191,14 @@ export function callTool(
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
 
-function afterInput(tool: ToolEntry, checked: Awaitable<SchemaResult>, ctx: RequestContext) {
+function afterInput(tool: ToolEntry, checked: Awaitable<SchemaResult>, ctx: Context) {
   if (isPromiseLike(checked)) return checked.then((c): Awaitable<CallToolResult> => afterInput(tool, c, ctx));
   if (!checked.ok)
     return errorResult(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
   return afterRun(tool, tool.run(checked.value, ctx), ctx);
 }
 
-function afterRun(tool: ToolEntry, value: unknown, ctx: RequestContext): Awaitable<CallToolResult> {
+function afterRun(tool: ToolEntry, value: unknown, ctx: Context): Awaitable<CallToolResult> {
   if (isPromiseLike(value)) return Promise.resolve(value).then((v) => afterRun(tool, v, ctx));
   if (!tool.output) return shapeCallToolResult(toCallToolResult(value, tool.name), ctx.features);
   return afterOutput(tool, tool.output.validate(value), ctx);
@@ -207,7 +207,7 @@ function afterRun(tool: ToolEntry, value: unknown, ctx: RequestContext): Awaitab
 function afterOutput(
   tool: ToolEntry,
   checked: Awaitable<SchemaResult>,
-  ctx: RequestContext,
+  ctx: Context,
 ): Awaitable<CallToolResult> {
   if (isPromiseLike(checked)) return checked.then((c) => afterOutput(tool, c, ctx));
   if (!checked.ok)

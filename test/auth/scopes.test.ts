@@ -112,12 +112,18 @@ describe("per-primitive scopes", () => {
   });
 
   it("marks a list as personal only when it has scoped entries", () => {
-    const ctx = { auth: undefined, personal: false };
+    let personal = false;
+    const ctx = {
+      auth: undefined,
+      personal: () => {
+        personal = true;
+      },
+    };
     const open = [{ scopes: undefined }];
     expect(visibleTo(open, ctx)).toBe(open);
-    expect(ctx.personal).toBe(false);
+    expect(personal).toBe(false);
     expect(visibleTo([...open, { scopes: ["x"] }], ctx)).toEqual(open);
-    expect(ctx.personal).toBe(true);
+    expect(personal).toBe(true);
   });
 
   it("throws at registration for scopes that are not scope names", () => {

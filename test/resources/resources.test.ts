@@ -119,7 +119,12 @@ describe("resources/list pages", () => {
   it("answers a page from the middle of 100,000 statics without walking them", async () => {
     const reg = new ResourceRegistry(() => {});
     for (let i = 0; i < 100_000; i++) reg.add(`s://${i}`, { read: () => "" });
-    const ctx = { features: featuresOf("2025-11-25"), auth: undefined, personal: false } as RequestContext;
+    const ctx = {
+      features: featuresOf("2025-11-25"),
+      auth: undefined,
+      personal() {},
+      cache() {},
+    } as unknown as RequestContext;
     const first = await listResources(reg, {}, ctx);
     expect(first.nextCursor).toBe(`p2.s.${(99).toString(36)}`);
     // every look at a static's number counted: the cursor is found by binary search, not by a scan
@@ -363,7 +368,7 @@ describe("resources/read", () => {
         throw new McpError(-32002, "Resource not found: users://1");
       },
     });
-    const ctx = { features: featuresOf("2026-07-28") } as RequestContext;
+    const ctx = { features: featuresOf("2026-07-28"), cache() {} } as unknown as RequestContext;
     // a synchronous read fails synchronously: the method path makes no promise for it
     const thrown = (f: () => unknown) => {
       try {
