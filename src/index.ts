@@ -94,6 +94,7 @@ export {
 } from "./limits/rate.js";
 export { LIMIT_CODE, type LimitData, type Share } from "./limits/shares.js";
 export type { PromptArgument, PromptOptions } from "./prompts/prompts.js";
+export type { RegistryOptions } from "./registry.js";
 export { type RequestSlot, requestSlot } from "./request/slot.js";
 export type { ResourcesAsToolsOptions } from "./resources/as-tools.js";
 export type { LooseUriParams, UriParams, UriVariableName } from "./resources/params.js";

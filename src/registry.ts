@@ -1,10 +1,72 @@
-/** An ordered, named registry whose changes are announced to connected clients, who may use its entries, and one page of them. */
+/**
+ * What every registry shares: the server's options they read, as one frozen record (`ServerSettings`:
+ * a new option of this kind is declared, defaulted and read here and where it is used, nowhere
+ * between); an ordered, named registry whose changes are announced to connected clients; who may use
+ * its entries; and one page of them.
+ */
 
 import { type Listed, listingFor } from "./eras/serialize.js";
-import { type CacheHint, listHint } from "./eras/stateless.js";
+import { type CacheHint, type CacheOptions, cacheHint, listHint } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import { ErrorCode, McpError } from "./errors.js";
-import { listResult } from "./pagination.js";
+import { listResult, pageSizeOf } from "./pagination.js";
+import type { JsonSchemaValidator } from "./schema/schema.js";
+
+/** Limits applied by `parseUriTemplate`; every field is optional. */
+export interface UriTemplateLimits {
+  /** Longest template accepted, in UTF-16 code units; longer throws at registration. Default 1024. */
+  readonly maxTemplateLength?: number;
+  /** Longest URI `match` looks at; a longer URI does not match (`match` returns null). Default 8192. */
+  readonly maxUriLength?: number;
+  /** Most variables in one template; more throws at registration. Default 32. */
+  readonly maxVariables?: number;
+}
+
+/** The options of `new McpServer(...)` that its registries read: how tools, resources and prompts are made and listed. */
+export interface RegistryOptions {
+  /** Items per page of every list result. Default: 100. */
+  pageSize?: number;
+  /**
+   * Path safety for resource template variables: a decoded value with a `..` that escapes, an absolute
+   * path, a drive letter or a NUL byte never reaches `read` (the read answers "not found"). A resource
+   * can turn it off (`pathSafety: false`) or exempt variables (`unsafe: ["path"]`). Default: true.
+   */
+  pathSafety?: boolean;
+  /** Limits of resource URI templates: `maxTemplateLength` (1024), `maxVariables` (32), `maxUriLength` (8192). */
+  uriTemplateLimits?: UriTemplateLimits;
+  /** Validates tools' plain JSON Schema `input` / `output` (ajv, …; see docs/tools.md). Default: picomcp's own. */
+  jsonSchemaValidator?: JsonSchemaValidator;
+  /**
+   * 2026-07-28 caching hints of `server/discover` and of every registration without its own `cache`.
+   * Default: `{ ttlMs: 0, scope: "private" }` (immediately stale, never shared between callers).
+   */
+  cache?: CacheOptions;
+}
+
+/** @internal — {@link RegistryOptions} checked and defaulted, frozen: what the registries and built-ins are given. */
+export interface ServerSettings {
+  readonly pageSize: number;
+  readonly pathSafety: boolean;
+  readonly uriTemplateLimits: UriTemplateLimits;
+  /** Undefined: picomcp's own. */
+  readonly jsonSchemaValidator: JsonSchemaValidator | undefined;
+  /** The hint of a registration without its own `cache`, and of `server/discover`. */
+  readonly cache: CacheHint;
+}
+
+/** @internal — the settings of a server given `options`; throws on a mistake (a `pageSize` of 0, a negative `ttlMs`). */
+export function settingsOf(options: RegistryOptions): ServerSettings {
+  return Object.freeze({
+    pageSize: pageSizeOf(options.pageSize),
+    pathSafety: options.pathSafety ?? true,
+    uriTemplateLimits: options.uriTemplateLimits ?? {},
+    jsonSchemaValidator: options.jsonSchemaValidator,
+    cache: cacheHint(options.cache),
+  });
+}
+
+/** @internal — every option at its default: for a registry made outside a server. */
+export const DEFAULT_SETTINGS: ServerSettings = settingsOf({});
 
 /** Entries in registration order, by name; `onChange` runs after every add and remove. */
 export class Registry<T> {
@@ -121,18 +183,18 @@ export interface ListingRequest extends ScopedRequest {
 
 /**
  * One page of `entries` under `key` (`tools/list`, `prompts/list`, `resources/templates/list`): the
- * ones the caller may see, shaped for its revision; at 2026-07-28 with the list's caching hint.
+ * ones the caller may see, shaped for its revision, `settings.pageSize` of them; at 2026-07-28 with
+ * the list's caching hint (`settings.cache` when the list is empty).
  */
 export function listPage<T extends Scoped & Listed & { readonly cache: CacheHint }>(
   key: string,
   entries: readonly T[],
   params: { cursor?: unknown },
   ctx: ListingRequest,
-  pageSize: number,
-  cache: CacheHint,
+  settings: Pick<ServerSettings, "pageSize" | "cache">,
 ): { [key: string]: unknown } {
-  if (ctx.features.stateless) ctx.cache(listHint(entries, cache));
-  return listResult(key, visibleTo(entries, ctx), params.cursor, pageSize, (e) =>
+  if (ctx.features.stateless) ctx.cache(listHint(entries, settings.cache));
+  return listResult(key, visibleTo(entries, ctx), params.cursor, settings.pageSize, (e) =>
     listingFor(e, ctx.features),
   );
 }

@@ -6,7 +6,7 @@ import { type ErrorInfo, implementationOf, logError, ServerCore } from "./core.j
 import { dispatch, establish, type HandleOptions, handles } from "./dispatch/envelope.js";
 import { operationScopes } from "./dispatch/scopes.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
-import { type CacheHint, type CacheOptions, cacheHint, serverInfoMeta } from "./eras/stateless.js";
+import { serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, addApp, appParts } from "./ext/apps.js";
 import { type BuiltIn, builtIns } from "./ext/builtins.js";
 import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
@@ -14,20 +14,18 @@ import type { TaskRunner } from "./ext/task-runner.js";
 import { TASKS, type TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
-import { pageSizeOf } from "./pagination.js";
 import {
   createPromptEntry,
   type PromptArgument,
   type PromptEntry,
   type PromptOptions,
 } from "./prompts/prompts.js";
-import type { Registry } from "./registry.js";
+import { type Registry, type RegistryOptions, type ServerSettings, settingsOf } from "./registry.js";
 import { addResourceTools, type ResourcesAsToolsOptions, ResourceTools } from "./resources/as-tools.js";
 import { v1RegisterHint } from "./resources/options.js";
 import type { ResourceOptions, ResourceRegistry } from "./resources/resources.js";
 import type { SubscriptionLimits } from "./resources/subscriptions.js";
-import type { UriTemplateLimits } from "./resources/template.js";
-import type { JsonSchemaValidator, SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
+import type { SchemaLike, StandardSchemaV1 } from "./schema/schema.js";
 import type { HeaderParam } from "./tools/headers.js";
 import { createToolEntry, type ToolEntry, type ToolOptions } from "./tools/tools.js";
 import { type Awaitable, type Implementation, isPromiseLike, type JsonRpcResponse } from "./types.js";
@@ -36,35 +34,18 @@ const NO_HEADERS: readonly HeaderParam[] = Object.freeze([]);
 const TOOLS = "picomcp/tools";
 const RESOURCES = "picomcp/resources";
 
-/** Options of `new McpServer(...)`. */
-export interface McpServerOptions extends Implementation {
+/** Options of `new McpServer(...)`; those its registries read (`pageSize`, `pathSafety`, `uriTemplateLimits`, `jsonSchemaValidator`, `cache`) are {@link RegistryOptions}. */
+export interface McpServerOptions extends Implementation, RegistryOptions {
   /** Hints for the model on how to use the server, sent at initialize. */
   instructions?: string;
-  /** Items per page of every list result. Default: 100. */
-  pageSize?: number;
   /** Milliseconds to wait for the client to answer `elicit`, `sample` or `roots`. Default: 60000. */
   requestTimeoutMs?: number;
-  /**
-   * Path safety for resource template variables: a decoded value with a `..` that escapes, an absolute
-   * path, a drive letter or a NUL byte never reaches `read` (the read answers "not found"). A resource
-   * can turn it off (`pathSafety: false`) or exempt variables (`unsafe: ["path"]`). Default: true.
-   */
-  pathSafety?: boolean;
-  /** Limits of resource URI templates: `maxTemplateLength` (1024), `maxVariables` (32), `maxUriLength` (8192). */
-  uriTemplateLimits?: UriTemplateLimits;
   /** Experimental capabilities, declared as given. */
   experimental?: { [key: string]: object };
   /** Receives every unexpected error of a handler (the client only sees "Internal error"). Default: logs to `console.error`. */
   onError?: (error: unknown, info: ErrorInfo) => void;
   /** Carries change events between instances. Default: in-process. */
   bus?: ChangeBus;
-  /** Validates tools' plain JSON Schema `input` / `output` (ajv, …; see docs/tools.md). Default: picomcp's own. */
-  jsonSchemaValidator?: JsonSchemaValidator;
-  /**
-   * 2026-07-28 caching hints of `server/discover` and of every registration without its own `cache`.
-   * Default: `{ ttlMs: 0, scope: "private" }` (immediately stale, never shared between callers).
-   */
-  cache?: CacheOptions;
   /**
    * 2026-07-28 `requestState` of input-required results: `keys` (the first seals, all open; default:
    * one random key per process, so replicas must share theirs), `ttlMs` (600000), `maxLength` (262144).
@@ -105,19 +86,17 @@ export class McpServer {
   readonly #tasks: TaskRunner | undefined;
   /** Throws when a registration needs a built-in this server was made without. */
   readonly #need: (call: string, ...ids: string[]) => void;
-  readonly #pageSize: number;
-  readonly #cache: CacheHint;
+  /** The options the registries read, checked and defaulted once. */
+  readonly #settings: ServerSettings;
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
-  readonly #jsonSchemaValidator: JsonSchemaValidator | undefined;
   readonly #onResourcesChanged = new Set<() => void>();
 
   constructor(options: McpServerOptions) {
     const info = implementationOf(options);
     this.#bus = options.bus ?? new LocalBus();
-    this.#jsonSchemaValidator = options.jsonSchemaValidator;
-    this.#pageSize = pageSizeOf(options.pageSize);
-    this.#cache = cacheHint(options.cache);
+    const settings = settingsOf(options);
+    this.#settings = settings;
     const core = new ServerCore({
       info,
       instructions: options.instructions,
@@ -131,9 +110,8 @@ export class McpServer {
     const parts = builtIns(
       {
         core,
+        settings,
         options,
-        pageSize: this.#pageSize,
-        cache: this.#cache,
         publish: (e) => this.#publish(e),
         changed: (kind) => {
           core.changed();
@@ -188,7 +166,7 @@ export class McpServer {
   >(name: string, options: ToolOptions<I, O>): Registration {
     this.#need(`server.tool("${name}")`, TOOLS, ...(options?.task ? [TASKS] : []));
     return {
-      remove: this.#tools.add(name, createToolEntry(name, options, this.#cache, this.#jsonSchemaValidator)),
+      remove: this.#tools.add(name, createToolEntry(name, options, this.#settings)),
     };
   }
 
@@ -224,7 +202,7 @@ export class McpServer {
     options: PromptOptions<A>,
   ): Registration {
     this.#need(`server.prompt("${name}")`, "picomcp/prompts");
-    return { remove: this.#prompts.add(name, createPromptEntry(name, options, this.#cache)) };
+    return { remove: this.#prompts.add(name, createPromptEntry(name, options, this.#settings)) };
   }
 
   /**
@@ -234,13 +212,7 @@ export class McpServer {
    */
   resourcesAsTools(options?: ResourcesAsToolsOptions): Registration {
     this.#need("server.resourcesAsTools()", TOOLS, RESOURCES);
-    const bridge = new ResourceTools(
-      this.#resources,
-      this.#pageSize,
-      this.#cache,
-      this.#jsonSchemaValidator,
-      options,
-    );
+    const bridge = new ResourceTools(this.#resources, options);
     return { remove: addResourceTools(this.#tools, bridge, this.#onResourcesChanged) };
   }
 
@@ -265,7 +237,7 @@ export class McpServer {
   ): Registration {
     this.#need(`server.app("${name}")`, TOOLS, RESOURCES, ...(options?.task ? [TASKS] : []));
     const { uri, resource, tool } = appParts(name, options);
-    const entry = createToolEntry(name, tool, this.#cache, this.#jsonSchemaValidator);
+    const entry = createToolEntry(name, tool, this.#settings);
     return { remove: addApp(this.#tools, this.#resources, uri, resource, entry) };
   }
 

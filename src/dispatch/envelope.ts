@@ -3,14 +3,14 @@
  * initialized connection is served as its session, a request carrying 2026-07-28 `_meta` (and every
  * `server/discover`) statelessly.
  */
-import type { AuthInfo, Connection } from "../connection.js";
+import type { Connection } from "../connection.js";
 import { RequestContext } from "../context.js";
 import type { ServerCore } from "../core.js";
 import { shapeImplementation } from "../eras/serialize.js";
 import { hasStatelessMeta } from "../eras/stateless.js";
 import { type Features, featuresOf, isSessionVersion, LATEST_SESSION_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { Carrier, Observer } from "../extension.js";
+import type { MessageObservation } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
@@ -19,30 +19,15 @@ import {
   type Implementation,
   isObject,
   isPromiseLike,
-  type JsonRpcMessage,
   type JsonRpcResponse,
   type Params,
   type RequestId,
 } from "../types.js";
+import type { HandleOptions, Incoming, IncomingRequest } from "./incoming.js";
 import { execute, lookup, type Outcome } from "./methods.js";
 import { statelessRequest } from "./stateless.js";
 
-/** Per-message options a transport may give `handle`. */
-export interface HandleOptions {
-  /** Where messages related to this request go (progress, logs, requests to the client, a listen's stream); default: the connection's `send`. */
-  send?: (message: JsonRpcMessage) => void;
-  /** Aborting it cancels the request (an HTTP stream the client closed, say). */
-  signal?: AbortSignal;
-  /** This message's verified credentials, frozen (`ctx.auth`); default: the connection's. */
-  auth?: AuthInfo;
-  /**
-   * Serves the message as a 2026-07-28 request (the transport saw that revision in its headers): a
-   * missing `_meta` is then -32602. Default: the message's own `_meta` decides.
-   */
-  stateless?: boolean;
-  /** What carried the message, for an observer (telemetry): `"pipe"` or the HTTP request. Default: unknown. */
-  carrier?: Carrier;
-}
+export type { HandleOptions };
 
 /** The requests the core answers itself; every other method is an extension's. */
 const CORE_METHODS = new Set(["initialize", "ping", "server/discover"]);
@@ -146,38 +131,27 @@ function dispatchOne(
   if (hasId && id === undefined) {
     return invalid(undefined, "Invalid Request: id must be a string or a number", conn);
   }
-  const observer = core.extensions.observer;
-  if (observer?.message !== undefined)
-    return observed(observer, core, message.params ?? EMPTY, id, method, conn, options, now);
-  return route(core, message.params ?? EMPTY, id, method, conn, options, now);
-}
-
-/** A message under an observer's eye: run in its context, its related messages and its answer seen. */
-function observed(
-  observer: Observer,
-  core: ServerCore,
-  params: unknown,
-  id: RequestId | undefined,
-  method: string,
-  conn: Connection,
-  options: HandleOptions,
-  now: boolean,
-): Awaitable<JsonRpcResponse | undefined> {
-  const start = {
+  const params = message.params ?? EMPTY;
+  const o = core.extensions.observer?.message?.({
     method,
     id,
     params: isObject(params) ? params : EMPTY,
     connection: conn,
     carrier: options.carrier,
-  };
-  const o = observer.message!(start);
-  if (o === undefined) return route(core, params, id, method, conn, options, now);
+  });
+  if (o === undefined) return route({ core, conn, id, method, params, options, now });
+  // under an observer's eye, its related messages go through the observer's `send`, if it gives one
   const send = o.send?.(options.send ?? ((m) => conn.send(m)));
-  const opts = send ? { ...options, send } : options;
+  const seen = send ? { ...options, send } : options;
+  return observed(o, { core, conn, id, method, params, options: seen, now });
+}
+
+/** A message run in an observer's context, its answer (or its failure) seen. */
+function observed(o: MessageObservation, m: Incoming): Awaitable<JsonRpcResponse | undefined> {
   return o.run(() => {
     let answer: Awaitable<JsonRpcResponse | undefined>;
     try {
-      answer = route(core, params, id, method, conn, opts, now);
+      answer = route(m);
     } catch (error) {
       o.end(undefined);
       throw error;
@@ -193,29 +167,20 @@ function observed(
   });
 }
 
-function route(
-  core: ServerCore,
-  params: unknown,
-  id: RequestId | undefined,
-  method: string,
-  conn: Connection,
-  options: HandleOptions,
-  now: boolean,
-): Awaitable<JsonRpcResponse | undefined> {
-  const hasId = id !== undefined;
-  if (!isObject(params)) {
-    if (!hasId) return undefined;
+function route(m: Incoming): Awaitable<JsonRpcResponse | undefined> {
+  if (!isObject(m.params)) {
+    if (m.id === undefined) return undefined;
     return errorResponse(
-      id,
+      m.id,
       { code: ErrorCode.InvalidParams, message: "Invalid params: params must be an object" },
-      conn.features,
+      m.conn.features,
     );
   }
-  if (!hasId) {
-    notification(core, method, params, conn);
+  if (m.id === undefined) {
+    notification(m.core, m.method, m.params, m.conn);
     return undefined;
   }
-  return request(core, id, method, params, conn, options, now);
+  return request(m as IncomingRequest);
 }
 
 function notification(core: ServerCore, method: string, params: Params, conn: Connection): void {
@@ -241,22 +206,15 @@ function notification(core: ServerCore, method: string, params: Params, conn: Co
   }
 }
 
-function request(
-  core: ServerCore,
-  id: RequestId,
-  name: string,
-  params: Params,
-  conn: Connection,
-  options: HandleOptions,
-  now: boolean,
-): Awaitable<JsonRpcResponse | undefined> {
+function request(m: IncomingRequest): Awaitable<JsonRpcResponse | undefined> {
+  const { core, conn, id, method: name, params, options } = m;
   // the peer is gone: no handler runs for it (a listen would never end), and the answer says why
   if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
   if (
     name === "server/discover" ||
     (conn.state !== "ready" && (options.stateless || hasStatelessMeta(params._meta)))
   )
-    return statelessRequest(core, id, name, params, conn, options, now);
+    return statelessRequest(m);
   const f = conn.features;
   if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
   if (name === "initialize") {
@@ -287,7 +245,7 @@ function request(
     features: f,
     auth: options.auth,
   });
-  const outcome = execute(core, method, ctx, declared.extensions, options.signal);
+  const outcome = execute(m, method, ctx, declared.extensions);
   return isPromiseLike(outcome) ? outcome.then((o) => answerOf(id, o, f)) : answerOf(id, outcome, f);
 }
 

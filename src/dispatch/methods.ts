@@ -6,43 +6,46 @@ import { ErrorCode, McpError } from "../errors.js";
 import type { Era, Method } from "../extension.js";
 import { callerKey } from "../limits/key.js";
 import { type Awaitable, isPromiseLike, type JsonRpcErrorObject, type RequestId } from "../types.js";
+import type { Incoming } from "./incoming.js";
 
 /** What running a method gave: its result or its error. */
 export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
 type Result = { [key: string]: unknown };
 
 /**
- * Runs a method with `ctx` registered as in flight, once the governor admits it (its caller's share
- * of requests in flight, its rates); undefined when it was cancelled (never answered). A method that
- * answers synchronously is done synchronously: no promise, no microtask.
+ * Runs `method` for the request `m` with `ctx` registered as in flight (the transport's signal
+ * aborting it), once the governor admits it (its caller's share of requests in flight, its rates);
+ * undefined when it was cancelled (never answered). A method that answers synchronously is done
+ * synchronously: no promise, no microtask.
  */
 export function execute(
-  core: ServerCore,
+  m: Incoming,
   method: Method,
   ctx: RequestContext,
   served: ReadonlySet<string>,
-  outer: AbortSignal | undefined,
 ): Awaitable<Outcome | undefined> {
+  const core = m.core;
   const key = callerKey(ctx.auth, ctx.connection);
   ctx.governor = core.governor;
   const refused = core.governor.admit(key, ctx.method, ctx.params);
-  if (refused === undefined) return start(core, method, ctx, served, outer, key);
+  if (refused === undefined) return start(m, method, ctx, served, key);
   if (!isPromiseLike(refused)) return { error: toErrorObject(core, refused, ctx.method, ctx.requestId) };
   return refused.then((r) =>
     r === undefined
-      ? start(core, method, ctx, served, outer, key)
+      ? start(m, method, ctx, served, key)
       : { error: toErrorObject(core, r, ctx.method, ctx.requestId) },
   );
 }
 
 function start(
-  core: ServerCore,
+  m: Incoming,
   method: Method,
   ctx: RequestContext,
   served: ReadonlySet<string>,
-  outer: AbortSignal | undefined,
   key: string,
 ): Awaitable<Outcome | undefined> {
+  const core = m.core;
+  const outer = m.options.signal;
   const id = ctx.requestId;
   const conn = ctx.connection;
   const { method: name, params } = ctx;

@@ -1,116 +1,74 @@
 /** The stateless request path (2026-07-28): per-request `_meta`, typed results, input rounds. */
-import { type AuthInfo, type Connection, principalOf } from "../connection.js";
+import { principalOf } from "../connection.js";
 import { cacheOf, isPersonal, RequestContext } from "../context.js";
-import type { ServerCore } from "../core.js";
 import { InputRound } from "../eras/input.js";
 import { completeResult, readStatelessMeta, type StatelessMeta, statelessError } from "../eras/stateless.js";
 import { type Features, STATELESS_FEATURES } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Method } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
-import {
-  type Awaitable,
-  EMPTY,
-  isObject,
-  isPromiseLike,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  type Params,
-  type RequestId,
-} from "../types.js";
+import { type Awaitable, EMPTY, isObject, isPromiseLike, type JsonRpcResponse } from "../types.js";
+import type { IncomingRequest } from "./incoming.js";
 import { execute, lookup, type Outcome, toErrorObject } from "./methods.js";
-
-type Options = { send?: (message: JsonRpcMessage) => void; signal?: AbortSignal; auth?: AuthInfo };
 
 /**
  * A stateless request: its revision, client and capabilities come from its own `_meta`, it leaves
- * no trace on the connection, and its answer says what kind of result it is. `now` (a transport's
+ * no trace on the connection, and its answer says what kind of result it is. `m.now` (a transport's
  * `handleNow`): a method that may ask for input opens its round at once when there is no sealed
  * `requestState`, so a synchronous handler is answered synchronously; otherwise the round opens after
  * a tick, and a connection closed meanwhile runs nothing.
  */
-export function statelessRequest(
-  core: ServerCore,
-  id: RequestId,
-  name: string,
-  params: Params,
-  conn: Connection,
-  options: Options,
-  now = false,
-): Awaitable<JsonRpcResponse | undefined> {
+export function statelessRequest(m: IncomingRequest): Awaitable<JsonRpcResponse | undefined> {
   let meta: StatelessMeta;
   try {
-    meta = readStatelessMeta(params._meta);
+    meta = readStatelessMeta(m.params._meta);
   } catch (error) {
-    return failure(core, id, name, error, STATELESS_FEATURES);
+    return failure(m, error, STATELESS_FEATURES);
   }
   const f = meta.features;
-  const declared = core.declared(f);
+  const declared = m.core.declared(f);
   // a server without the logging capability sends no log messages, whatever level the client asks for
   if (meta.logLevel !== undefined && !declared.capabilities.logging) meta = { ...meta, logLevel: undefined };
   // ping, initialize, logging/setLevel and resources/(un)subscribe do not exist in this revision
-  const method = lookup(core, name, declared, "stateless");
+  const method = lookup(m.core, m.method, declared, "stateless");
   if (!method)
-    return errorResponse(id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${name}` }, f);
-  const auth = options.auth ?? conn.auth;
-  const call: Call = {
-    core,
-    id,
-    name,
-    params,
-    conn,
-    options,
-    method,
-    meta,
-    served: declared.extensions,
-    auth,
-  };
-  if (!method.input) return run(call, undefined);
+    return errorResponse(
+      m.id,
+      { code: ErrorCode.MethodNotFound, message: `Method not found: ${m.method}` },
+      f,
+    );
+  const served = declared.extensions;
+  if (!method.input) return run(m, method, meta, served, undefined);
   let round: Awaitable<InputRound>;
   try {
-    round = openRound(core, name, params, auth, now);
+    round = openRound(m);
   } catch (error) {
-    return fail(call, error);
+    return failure(m, error, f);
   }
   if (isPromiseLike(round))
     return round.then(
-      (r) => run(call, r),
-      (error) => fail(call, error),
+      (r) => run(m, method, meta, served, r),
+      (error) => failure(m, error, f),
     );
-  return run(call, round);
+  return run(m, method, meta, served, round);
 }
 
-function failure(
-  core: ServerCore,
-  id: RequestId,
-  name: string,
-  error: unknown,
-  f: Features,
-): JsonRpcResponse {
-  return errorResponse(id, statelessError(toErrorObject(core, error, name, id)), f);
+function failure(m: IncomingRequest, error: unknown, f: Features): JsonRpcResponse {
+  return errorResponse(m.id, statelessError(toErrorObject(m.core, error, m.method, m.id)), f);
 }
 
-/** One stateless request on its way: run once its round is open, then answered. */
-interface Call {
-  readonly core: ServerCore;
-  readonly id: RequestId;
-  readonly name: string;
-  readonly params: Params;
-  readonly conn: Connection;
-  readonly options: Options;
-  readonly method: Method;
-  readonly meta: StatelessMeta;
-  /** The extensions served to its revision now. */
-  readonly served: ReadonlySet<string>;
-  readonly auth: AuthInfo | undefined;
-}
-
-function fail(call: Call, error: unknown): JsonRpcResponse {
-  return failure(call.core, call.id, call.name, error, call.meta.features);
-}
-
-function run(call: Call, round: InputRound | undefined): Awaitable<JsonRpcResponse | undefined> {
-  const { conn, id, meta } = call;
+/**
+ * Runs the request once its round is open, as `meta` describes its client, among the extensions
+ * `served` to its revision now.
+ */
+function run(
+  m: IncomingRequest,
+  method: Method,
+  meta: StatelessMeta,
+  served: ReadonlySet<string>,
+  round: InputRound | undefined,
+): Awaitable<JsonRpcResponse | undefined> {
+  const { conn, id, options } = m;
   const f = meta.features;
   // checked once the round is open, with none until `execute` registers this request: a twin sent
   // meanwhile is refused, and a connection closed meanwhile runs nothing
@@ -121,82 +79,81 @@ function run(call: Call, round: InputRound | undefined): Awaitable<JsonRpcRespon
       : undefined;
   if (refused !== undefined)
     return errorResponse(id, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${refused}` }, f);
-  if (call.options.signal?.aborted) return undefined;
+  if (options.signal?.aborted) return undefined;
   const ctx = new RequestContext({
     connection: conn,
     id,
-    method: call.name,
-    params: call.params,
-    send: call.options.send,
-    timeoutMs: call.core.requestTimeoutMs,
+    method: m.method,
+    params: m.params,
+    send: options.send,
+    timeoutMs: m.core.requestTimeoutMs,
     client: Object.freeze({ protocolVersion: f.version, capabilities: meta.capabilities, info: meta.info }),
     features: f,
-    auth: call.auth,
-    stateless: { logLevel: meta.logLevel, input: round, complete: call.core.complete },
+    auth: options.auth,
+    stateless: { logLevel: meta.logLevel, input: round, complete: m.core.complete },
   });
-  const outcome = execute(call.core, call.method, ctx, call.served, call.options.signal);
+  const outcome = execute(m, method, ctx, served);
   return isPromiseLike(outcome)
-    ? outcome.then((o) => answer(call, round, ctx, o))
-    : answer(call, round, ctx, outcome);
+    ? outcome.then((o) => answer(m, round, ctx, o))
+    : answer(m, round, ctx, outcome);
 }
 
 function answer(
-  call: Call,
+  m: IncomingRequest,
   round: InputRound | undefined,
   ctx: RequestContext,
   outcome: Outcome | undefined,
 ): Awaitable<JsonRpcResponse | undefined> {
   if (outcome === undefined) return undefined;
-  if (round?.incomplete) return inputRequired(call, round);
-  if ("error" in outcome) return errorResponse(call.id, statelessError(outcome.error), call.meta.features);
+  if (round?.incomplete) return inputRequired(m, round, ctx);
+  if ("error" in outcome) return errorResponse(m.id, statelessError(outcome.error), ctx.features);
   return {
     jsonrpc: "2.0",
-    id: call.id,
-    result: completeResult(outcome.result, call.core.serverMeta, cacheOf(ctx), isPersonal(ctx)),
+    id: m.id,
+    result: completeResult(outcome.result, m.core.serverMeta, cacheOf(ctx), isPersonal(ctx)),
   };
 }
 
 /** The handler asked the client: what it asked, with the answers so far sealed for the retry. */
-async function inputRequired(call: Call, round: InputRound): Promise<JsonRpcResponse> {
+async function inputRequired(
+  m: IncomingRequest,
+  round: InputRound,
+  ctx: RequestContext,
+): Promise<JsonRpcResponse> {
   try {
-    const requestState = await call.core.requestState.seal(
+    const requestState = await m.core.requestState.seal(
       { answers: round.used, state: round.state },
-      call.name,
-      call.params,
-      principalOf(call.auth),
+      m.method,
+      m.params,
+      principalOf(ctx.auth), // the request's own credentials, else its connection's
     );
     const result = {
       resultType: "input_required",
       inputRequests: round.asked,
       requestState,
-      _meta: call.core.serverMeta,
+      _meta: m.core.serverMeta,
     };
-    return { jsonrpc: "2.0", id: call.id, result };
+    return { jsonrpc: "2.0", id: m.id, result };
   } catch (error) {
-    return fail(call, error);
+    return failure(m, error, ctx.features);
   }
 }
 
 /**
  * The answers a retry brings: sealed ones from `requestState`, fresh ones from `inputResponses`.
- * Throws for a malformed `inputResponses`; a promise when a state is sealed, or unless `now`.
+ * Throws for a malformed `inputResponses`; a promise when a state is sealed, or unless `m.now`.
  */
-function openRound(
-  core: ServerCore,
-  name: string,
-  params: Params,
-  auth: AuthInfo | undefined,
-  now: boolean,
-): Awaitable<InputRound> {
+function openRound(m: IncomingRequest): Awaitable<InputRound> {
+  const params = m.params;
   const responses = params.inputResponses;
   if (responses !== undefined && responses !== null && !isObject(responses))
     throw new McpError(ErrorCode.InvalidParams, "Invalid params: inputResponses must be an object");
   const fresh = isObject(responses) ? responses : EMPTY;
   if (params.requestState === undefined) {
     const round = new InputRound(EMPTY, fresh, undefined);
-    return now ? round : Promise.resolve(round);
+    return m.now ? round : Promise.resolve(round);
   }
-  return core.requestState
-    .open(params.requestState, name, params, principalOf(auth))
+  return m.core.requestState
+    .open(params.requestState, m.method, params, principalOf(m.options.auth ?? m.conn.auth))
     .then((opened) => new InputRound(opened.answers, fresh, opened.state));
 }

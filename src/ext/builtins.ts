@@ -6,16 +6,14 @@
 
 import type { ChangeEvent } from "../bus.js";
 import type { Connection } from "../connection.js";
-import type { CacheHint } from "../eras/stateless.js";
 import type { Features } from "../eras/versions.js";
 import type { Extension } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
 import { completionExtension } from "../prompts/completion.js";
 import { type PromptEntry, promptsExtension } from "../prompts/prompts.js";
-import { Registry } from "../registry.js";
+import { Registry, type ServerSettings } from "../registry.js";
 import { ResourceRegistry, resourcesExtension } from "../resources/resources.js";
 import { type SubscriptionLimits, subscriptionsExtension } from "../resources/subscriptions.js";
-import type { UriTemplateLimits } from "../resources/template.js";
 import { type ToolEntry, toolsExtension } from "../tools/tools.js";
 import type { Implementation, RequestId, ServerCapabilities } from "../types.js";
 import { listenExtension } from "./listen.js";
@@ -43,16 +41,15 @@ export interface CoreView {
 /** What the built-ins are made of: the server's options. */
 export interface BuiltInOptions {
   readonly core: CoreView;
+  /** What the registries read (page size, caching default, path safety, template limits, validator). */
+  readonly settings: ServerSettings;
+  /** The options of the built-ins over them. */
   readonly options: {
     readonly instructions?: string | undefined;
     readonly experimental?: { [key: string]: object } | undefined;
     readonly subscriptionLimits?: SubscriptionLimits | undefined;
     readonly tasks?: TaskOptions | undefined;
-    readonly pathSafety?: boolean | undefined;
-    readonly uriTemplateLimits?: UriTemplateLimits | undefined;
   };
-  readonly pageSize: number;
-  readonly cache: CacheHint;
   /** Publishes a change event on the server's bus. */
   readonly publish: (event: ChangeEvent) => void;
   /** A registry changed (what it implies is derived anew; clients hear of it). */
@@ -103,13 +100,13 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
   }),
   builtIn("picomcp/logging", () => loggingExtension()),
   builtIn("picomcp/completion", (p) => completionExtension(p.prompts, p.resources)),
-  builtIn("picomcp/prompts", (p) => promptsExtension(p.prompts, p.o.pageSize, p.o.cache)),
-  builtIn("picomcp/resources", (p) => resourcesExtension(p.resources, p.o.pageSize)),
+  builtIn("picomcp/prompts", (p) => promptsExtension(p.prompts, p.o.settings)),
+  builtIn("picomcp/resources", (p) => resourcesExtension(p.resources)),
   builtIn("picomcp/subscriptions", ({ resources, limits, o }) =>
     subscriptionsExtension({ resources, limits, governor: o.core.governor, sessions: o.core.connections }),
   ),
   builtIn("picomcp/tools", ({ tools, o }) =>
-    toolsExtension(tools, o.pageSize, o.cache, (e, name, ctx) =>
+    toolsExtension(tools, o.settings, (e, name, ctx) =>
       o.core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
   ),
@@ -120,7 +117,7 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
     discoverExtension({
       info: o.core.info,
       instructions: o.options.instructions,
-      cache: o.cache,
+      cache: o.settings.cache,
       capabilities,
     }),
   ),
@@ -138,18 +135,13 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
 export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)[] = defaultExtensions) {
   if (!Array.isArray(list))
     throw new TypeError("new McpServer({ extensions }): extensions must be an array (see defaultExtensions)");
-  const { core, options, pageSize, cache } = o;
+  const { core, options, settings } = o;
   const p: Parts = {
     o,
     tools: new Registry<ToolEntry>("tool", () => o.changed("tools")),
     prompts: new Registry<PromptEntry>("prompt", () => o.changed("prompts")),
-    resources: new ResourceRegistry(
-      () => o.changed("resources"),
-      options.pathSafety ?? true,
-      options.uriTemplateLimits ?? {},
-      cache,
-    ),
-    skills: new Skills(pageSize, cache),
+    resources: new ResourceRegistry(() => o.changed("resources"), settings),
+    skills: new Skills(settings),
     limits: options.subscriptionLimits ?? {},
     capabilities: (f) => core.declared(f).capabilities,
   };

@@ -4,10 +4,10 @@
  * `skills/get` (each entry with the sha256 digest and size of every file), and their folders with
  * `resources/directory/read`.
  */
-import type { CacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { listResult } from "../pagination.js";
+import type { ServerSettings } from "../registry.js";
 import type { ResourceOptions, ResourceRegistry } from "../resources/resources.js";
 
 /** The extension's identifier. */
@@ -52,12 +52,11 @@ async function describe(uri: string, text: string) {
 /** The skills of one server and the extension that serves them. */
 export class Skills {
   readonly #skills = new Map<string, SkillEntry>();
-  readonly #pageSize: number;
-  readonly #cache: CacheHint;
+  readonly #settings: ServerSettings;
 
-  constructor(pageSize: number, cache: CacheHint) {
-    this.#pageSize = pageSize;
-    this.#cache = cache;
+  /** Skills listed in pages of `settings.pageSize`, with `settings.cache` as their caching hint. */
+  constructor(settings: ServerSettings) {
+    this.#settings = settings;
   }
 
   /**
@@ -150,15 +149,21 @@ export class Skills {
           era: "both",
           clientMustDeclare: false,
           run: (params) =>
-            listResult("resources", this.#directory(params.uri), params.cursor, this.#pageSize, (e) => e),
+            listResult(
+              "resources",
+              this.#directory(params.uri),
+              params.cursor,
+              this.#settings.pageSize,
+              (e) => e,
+            ),
         },
         "skills/list": {
           era: "both",
           clientMustDeclare: false,
           run: async (params, ctx) => {
-            ctx.cache(this.#cache);
+            ctx.cache(this.#settings.cache);
             const all = await Promise.all([...this.#skills.values()].map((s) => this.#entry(s)));
-            return listResult("skills", all, params.cursor, this.#pageSize, (e) => e);
+            return listResult("skills", all, params.cursor, this.#settings.pageSize, (e) => e);
           },
         },
         "skills/get": {
@@ -170,7 +175,7 @@ export class Skills {
               throw new McpError(ErrorCode.InvalidParams, "Invalid params: uri must be a string");
             const skill = [...this.#skills.values()].find((s) => s.uri === uri);
             if (!skill) throw new McpError(ErrorCode.InvalidParams, `Unknown skill: ${uri}`, { uri });
-            ctx.cache(this.#cache);
+            ctx.cache(this.#settings.cache);
             return { skill: await this.#entry(skill) };
           },
         },

@@ -71,18 +71,18 @@ export class TaskRunner {
   /** How long a task is kept, unless a 2025-11-25 client asked for less. */
   readonly ttlMs: number;
 
+  /** Tasks kept in `options.store`, their changes published, their handlers' failures reported. */
   constructor(
-    store: TaskStore,
-    ttlMs: number,
-    pollIntervalMs: number,
+    options: { readonly store: TaskStore; readonly ttlMs: number; readonly pollIntervalMs: number },
     publish: (event: ChangeEvent) => void,
     report: (error: unknown) => void,
     governor: Governor,
   ) {
+    const store = options.store;
     this.#store = store;
     this.#governor = governor;
-    this.ttlMs = ttlMs;
-    this.pollIntervalMs = pollIntervalMs;
+    this.ttlMs = options.ttlMs;
+    this.pollIntervalMs = options.pollIntervalMs;
     this.#publish = publish;
     this.#report = report;
     // a shared store brings other processes' signals for the tasks running here, and their changes

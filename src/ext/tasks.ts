@@ -61,14 +61,8 @@ export function tasksExtension(
     throw new RangeError("tasks.ttlMs must be a positive integer");
   if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs < 1)
     throw new RangeError("tasks.pollIntervalMs must be a positive integer");
-  const runner = new TaskRunner(
-    options.store ?? new MemoryTaskStore(),
-    ttlMs,
-    pollIntervalMs,
-    publish,
-    report,
-    governor,
-  );
+  const store = options.store ?? new MemoryTaskStore();
+  const runner = new TaskRunner({ store, ttlMs, pollIntervalMs }, publish, report, governor);
   // the registry's list is a new array after each change: the answer is computed once per change
   let seen: readonly ToolEntry[] | undefined;
   let any = false;

@@ -15,7 +15,7 @@ import {
 import { ErrorCode, type McpError } from "../errors.js";
 import { encodeMessage, errorResponse, parseErrorResponse } from "../jsonrpc.js";
 import { limitStatus } from "../limits/shares.js";
-import type { JsonRpcResponse } from "../types.js";
+import type { JsonRpcErrorObject, JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
 import { type BodyMeter, readBody } from "./request.js";
@@ -33,11 +33,25 @@ export function httpError(
   message: string,
   features?: Features,
   headers?: { [name: string]: string },
-  data?: unknown,
 ): Reply {
-  const error = data === undefined ? { code, message } : { code, message, data };
+  return errorReply(status, { code, message }, features, headers);
+}
+
+/** The JSON-RPC error `error` (its `data` too) as a body with no id, with an HTTP status. */
+export function errorReply(
+  status: number,
+  error: JsonRpcErrorObject,
+  features?: Features,
+  headers?: { [name: string]: string },
+): Reply {
   const body = encodeMessage(errorResponse(undefined, error, features));
   return new Reply(status, headers ? { "content-type": "application/json", ...headers } : JSON_TYPE, body);
+}
+
+/** An `McpError` as a JSON-RPC error object: its code, message and (when it has some) data. */
+function errorObject(error: McpError): JsonRpcErrorObject {
+  const { code, message, data } = error;
+  return data === undefined ? { code, message } : { code, message, data };
 }
 
 /** The headers of a JSON answer that has no others (shared: a reply's headers are never changed). */
@@ -56,14 +70,14 @@ export function sessionNotFound(features?: Features): Reply {
 /** A refusal of the governor: 429 at the caller's share, 503 at the total, with `Retry-After` and the error's `data`. */
 export function limitReply(error: McpError, features?: Features): Reply {
   const status = limitStatus(error)!;
-  return httpError(status.status, error.code, error.message, features, status.headers, error.data);
+  return errorReply(status.status, errorObject(error), features, status.headers);
 }
 
 /** A body the governor refused while it was still to come: {@link limitReply}, and its connection closes (the rest is never read). */
 export function bodyRefused(error: McpError, features?: Features): Reply {
   const status = limitStatus(error)!;
   const headers = { ...status.headers, connection: "close" };
-  return httpError(status.status, error.code, error.message, features, headers, error.data);
+  return errorReply(status.status, errorObject(error), features, headers);
 }
 
 /** 401 for a request without credentials on a session that was opened with them. */
@@ -105,14 +119,11 @@ export function unsupportedVersion(
   requested: string,
   supported: readonly string[] = SESSION_VERSIONS,
 ): Reply {
-  return httpError(
-    400,
-    ErrorCode.UnsupportedProtocolVersion,
-    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${supported.join(", ")}`,
-    undefined,
-    undefined,
-    { supported: [...supported], requested },
-  );
+  return errorReply(400, {
+    code: ErrorCode.UnsupportedProtocolVersion,
+    message: `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(requested)}; supported: ${supported.join(", ")}`,
+    data: { supported: [...supported], requested },
+  });
 }
 
 /** A JSON answer: 400 when it is a lone error tied to no request (the input was not a request), else 200. */

@@ -6,6 +6,7 @@ import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, isPromiseLike, type RequestId } from "../types.js";
 import { freezeAuth } from "./access.js";
 import {
+  errorReply,
   httpError,
   noBatch,
   readMessage,
@@ -230,6 +231,7 @@ export class StreamableHttp {
     return this.#sessions.serve(request, session, message, auth);
   }
 
+  /** One POST's messages on `connection`: a session's, or (without `session`) one the drain tracks until its answer is out. */
   #exchange(
     request: Request,
     connection: Connection,
@@ -237,6 +239,7 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
   ): Awaitable<Answer> {
+    const done = session ? noop : this.#drain.track(connection);
     return serveExchange({
       server: this.#server,
       connection,

@@ -5,7 +5,7 @@ import { principalKey } from "../limits/key.js";
 import type { JsonRpcMessage, RequestId } from "../types.js";
 import { mayUse, namedSession, noRoom, randomId, refuseSession, SESSION_ID_BYTES } from "./access.js";
 import {
-  httpError,
+  errorReply,
   json,
   NONE,
   SERVER_ERROR,
@@ -85,14 +85,9 @@ export class LocalSessions implements SessionBackend {
     auth: AuthInfo | undefined,
   ): Answer | Promise<Answer> {
     if (init) return this.#initialize(request, message, auth);
-    return httpError(
-      400,
-      SERVER_ERROR,
-      `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`,
-      versionFeatures(version),
-      undefined,
-      { supported: [...SUPPORTED_VERSIONS] },
-    );
+    const text = `Bad Request: Mcp-Session-Id header is required (initialize first, or send a 2026-07-28 request with _meta); supported versions: ${SUPPORTED_VERSIONS.join(", ")}`;
+    const data = { supported: [...SUPPORTED_VERSIONS] };
+    return errorReply(400, { code: SERVER_ERROR, message: text, data }, versionFeatures(version));
   }
 
   async #initialize(request: Request, message: unknown, auth: AuthInfo | undefined): Promise<Answer> {

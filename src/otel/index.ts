@@ -63,12 +63,12 @@ export function instrument(server: McpServer, options: InstrumentOptions = {}): 
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
   const instruments = new Instruments(meter);
-  const telemetry = new Telemetry(
+  const telemetry = new Telemetry({
     tracer,
     instruments,
-    new MetaPropagation(options.propagator),
-    new TaskSpans(tracer, instruments),
-    {
+    propagation: new MetaPropagation(options.propagator),
+    tasks: new TaskSpans(tracer, instruments),
+    recording: {
       toolArguments: options.recordToolArguments === true,
       toolResults: options.recordToolResults === true,
       resourceUri: options.recordResourceUri !== false,
@@ -77,7 +77,7 @@ export function instrument(server: McpServer, options: InstrumentOptions = {}): 
       sessionId: options.recordSessionId !== false,
       notifications: options.notificationSpans !== false,
     },
-    new Kinds((what, name) => server.knows(what, name)),
-  );
+    kinds: new Kinds((what, name) => server.knows(what, name)),
+  });
   return server.use({ id: "picomcp/otel", observer: telemetry });
 }

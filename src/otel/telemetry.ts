@@ -100,20 +100,16 @@ export class Telemetry implements Observer {
     },
   );
 
+  /** Made of its parts: what it records with, and what it records (`recording`, the options). */
   constructor(
-    tracer: Tracer,
-    instruments: Instruments,
-    propagation: MetaPropagation,
-    tasks: TaskSpans,
-    recording: Recording,
-    kinds: Kinds,
+    parts: Pick<Telemetry, "tracer" | "instruments" | "propagation" | "tasks" | "recording" | "kinds">,
   ) {
-    this.kinds = kinds;
-    this.tracer = tracer;
-    this.instruments = instruments;
-    this.propagation = propagation;
-    this.tasks = tasks;
-    this.recording = recording;
+    this.tracer = parts.tracer;
+    this.instruments = parts.instruments;
+    this.propagation = parts.propagation;
+    this.tasks = parts.tasks;
+    this.recording = parts.recording;
+    this.kinds = parts.kinds;
   }
 
   message(start: MessageStart): MessageObservation {

@@ -5,7 +5,14 @@ import { shapeMessages } from "../eras/serialize.js";
 import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
-import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
+import {
+  listPage,
+  type Registry,
+  requireScopes,
+  type Scoped,
+  type ServerSettings,
+  scopesOption,
+} from "../registry.js";
 import { checkGetParams } from "../resources/handler-params.js";
 import {
   type CompiledSchema,
@@ -66,8 +73,12 @@ export interface PromptEntry extends Scoped {
   readonly cache: CacheHint;
 }
 
-/** Validates options and builds the registry entry; throws on programming mistakes. */
-export function createPromptEntry(name: string, options: PromptOptions<any>, cache: CacheHint): PromptEntry {
+/** Validates options and builds the registry entry, as the server's `settings` say; throws on programming mistakes. */
+export function createPromptEntry(
+  name: string,
+  options: PromptOptions<any>,
+  settings: ServerSettings,
+): PromptEntry {
   if (typeof name !== "string" || name.length === 0) throw new TypeError("A prompt needs a non-empty name");
   if (typeof options?.get !== "function") throw new TypeError(`Prompt "${name}" needs a get function`);
   let args: PromptArgument[] = [];
@@ -127,7 +138,7 @@ export function createPromptEntry(name: string, options: PromptOptions<any>, cac
     get: options.get,
     shaped: new Map(),
     scopes: scopesOption(`Prompt "${name}"`, options.scopes),
-    cache: cacheHint(options.cache, cache),
+    cache: cacheHint(options.cache, settings.cache),
   };
 }
 
@@ -164,17 +175,13 @@ function mayPassOtherKeys(args: StandardSchemaV1, input: ObjectSchema): boolean 
 const PROMPTS = Object.freeze({ prompts: Object.freeze({ listChanged: true }) });
 
 /** The prompts of `prompts`: the `prompts` capability while any is registered, `prompts/list` and `prompts/get`. */
-export function promptsExtension(
-  prompts: Registry<PromptEntry>,
-  pageSize: number,
-  cache: CacheHint,
-): Extension {
+export function promptsExtension(prompts: Registry<PromptEntry>, settings: ServerSettings): Extension {
   return {
     id: "picomcp/prompts",
     capabilities: () => (prompts.size > 0 ? PROMPTS : undefined),
     methods: {
       "prompts/list": {
-        run: (p, ctx) => listPage("prompts", prompts.values(), p, ctx, pageSize, cache),
+        run: (p, ctx) => listPage("prompts", prompts.values(), p, ctx, settings),
       },
       "prompts/get": { input: true, run: (p, ctx) => getPrompt(prompts, p, ctx) },
     },

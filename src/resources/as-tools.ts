@@ -6,7 +6,6 @@ import type { Context } from "../context.js";
 import type { CacheHint, CacheOptions } from "../eras/stateless.js";
 import { McpError } from "../errors.js";
 import type { Registry } from "../registry.js";
-import type { JsonSchemaValidator } from "../schema/schema.js";
 import { createToolEntry, type ToolEntry } from "../tools/tools.js";
 import type { CallToolResult } from "../types.js";
 import { extendContext } from "../views/context-view.js";
@@ -75,22 +74,11 @@ export class ResourceTools {
   readonly listName: string;
   readonly readName: string;
   readonly #reg: ResourceRegistry;
-  readonly #pageSize: number;
-  readonly #cache: CacheHint;
-  readonly #validator: JsonSchemaValidator | undefined;
   #description = "";
 
-  constructor(
-    reg: ResourceRegistry,
-    pageSize: number,
-    cache: CacheHint,
-    validator: JsonSchemaValidator | undefined,
-    options: ResourcesAsToolsOptions = {},
-  ) {
+  /** The tools over `reg`, made as its settings (the server's) say. */
+  constructor(reg: ResourceRegistry, options: ResourcesAsToolsOptions = {}) {
     this.#reg = reg;
-    this.#pageSize = pageSize;
-    this.#cache = cache;
-    this.#validator = validator;
     this.listName = options.listName ?? "list_resources";
     this.readName = options.readName ?? "read_resource";
     if (this.listName === this.readName)
@@ -100,7 +88,6 @@ export class ResourceTools {
   /** `list_resources`: one page of `resources/list`, and every template the caller may see. */
   list(): ToolEntry {
     const reg = this.#reg;
-    const pageSize = this.#pageSize;
     return createToolEntry(
       this.listName,
       {
@@ -113,13 +100,9 @@ export class ResourceTools {
         run: (args, ctx) =>
           asResourceMethod(ctx, async (rc) => {
             try {
-              const page = await listResources(
-                reg,
-                { cursor: (args as { cursor?: string }).cursor },
-                rc,
-                pageSize,
-              );
-              const all = Math.max(1, reg.templates.length);
+              const page = await listResources(reg, { cursor: (args as { cursor?: string }).cursor }, rc);
+              // every template on one page
+              const all = { ...reg.settings, pageSize: Math.max(1, reg.templates.length) };
               const templates = listResourceTemplates(reg, {}, rc, all);
               const value = { ...page, resourceTemplates: templates.resourceTemplates };
               return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
@@ -128,8 +111,7 @@ export class ResourceTools {
             }
           }),
       },
-      this.#cache,
-      this.#validator,
+      reg.settings,
     );
   }
 
@@ -162,8 +144,7 @@ export class ResourceTools {
             }
           }),
       },
-      this.#cache,
-      this.#validator,
+      reg.settings,
     );
   }
 

@@ -2,19 +2,28 @@
 import { toResourceContents } from "../content.js";
 import type { Context, ResourceContext } from "../context.js";
 import { listingFor, shapePrimitive, shapeResourceContents } from "../eras/serialize.js";
-import { type CacheHint, cacheHint, combineHints, PRIVATE_NO_CACHE } from "../eras/stateless.js";
+import { type CacheHint, cacheHint, combineHints } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
 import { preEncode } from "../jsonrpc.js";
 import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
-import { listPage, permits, requireScopes, type Scoped, scopesOption, visibleTo } from "../registry.js";
+import {
+  DEFAULT_SETTINGS,
+  listPage,
+  permits,
+  requireScopes,
+  type Scoped,
+  type ServerSettings,
+  scopesOption,
+  visibleTo,
+} from "../registry.js";
 import { type Awaitable, isPromiseLike, type ResourceContents } from "../types.js";
 import { ContextView } from "../views/context-view.js";
 import { checkReadParams } from "./handler-params.js";
 import { type ResourceOptions, v1ResourceHint } from "./options.js";
 import { isUnsafePathValue } from "./path-safety.js";
 import { TemplateRouter } from "./router.js";
-import { parseUriTemplate, type UriTemplate, type UriTemplateLimits, type UriValues } from "./template.js";
+import { parseUriTemplate, type UriTemplate, type UriValues } from "./template.js";
 import { templateShape } from "./template-layout.js";
 
 export type { ListedResource, ResourceOptions } from "./options.js";
@@ -59,21 +68,12 @@ export class ResourceRegistry {
   #scopedStatics: boolean | undefined;
   #enumerates: boolean | undefined;
   readonly #onChange: () => void;
-  readonly #pathSafety: boolean;
-  readonly #limits: UriTemplateLimits;
-  /** The server's caching default. */
-  readonly cache: CacheHint;
+  /** The server's: path safety, template limits, caching default, page size. */
+  readonly settings: ServerSettings;
 
-  constructor(
-    onChange: () => void,
-    pathSafety = true,
-    limits: UriTemplateLimits = {},
-    cache: CacheHint = PRIVATE_NO_CACHE,
-  ) {
+  constructor(onChange: () => void, settings: ServerSettings = DEFAULT_SETTINGS) {
     this.#onChange = onChange;
-    this.#pathSafety = pathSafety;
-    this.#limits = limits;
-    this.cache = cache;
+    this.settings = settings;
   }
 
   add(uri: string, options: ResourceOptions<string>): () => void {
@@ -85,7 +85,7 @@ export class ResourceRegistry {
         `${JSON.stringify(uri)} is not a URI: a resource URI starts with a scheme (books://…, file:///…, urn:…) and holds no whitespace (percent-encode a space as %20)`,
       );
     if (typeof options?.read !== "function") throw new TypeError(`Resource ${uri} needs a read function`);
-    const parsed = parseUriTemplate(uri, this.#limits);
+    const parsed = parseUriTemplate(uri, this.settings.uriTemplateLimits);
     const template = parsed.isTemplate ? parsed : undefined;
     checkReadParams(uri, template ? template.variables.map((v) => v.name) : undefined, options.read);
     const table = template ? this.#templates : this.#statics;
@@ -113,11 +113,11 @@ export class ResourceRegistry {
       listing,
       mimeType: options.mimeType,
       unsafe: new Set(options.unsafe ?? []),
-      pathSafety: options.pathSafety ?? this.#pathSafety,
+      pathSafety: options.pathSafety ?? this.settings.pathSafety,
       options,
       shaped: new Map(),
       scopes: scopesOption(`Resource ${uri}`, options.scopes),
-      cache: cacheHint(options.cache, this.cache),
+      cache: cacheHint(options.cache, this.settings.cache),
     };
     table.set(uri, entry);
     const unroute = template ? this.#router.add(template, entry) : undefined;
@@ -181,7 +181,7 @@ export class ResourceRegistry {
   get listHint(): CacheHint {
     this.#listHint ??= combineHints(
       [...this.statics, ...this.templates].map((e) => e.cache),
-      this.cache,
+      this.settings.cache,
     );
     return this.#listHint;
   }
@@ -234,15 +234,13 @@ const RESOURCES = Object.freeze({ resources: Object.freeze({ subscribe: true, li
  * The resources of `reg`: the `resources` capability while any is registered, `resources/list`,
  * `resources/templates/list` and `resources/read`.
  */
-export function resourcesExtension(reg: ResourceRegistry, pageSize: number): Extension {
+export function resourcesExtension(reg: ResourceRegistry): Extension {
   return {
     id: "picomcp/resources",
     capabilities: () => (reg.size > 0 ? RESOURCES : undefined),
     methods: {
-      "resources/list": { run: (p, ctx) => listResources(reg, p, ctx, pageSize) },
-      "resources/templates/list": {
-        run: (p, ctx) => listResourceTemplates(reg, p, ctx, pageSize),
-      },
+      "resources/list": { run: (p, ctx) => listResources(reg, p, ctx) },
+      "resources/templates/list": { run: (p, ctx) => listResourceTemplates(reg, p, ctx) },
       "resources/read": { input: true, run: (p, ctx) => readResource(reg, p, ctx) },
     },
   };
@@ -264,8 +262,8 @@ export async function listResources(
   reg: ResourceRegistry,
   params: { cursor?: unknown },
   ctx: Context,
-  pageSize: number,
 ): Promise<ResourcePage> {
+  const pageSize = reg.settings.pageSize;
   ctx.cache(reg.listHint);
   const at = params.cursor === undefined ? undefined : decodeMarkedCursor(params.cursor, MARKS);
   if (at?.mark === ENUMERATED) return enumeratedPage(reg, ctx, [], at.n, pageSize);
@@ -328,14 +326,14 @@ async function enumeratedPage(
   return to < listed.length ? { resources, nextCursor: encodeMarkedCursor(ENUMERATED, to) } : { resources };
 }
 
-/** `resources/templates/list`. */
+/** `resources/templates/list`, pages of the server's `pageSize` unless `settings` say otherwise. */
 export function listResourceTemplates(
   reg: ResourceRegistry,
   params: { cursor?: unknown },
   ctx: Context,
-  pageSize: number,
+  settings: Pick<ServerSettings, "pageSize" | "cache"> = reg.settings,
 ) {
-  return listPage("resourceTemplates", reg.templates, params, ctx, pageSize, reg.cache);
+  return listPage("resourceTemplates", reg.templates, params, ctx, settings);
 }
 
 /** `resources/read`: never an empty contents array for a missing resource. Synchronous when `read` is. */

@@ -185,14 +185,15 @@ function matchQuery(s: Scanner, uri: string, start: number, end: number, out: Ur
       claimed = true;
       break;
     }
-    if (record !== null && !claimed && amp > i) collect(s, uri, i, amp, out, record);
+    if (record !== null && !claimed && amp > i) collect(s, uri, i, amp, out);
     i = amp + 1;
   }
   return seen === (1 << pairs.length) - 1;
 }
 
-/** Adds the pair `uri[i, amp)` to the record, unless a literal pair claims its key. */
-function collect(s: Scanner, uri: string, i: number, amp: number, out: UriValues, record: string): void {
+/** Adds the pair `uri[i, amp)` to the scanner's record variable, unless a literal pair claims its key. */
+function collect(s: Scanner, uri: string, i: number, amp: number, out: UriValues): void {
+  const record = s.record!;
   let eq = uri.indexOf("=", i);
   if (eq < 0 || eq > amp) eq = amp;
   const key = uri.slice(i, eq);

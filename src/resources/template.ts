@@ -46,6 +46,7 @@
  * `template-layout.ts` and `template-compile.ts` turn those into a scanner, `template-scan.ts` runs it,
  * `template-expand.ts` expands, `percent.ts` encodes and decodes.
  */
+import type { UriTemplateLimits } from "../registry.js";
 import { charTable, encodeUriText, isTriplet } from "./percent.js";
 import { compileScanner } from "./template-compile.js";
 import { type Expr, fail, type UriOperator, UriTemplateError } from "./template-error.js";
@@ -56,16 +57,8 @@ export type { UriOperator } from "./template-error.js";
 export { UriTemplateError } from "./template-error.js";
 export type { UriExpandValue, UriExpandValues, UriScalar } from "./template-expand.js";
 export type { UriValues } from "./template-scan.js";
-
-/** Limits applied by {@link parseUriTemplate}; every field is optional. */
-export interface UriTemplateLimits {
-  /** Longest template accepted, in UTF-16 code units; longer throws at registration. Default 1024. */
-  readonly maxTemplateLength?: number;
-  /** Longest URI `match` looks at; a longer URI does not match (`match` returns null). Default 8192. */
-  readonly maxUriLength?: number;
-  /** Most variables in one template; more throws at registration. Default 32. */
-  readonly maxVariables?: number;
-}
+// the limits are a server option (`uriTemplateLimits`), declared with the others
+export type { UriTemplateLimits };
 
 /** Options of {@link parseUriTemplate}: the limits, and whether a template only has to expand. */
 export interface UriTemplateOptions extends UriTemplateLimits {

@@ -113,7 +113,7 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
   const patternChecks = Object.keys(pp).map((k) => schemas.member(s, "patternProperties", k));
   const extra = s.additionalProperties === false ? false : schemas.sub(s, "additionalProperties");
   if (names.length > 0 || patterns.length > 0 || extra !== undefined) {
-    checks.push(scan(names, known, inside, patterns, patternChecks, extra));
+    checks.push(scan({ names, known, inside, patterns, patternChecks, extra }));
   }
   if (outside.length > 0) checks.push(requires(outside, "is required"));
   const deps = keyed(s, "dependencies", where);
@@ -156,18 +156,26 @@ export function objectChecks(s: Obj, where: string, schemas: Subschemas): Check[
   return checks;
 }
 
+/** What an object schema's keywords say of the keys of an object, compiled. */
+interface KeyRules {
+  /** The names `properties` lists, and the check of each. */
+  readonly names: readonly string[];
+  readonly known: readonly Check[];
+  /** The `required` names among them. */
+  readonly inside: readonly string[];
+  /** `patternProperties`: the patterns, and the check of each. */
+  readonly patterns: readonly Pattern[];
+  readonly patternChecks: readonly Check[];
+  /** `additionalProperties`: its check, `false`, or undefined (any key allowed). */
+  readonly extra: Check | false | undefined;
+}
+
 /**
  * `properties`, the `required` names among them, `patternProperties` and `additionalProperties`, in one
  * pass over the object's keys (a for-in reads each value fast, where a lookup by name would not).
  */
-function scan(
-  names: readonly string[],
-  known: readonly Check[],
-  inside: readonly string[],
-  patterns: readonly Pattern[],
-  patternChecks: readonly Check[],
-  extra: Check | false | undefined,
-): Check {
+function scan(keys: KeyRules): Check {
+  const { names, known, inside, patterns, patternChecks, extra } = keys;
   const index = new Map(names.map((k, i) => [k, i]));
   // a few names compare faster one by one than through a hash
   const find = names.length > 12 ? (k: string) => index.get(k) ?? -1 : (k: string) => names.indexOf(k);

@@ -7,14 +7,20 @@ import { shapeCallToolResult } from "../eras/serialize.js";
 import { type CacheHint, type CacheOptions, cacheHint } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
-import { listPage, type Registry, requireScopes, type Scoped, scopesOption } from "../registry.js";
+import {
+  listPage,
+  type Registry,
+  requireScopes,
+  type Scoped,
+  type ServerSettings,
+  scopesOption,
+} from "../registry.js";
 import {
   type CompiledSchema,
   compileSchema,
   formatIssues,
   type InferOutput,
   isRawShape,
-  type JsonSchemaValidator,
   type SchemaLike,
   type SchemaResult,
 } from "../schema/schema.js";
@@ -84,13 +90,13 @@ export interface ToolEntry extends Scoped {
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const EMPTY_INPUT = Object.freeze({ type: "object", properties: {} });
 
-/** Validates options and builds the registry entry; throws on programming mistakes. */
+/** Validates options and builds the registry entry, as the server's `settings` say; throws on programming mistakes. */
 export function createToolEntry(
   name: string,
   options: ToolOptions<any, any>,
-  cache: CacheHint,
-  validator?: JsonSchemaValidator,
+  settings: ServerSettings,
 ): ToolEntry {
+  const validator = settings.jsonSchemaValidator;
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new TypeError(
       `Invalid tool name ${JSON.stringify(name)}: use 1-128 characters of A-Z a-z 0-9 _ - . (no spaces or commas)`,
@@ -122,7 +128,7 @@ export function createToolEntry(
     output,
     run: options.run,
     shaped: new Map(),
-    cache: cacheHint(options.cache, cache),
+    cache: cacheHint(options.cache, settings.cache),
     headers: headerParams(listing.inputSchema, name),
     scopes: scopesOption(`Tool "${name}"`, options.scopes),
   };
@@ -133,8 +139,7 @@ const TOOLS = Object.freeze({ tools: Object.freeze({ listChanged: true }) });
 /** The tools of `tools`: the `tools` capability while any is registered, `tools/list` and `tools/call`. */
 export function toolsExtension(
   tools: Registry<ToolEntry>,
-  pageSize: number,
-  cache: CacheHint,
+  settings: ServerSettings,
   report: (error: unknown, name: string, ctx: Context) => void,
 ): Extension {
   return {
@@ -142,7 +147,7 @@ export function toolsExtension(
     capabilities: () => (tools.size > 0 ? TOOLS : undefined),
     methods: {
       "tools/list": {
-        run: (p, ctx) => listPage("tools", tools.values(), p, ctx, pageSize, cache),
+        run: (p, ctx) => listPage("tools", tools.values(), p, ctx, settings),
       },
       "tools/call": {
         input: true,

@@ -125,7 +125,7 @@ describe("resources/list pages", () => {
       personal() {},
       cache() {},
     } as unknown as RequestContext;
-    const first = await listResources(reg, {}, ctx, 100);
+    const first = await listResources(reg, {}, ctx);
     expect(first.nextCursor).toBe(`p2.s.${(99).toString(36)}`);
     // every look at a static's number counted: the cursor is found by binary search, not by a scan
     let looks = 0;
@@ -138,7 +138,7 @@ describe("resources/list pages", () => {
         },
       });
     }
-    const page = await listResources(reg, { cursor: `p2.s.${(49_999).toString(36)}` }, ctx, 100);
+    const page = await listResources(reg, { cursor: `p2.s.${(49_999).toString(36)}` }, ctx);
     expect(page.resources).toHaveLength(100);
     expect((page.resources as { uri: string }[]).map((r) => r.uri)).toEqual(
       Array.from({ length: 100 }, (_, i) => `s://${50_000 + i}`),

@@ -159,6 +159,37 @@ describe("the jsonSchemaValidator option", () => {
     expect(calls).toEqual([{ n: 1 }, { n: 1 }, { n: 2 }]);
   });
 
+  it("compiles the plain schemas of every tool the server makes: its tools, its apps' and resourcesAsTools' two", () => {
+    const compiled: unknown[] = [];
+    const server = new McpServer({
+      name: "t",
+      version: "1",
+      jsonSchemaValidator: {
+        compile(schema) {
+          compiled.push(schema);
+          return () => true;
+        },
+      },
+    });
+    const input = { type: "object", properties: { n: { type: "number" } } };
+    server.tool("plain", { input, run: () => "" });
+    server.app("chart", { ui: { uri: "ui://chart.html", html: "<p>" }, input, run: () => "" });
+    server.resourcesAsTools();
+    expect(compiled).toEqual([
+      input,
+      input,
+      {
+        type: "object",
+        properties: { cursor: { type: "string", description: "nextCursor of the previous page" } },
+      },
+      {
+        type: "object",
+        properties: { uri: { type: "string", description: "The resource's URI" } },
+        required: ["uri"],
+      },
+    ]);
+  });
+
   it("turns a refusal at compile time into the registration error, and a throwing validate into an isError result", async () => {
     const server = new McpServer({
       name: "t",
