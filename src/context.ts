@@ -338,8 +338,7 @@ export class RequestContext implements Context, AskChannel {
     if (round) round.state = value;
   }
 
-  task(options?: { statusMessage?: string }): Promise<TaskHandle | undefined> {
-    void options;
+  task(): Promise<TaskHandle | undefined> {
     return Promise.resolve(undefined);
   }
 
