@@ -1,7 +1,7 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
 import { type InputRequest, type InputRound, refuse, type TaskHandle } from "./eras/input.js";
-import { type CacheHint, type CacheOptions, cacheHint, checkedHint, LOG_LEVELS } from "./eras/stateless.js";
+import { type CacheHint, type CacheOptions, hintOf, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import type { Governor } from "./limits/governor.js";
 import { callerAddress, callerKey } from "./limits/key.js";
@@ -243,8 +243,8 @@ export class RequestContext implements Context, AskChannel {
   }
 
   cache(hint: CacheOptions | CacheHint): void {
-    if (!this.#stateless) return;
-    this.#cache = "cacheScope" in hint ? checkedHint(hint) : cacheHint(hint);
+    const checked = hintOf(hint); // a bad one throws in either era; the initialize era sends none
+    if (this.#stateless) this.#cache = checked;
   }
 
   personal(): void {
@@ -365,7 +365,7 @@ export class RequestContext implements Context, AskChannel {
     key: string | undefined,
     accept: (value: unknown) => T | undefined,
   ): Promise<T> {
-    return fromRound(this.#stateless?.input, method, params, key, accept);
+    return fromRound(this.#stateless?.input, this.method, { method, params } as InputRequest, key, accept);
   }
 
   #emit(message: JsonRpcMessage): void {

@@ -10,7 +10,7 @@ import type { Context } from "./context.js";
 import { missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import { composeObservers, type Observer } from "./observe/observers.js";
-import type { Params, ServerCapabilities } from "./types.js";
+import { isPromiseLike, type Params, type ServerCapabilities } from "./types.js";
 
 export type { Carrier, MessageObservation, MessageStart, Observer } from "./observe/observers.js";
 
@@ -28,7 +28,9 @@ export interface ExtensionMethod {
   readonly when?: (capabilities: ServerCapabilities) => boolean;
   /**
    * 2026-07-28: the client must declare the extension under `capabilities.extensions` (-32021
-   * otherwise). Default: true for an extension that has `settings`, false for one that has not.
+   * otherwise). Only an extension with `settings` is declared there, so only one with `settings` can
+   * ask this: for it the default is true (false lets any client call the method); for one without
+   * `settings` the option has no effect (its methods are never refused for it).
    */
   readonly clientMustDeclare?: boolean;
   /** 2026-07-28: its handler may ask the client (elicit, sample, roots) and so answer `input_required`. */
@@ -40,8 +42,11 @@ export interface ExtensionMethod {
   readonly run: (params: Params, ctx: Context) => unknown;
 }
 
-/** A notification handler an extension adds; its errors are reported to `onError`, never answered. */
-export type NotificationHandler = (params: Params, ctx: NotificationContext) => void;
+/**
+ * A notification handler an extension adds; its errors (a throw, or the rejection of an async
+ * handler) are reported to `onError`, never answered.
+ */
+export type NotificationHandler = (params: Params, ctx: NotificationContext) => void | Promise<void>;
 
 /** What a notification handler is told of the peer. */
 export interface NotificationContext {
@@ -98,21 +103,36 @@ export interface Extension {
   /**
    * A change event reached this server from its bus (published by this process or by another
    * instance on the same bus): a list changed, a resource was updated, a task changed. The server
-   * calls the hook of every added extension for every event; a throw goes to `onError`.
+   * calls the hook of every added extension for every event; a throw (or an async hook's rejection)
+   * goes to `onError`.
    */
-  readonly change?: (event: ChangeEvent) => void;
+  readonly change?: (event: ChangeEvent) => void | Promise<void>;
   /**
    * The server ends session `sessionId` gracefully (`server.close()`, a drain, the end of stdio
    * input) and closes it right after: give each long-lived request of that session its final
-   * result now (`ctx.end(result)`). Requests still running afterwards are cancelled.
+   * result now (`ctx.end(result)`). Requests still running afterwards are cancelled. A throw (or an
+   * async hook's rejection) goes to `onError`.
    */
-  readonly end?: (sessionId: string) => void;
+  readonly end?: (sessionId: string) => void | Promise<void>;
 }
 
 /** Whether the request's client declared the extension `id` (`capabilities.extensions[id]`). */
 export function clientDeclares(ctx: Context, id: string): boolean {
   const ext = ctx.client.capabilities.extensions;
   return typeof ext === "object" && ext !== null && Object.hasOwn(ext, id);
+}
+
+/**
+ * Calls a hook or handler whose outcome nobody awaits: a throw, or a rejection of the promise it
+ * returns (an async one), goes to `failed` and never becomes an unhandled rejection.
+ */
+export function guarded(call: () => unknown, failed: (error: unknown) => void): void {
+  try {
+    const result = call();
+    if (isPromiseLike(result)) result.then(undefined, failed);
+  } catch (error) {
+    failed(error);
+  }
 }
 
 /** A method as the dispatcher runs it. */
@@ -277,28 +297,27 @@ export class Extensions {
     return n && served.has(n.ext.id) ? n.handler : undefined;
   }
 
-  /** Hands `event` to the `change` hook of every extension that has one; a throw goes to `failed`. */
+  /** Hands `event` to the `change` hook of every extension that has one; a throw or rejection goes to `failed`. */
   change(event: ChangeEvent, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
-    for (const ext of this.#changes) {
-      try {
-        ext.change!(event);
-      } catch (error) {
-        failed(error, ext, "change");
-      }
-    }
+    for (const ext of this.#changes)
+      guarded(
+        () => ext.change!(event),
+        (error) => failed(error, ext, "change"),
+      );
   }
 
-  /** Calls the `end` hook of every extension that has one for session `id()` (asked only when one has). */
+  /**
+   * Calls the `end` hook of every extension that has one for session `id()` (asked only when one
+   * has); a throw or rejection goes to `failed`.
+   */
   end(id: () => string, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
     if (this.#ends.length === 0) return;
     const sessionId = id();
-    for (const ext of this.#ends) {
-      try {
-        ext.end!(sessionId);
-      } catch (error) {
-        failed(error, ext, "end");
-      }
-    }
+    for (const ext of this.#ends)
+      guarded(
+        () => ext.end!(sessionId),
+        (error) => failed(error, ext, "end"),
+      );
   }
 
   /** Whether an extension among `served` wraps method `name`. */

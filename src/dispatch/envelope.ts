@@ -10,7 +10,7 @@ import { shapeImplementation } from "../eras/serialize.js";
 import { hasStatelessMeta } from "../eras/stateless.js";
 import { type Features, featuresOf, isSessionVersion, LATEST_SESSION_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { MessageObservation } from "../extension.js";
+import { guarded, type MessageObservation, type NotificationContext } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
 import {
   type Awaitable,
@@ -194,16 +194,17 @@ function notification(core: ServerCore, method: string, params: Params, conn: Co
   const declared = conn.state === "ready" ? conn.declared : core.declared(conn.features);
   const handler = core.extensions.notification(method, declared.extensions);
   if (!handler) return; // initialized, roots/list_changed, progress and unknown ones need no action
-  try {
-    handler(params, {
-      method,
-      features: conn.features,
-      sessionId: conn.id,
-      sessionState: (slot) => conn.slot(slot),
-    });
-  } catch (error) {
-    core.reportError(error, { method, requestId: "notification" });
-  }
+  const ctx: NotificationContext = {
+    method,
+    features: conn.features,
+    sessionId: conn.id,
+    sessionState: (slot) => conn.slot(slot),
+  };
+  // an async handler's rejection is reported as a throw is: nobody awaits a notification
+  guarded(
+    () => handler(params, ctx),
+    (error) => core.reportError(error, { method, requestId: "notification" }),
+  );
 }
 
 function request(m: IncomingRequest): Awaitable<JsonRpcResponse | undefined> {

@@ -5,7 +5,13 @@ import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Era, Method } from "../extension.js";
 import { callerKey } from "../limits/key.js";
-import { type Awaitable, isPromiseLike, type JsonRpcErrorObject, type RequestId } from "../types.js";
+import {
+  type Awaitable,
+  isObject,
+  isPromiseLike,
+  type JsonRpcErrorObject,
+  type RequestId,
+} from "../types.js";
 import type { Incoming } from "./incoming.js";
 
 /** What running a method gave: its result or its error. */
@@ -60,7 +66,7 @@ function start(
   } catch (error) {
     return settle(ctx, outer, onOuterAbort, failed(core, error, ctx));
   }
-  if (!isPromiseLike(result)) return settle(ctx, outer, onOuterAbort, { result: result as Result });
+  if (!isPromiseLike(result)) return settle(ctx, outer, onOuterAbort, resulting(core, result, ctx));
   // in flight from here: nothing could cancel the synchronous part, and a request that ends in it is
   // never written into the connection's table (whose churn is old-generation garbage)
   if (conn.closed) ctx.abort(new Error("The connection is closed"));
@@ -73,7 +79,7 @@ function start(
     return settle(ctx, outer, onOuterAbort, outcome);
   };
   return Promise.resolve(result).then(
-    (r) => over({ result: r as Result }),
+    (r) => over(resulting(core, r, ctx)),
     (error) => over(failed(core, error, ctx)),
   );
 }
@@ -92,6 +98,19 @@ function settle(
   // a handler that closed the connection in its synchronous part is not answered, as one in flight
   else if (conn.closed) ctx.abort(new Error("The connection is closed"));
   return ctx.aborted ? undefined : outcome;
+}
+
+/**
+ * What a method gave, as the client gets it: an object (not an array) is its result; anything else
+ * (`undefined`, a string, an array) is a mistake of the method, -32603 to the client and reported to
+ * `onError` with what it was. A request that ended otherwise (cancelled, or `ctx.end` answered it)
+ * is never answered again, so what its method returns then is not looked at.
+ */
+function resulting(core: ServerCore, result: unknown, ctx: RequestContext): Outcome {
+  if (isObject(result) || ctx.aborted) return { result: result as Result };
+  const what = result === null ? "null" : Array.isArray(result) ? "an array" : typeof result;
+  const error = new TypeError(`${ctx.method} returned ${what}: a method's result must be an object`);
+  return { error: toErrorObject(core, error, ctx.method, ctx.requestId) };
 }
 
 /** A method that threw: a call that waits for the client's input ends the run, not a failure of the handler. */

@@ -67,6 +67,11 @@ export function checkedHint(hint: CacheHint): CacheHint {
   return hint;
 }
 
+/** The hint `ctx.cache` was given (options, or a hint as registrations keep it), checked: a bad one throws. */
+export function hintOf(hint: CacheOptions | CacheHint): CacheHint {
+  return "cacheScope" in hint ? checkedHint(hint) : cacheHint(hint);
+}
+
 /** The hint of a list of entries: the shortest ttl, and public only when every entry is. */
 export function combineHints(hints: Iterable<CacheHint>, empty: CacheHint): CacheHint {
   let ttlMs = Number.POSITIVE_INFINITY;

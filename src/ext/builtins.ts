@@ -159,9 +159,11 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
     made.add(entry.id);
     extensions.push(ext);
   }
-  for (const [option, id] of OPTIONS)
-    if (options[option] !== undefined && !made.has(id))
-      throw new TypeError(`new McpServer({ ${option} }): it configures ${id}, which extensions leaves out`);
+  for (const [option, ...ids] of OPTIONS)
+    if (options[option] !== undefined && !ids.some((id) => made.has(id)))
+      throw new TypeError(
+        `new McpServer({ ${option} }): it configures ${ids.join(" and ")}, which extensions leaves out`,
+      );
   const ids = new Set(extensions.map((e) => e?.id));
   const honest = withoutChannels(ids);
   return {
@@ -187,10 +189,11 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
   };
 }
 
-/** The options that configure one built-in alone: given without it, they would do nothing. */
+/** The options that configure built-ins and nothing else: given without any of them, they would do nothing. */
 const OPTIONS = [
   ["tasks", TASKS],
   ["experimental", "picomcp/experimental"],
+  ["subscriptionLimits", "picomcp/listen", "picomcp/subscriptions"],
 ] as const;
 
 const PRIMITIVES = new Set(["picomcp/tools", "picomcp/prompts", "picomcp/resources"]);

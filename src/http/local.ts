@@ -180,9 +180,14 @@ export class LocalSessions implements SessionBackend {
     for (const s of [...this.table.values()]) this.end(s);
   }
 
-  /** Ends `session` here: out of the table, its streams closed, its connection closed. */
+  /**
+   * Ends `session` here: out of the table, the server's `end` (the extensions' `end` hooks hear of it,
+   * and give its long-lived requests their final result), its streams closed, its connection closed.
+   */
   protected end(session: Session): void {
     this.table.remove(session);
+    // a connection closed already (server.close() ended it first) is not ended twice
+    if (!session.connection.closed) this.parts.server.end(session.connection);
     session.closeStreams();
     // idempotent: its onClose comes back here and finds nothing left to do
     session.connection.close();

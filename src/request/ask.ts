@@ -61,23 +61,24 @@ export interface AskChannel {
   ): Promise<T>;
 }
 
-/** 2026-07-28: the answer in `round` (the client's retry), or an input request that ends this run. */
+/**
+ * 2026-07-28: the answer in `round` (the client's retry), or an input request that ends this run;
+ * `asker` (the method of the request that asks) has no round when its extension did not declare `input`.
+ */
 export function fromRound<T>(
   round: InputRound | undefined,
-  method: InputRequest["method"],
-  params: object,
+  asker: string,
+  request: InputRequest,
   key: string | undefined,
   accept: (value: unknown) => T | undefined,
 ): Promise<T> {
+  const { method } = request;
   if (!round) {
-    return refuse(
-      new Error(
-        `${method}: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client`,
-      ),
-    );
+    const why = `${asker} cannot ask the client in 2026-07-28: its extension must declare input: true on it`;
+    return refuse(new Error(`${method}: ${why}`));
   }
   const k = key ?? round.autoKey(method);
-  const value = round.answer(k, { method, params: params as InputRequest["params"] }, accept);
+  const value = round.answer(k, request, accept);
   return value === undefined ? refuse(new InputRequiredSignal(k)) : Promise.resolve(value);
 }
 

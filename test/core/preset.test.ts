@@ -67,6 +67,18 @@ describe("the default preset", () => {
     ).toThrow(
       "new McpServer({ tasks }): it configures io.modelcontextprotocol/tasks, which extensions leaves out",
     );
+    // subscriptionLimits configures listen and subscriptions: one of them is enough, neither is refused
+    const limits = { maxResourceSubscriptions: 2 };
+    const noChannels = without("picomcp/listen", "picomcp/subscriptions");
+    expect(
+      () => new McpServer({ name: "t", version: "1", subscriptionLimits: limits, extensions: noChannels }),
+    ).toThrow(
+      "new McpServer({ subscriptionLimits }): it configures picomcp/listen and picomcp/subscriptions, which extensions leaves out",
+    );
+    for (const id of ["picomcp/listen", "picomcp/subscriptions"])
+      expect(
+        () => new McpServer({ name: "t", version: "1", subscriptionLimits: limits, extensions: without(id) }),
+      ).not.toThrow();
     expect(() => new McpServer({ name: "t", version: "1", extensions: [undefined as never] })).toThrow(
       "An extension needs an id string",
     );

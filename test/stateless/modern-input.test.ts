@@ -241,7 +241,7 @@ describe("2026-07-28 input-required results", () => {
     );
     expect(completion.answer.error).toEqual({ code: -32603, message: "Internal error" });
     expect(String(errors[0])).toBe(
-      "Error: elicitation/create: in 2026-07-28 only tools/call, prompts/get and resources/read can ask the client",
+      "Error: elicitation/create: completion/complete cannot ask the client in 2026-07-28: its extension must declare input: true on it",
     );
   });
 
