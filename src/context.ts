@@ -114,8 +114,8 @@ export interface Context {
   set<T>(slot: RequestSlot<T>, value: T): void;
   /**
    * 2026-07-28: how long and how widely the client may cache this result, sent as its `ttlMs` and
-   * `cacheScope` (the last call counts); unset fields: 0 and `"private"`. A no-op in the initialize era.
-   * A result without a hint carries none.
+   * `cacheScope` (the last call counts); unset fields: 0 and `"private"`. A bad hint throws in either
+   * era; the initialize era sends none. A result without a hint carries none.
    */
   cache(hint: CacheOptions | CacheHint): void;
   /** The result depends on the caller (its scopes, its identity): it is never cached as `"public"`. */

@@ -73,13 +73,17 @@ export {
 } from "./ext/task-store.js";
 export { TASKS, type TaskOptions } from "./ext/tasks.js";
 export {
+  type Carrier,
   clientDeclares,
   type Era,
   type Extension,
   type ExtensionMethod,
+  type MessageObservation,
+  type MessageStart,
   type MethodWrapper,
   type NotificationContext,
   type NotificationHandler,
+  type Observer,
 } from "./extension.js";
 export { encodeMessage, errorResponse, expectsAnswer, parseErrorResponse } from "./jsonrpc.js";
 export { type CountStore, MemoryCountStore } from "./limits/counts.js";
