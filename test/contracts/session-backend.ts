@@ -91,10 +91,13 @@ export function sessionBackendContract(
   describe(`SessionBackend contract: ${name}`, () => {
     let target: SessionBackendTarget | undefined;
     const handlers: HttpHandler[] = [];
+    /** The sessions whose end the servers' extensions heard, in order. */
+    const ended: string[] = [];
     afterEach(async () => {
       for (const h of handlers.splice(0)) h.close();
       await target?.close?.();
       target = undefined;
+      ended.length = 0;
     });
 
     /** A handler on the backend (`peer`: the other instance's), with the echo tool. */
@@ -102,6 +105,7 @@ export function sessionBackendContract(
       target ??= await make();
       const server = new McpServer({ name: "backend", version: "1.0.0", onError: () => {} });
       server.tool("echo", { description: "echo", run: (a: { text?: string }) => a.text ?? "" });
+      server.use({ id: "com.example/ends", end: (sessionId) => void ended.push(sessionId) });
       const sessions = peer ? target.peer! : target.sessions;
       const handler = createHttpHandler(server, { ...options, sessions });
       handlers.push(handler);
@@ -364,6 +368,19 @@ export function sessionBackendContract(
       h.close();
       await stream.text(); // ends
       expect(h.sessionCount).toBe(0);
+    });
+
+    it("tells the extensions' end hooks of each session it ends, once: on DELETE, then on close", async () => {
+      const h = await open();
+      const a = (await initialize(h)).session;
+      const b = (await initialize(h)).session;
+      if (!features.sessions) return expect([a, b, ended]).toEqual([null, null, []]);
+      expect((await send(h, "DELETE", on(a!))).status).toBe(204);
+      await expect.poll(() => [...ended]).toEqual([a]);
+      h.close();
+      expect(ended).toEqual([a, b]);
+      h.close();
+      expect(ended).toEqual([a, b]);
     });
 
     if (features.shared) {
