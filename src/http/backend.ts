@@ -69,7 +69,10 @@ export interface SessionBackend {
   disconnect(sid: string, requestId: RequestId): boolean;
   /** `closeStandaloneStream`: closes the connection of session `sid`'s GET stream, with a `retry:` hint. */
   detachGet(sid: string): boolean;
-  /** A drain began (the GET streams close with a `retry:` hint), or with `all` its grace is over (every stream's). */
+  /**
+   * A drain began (each session ends gracefully: `server.end`; the GET streams close with a `retry:`
+   * hint), or with `all` its grace is over (every stream's).
+   */
   detach(all: boolean): void;
   /** Ends every session held here (a shared one lives on in its store) and stops hearing other instances. */
   close(): void;

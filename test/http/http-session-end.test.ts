@@ -78,11 +78,19 @@ describe("Extension.end over HTTP sessions", () => {
     expect(http.handler.sessionCount).toBe(0);
   });
 
-  it("a drain (close with graceMs): the hook hears every session once", async () => {
-    const { http, ended, open } = await setup();
+  it("a drain (close with graceMs): the hook hears every session once, as it begins: a long-lived request gets its result", async () => {
+    const { http, ended, waiting, post, open } = await setup();
     const a = await open();
     const b = await open();
-    await http.close({ graceMs: 1000 });
+    const held = post({ jsonrpc: "2.0", id: 1, method: "hold/wait" }, a);
+    await expect.poll(() => waiting.has(a)).toBe(true);
+    const closed = http.close({ graceMs: 60_000 });
+    expect([...ended].sort()).toEqual([a, b].sort());
+    const res = await held;
+    expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
+    expect(messagesOf(await readEvents(res))).toEqual([{ jsonrpc: "2.0", id: 1, result: { held: true } }]);
+    // nothing is left running: the drain is over long before its grace
+    await closed;
     expect([...ended].sort()).toEqual([a, b].sort());
   });
 
