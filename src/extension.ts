@@ -108,10 +108,11 @@ export interface Extension {
    */
   readonly change?: (event: ChangeEvent) => void | Promise<void>;
   /**
-   * The server ends session `sessionId` gracefully (`server.close()`, the HTTP handler's close or
-   * drain, a session's DELETE or idle expiry, the end of stdio input) and closes it right after: give each long-lived request of that session its final
-   * result now (`ctx.end(result)`). Requests still running afterwards are cancelled. A throw (or an
-   * async hook's rejection) goes to `onError`.
+   * The server ends session `sessionId` gracefully, once: `server.close()`, the HTTP handler's
+   * `close()` or a drain (as it begins), a session's DELETE or idle expiry, the end of stdio input.
+   * Give each long-lived request of that session its final result now (`ctx.end(result)`); those
+   * still running when the session closes are cancelled. A throw (or an async hook's rejection)
+   * goes to `onError`.
    */
   readonly end?: (sessionId: string) => void | Promise<void>;
 }
