@@ -410,6 +410,7 @@ export function sessionBackendContract(
         const h = await open({ sessionIdleMs: 30 });
         const { session } = await initialize(h);
         await expect.poll(() => h.sessionCount, { timeout: 5000 }).toBe(0);
+        expect(ended).toEqual([session]); // its end hooks heard it
         expect(await wire(await post(h, echo(1, "x"), on(session!)))).toMatchObject({
           status: 404,
           body: NOT_FOUND,
