@@ -6,7 +6,6 @@ import type { McpServer } from "../server.js";
 import { type Awaitable, isObject, isPromiseLike, type RequestId } from "../types.js";
 import { freezeAuth } from "./access.js";
 import {
-  errorReply,
   httpError,
   noBatch,
   readMessage,
@@ -239,7 +238,6 @@ export class StreamableHttp {
     message: unknown,
     auth: AuthInfo | undefined,
   ): Awaitable<Answer> {
-    const done = session ? noop : this.#drain.track(connection);
     return serveExchange({
       server: this.#server,
       connection,
