@@ -14,9 +14,10 @@
 // median of three is then not that run. stdio's lines come through a pipe filled at once (the client
 // costs nothing in the count, and every read finds the pipe full; fed from a file, libuv's thread pool
 // reads it and the counts moved more); HTTP's come from 8 keep-alive connections in this process,
-// closed loop. Every answer is checked, else the count means nothing.
+// closed loop (see CONNECTIONS). Every answer is checked, else the count means nothing.
 //   nice -n 10 node bench/instructions.js [--rounds N] [--only stdio-echo,http-session,…]
 //                                         [--baseline <checkout or dist of another build>] [--json file]
+//                                         [--connections N (HTTP; default 8)]
 // Needs a built dist/ (`npm run build:dist`) and valgrind. About 6 minutes for the four paths at 2
 // rounds on an idle machine (more when it is shared), twice that with --baseline, which runs the same
 // fixture on the other build, the builds in turns, and prints the ratio. Progress goes to stderr, the
@@ -92,9 +93,13 @@ const PATHS = {
     ok: echoed,
   },
 };
-// W and W + N as the last round counted them: stdio 20,000 after 4,000; HTTP 2,000 after 2,000 (8 connections)
-const COUNTS = { stdio: [4000, 24_000], http: [2000, 4000] };
-const CONNECTIONS = 8;
+// W and W + N: stdio as the last round counted it, 20,000 after 4,000; HTTP 4,000 after 2,000 (8
+// connections), longer than the last round's 2,000 after 2,000, which once gave 257 k against 209 k
+const COUNTS = { stdio: [4000, 24_000], http: [2000, 6000] };
+// how many requests a turn of the server's event loop finds, and so the count, depends on how fast the
+// client answers beside it: run nothing else meanwhile, compare builds in one run (--baseline), or
+// take --connections 1 (one request a turn, the same at any load)
+const CONNECTIONS = Number(flag("--connections", 8));
 for (const [key, path] of Object.entries(PATHS)) path.key = key;
 const only = flag("--only", Object.keys(PATHS).join(",")).split(",");
 for (const p of only) if (!PATHS[p]) throw new Error(`unknown path ${p}; the paths: ${Object.keys(PATHS)}`);
