@@ -126,6 +126,30 @@ describe("an application's extension on the public seam, 2026-07-28", () => {
     expect(r.answer.error).toEqual({ code: -32603, message: "Internal error" });
     expect(errors).toEqual([new RangeError("cache.ttlMs must be an integer >= 0")]);
   });
+
+  it("does not take the server's cache option as its default: a hint without a scope stays private", async () => {
+    // the server's option describes the results it builds; an extension's result may depend on the caller
+    const s = new McpServer({ name: "t", version: "1.0.0", cache: { ttlMs: 5_000, scope: "public" } });
+    s.use({
+      id: "example/weather",
+      methods: {
+        "weather/get": {
+          run: (_p, ctx) => {
+            ctx.cache({ ttlMs: 60_000 });
+            return { forecast: "sun" };
+          },
+        },
+      },
+    });
+    const r = await modernPeer(s).request("weather/get");
+    expect(r.answer.result).toEqual({
+      forecast: "sun",
+      resultType: "complete",
+      ttlMs: 60_000,
+      cacheScope: "private",
+      _meta: SERVER_META,
+    });
+  });
 });
 
 describe("an application's extension on the public seam, initialize era", () => {
