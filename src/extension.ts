@@ -154,8 +154,12 @@ export class Extensions {
   readonly #all: Extension[] = [];
   readonly #methods = new Map<string, Method>();
   readonly #notifications = new Map<string, { ext: Extension; handler: NotificationHandler }>();
-  /** How many wrappers each wrapped method has: a method with none pays nothing for the mechanism. */
-  readonly #wrapped = new Map<string, number>();
+  /**
+   * The wrappers of each wrapped method, in the order their extensions were added (made when one comes
+   * or goes): a request reads one list, never every extension's `wrap`, whose objects are each of a
+   * shape of their own; a method with none pays one lookup.
+   */
+  readonly #wrapped = new Map<string, { readonly ext: Extension; readonly wrap: MethodWrapper }[]>();
   /** The observers the added extensions brought, in the order they were added. */
   readonly #observers: Observer[] = [];
   /**
@@ -228,8 +232,11 @@ export class Extensions {
     }
     if (ext.change !== undefined) this.#changes.push(ext);
     if (ext.end !== undefined) this.#ends.push(ext);
-    for (const name of Object.keys(ext.wrap ?? {}))
-      this.#wrapped.set(name, (this.#wrapped.get(name) ?? 0) + 1);
+    for (const [name, wrap] of Object.entries(ext.wrap ?? {})) {
+      const list = this.#wrapped.get(name) ?? [];
+      list.push({ ext, wrap });
+      this.#wrapped.set(name, list);
+    }
     let removed = false;
     return () => {
       if (removed) return;
@@ -247,9 +254,9 @@ export class Extensions {
       if (ext.change !== undefined) this.#changes.splice(this.#changes.indexOf(ext), 1);
       if (ext.end !== undefined) this.#ends.splice(this.#ends.indexOf(ext), 1);
       for (const name of Object.keys(ext.wrap ?? {})) {
-        const n = this.#wrapped.get(name)! - 1;
-        if (n === 0) this.#wrapped.delete(name);
-        else this.#wrapped.set(name, n);
+        const list = this.#wrapped.get(name)!.filter((w) => w.ext !== ext);
+        if (list.length === 0) this.#wrapped.delete(name);
+        else this.#wrapped.set(name, list);
       }
     };
   }
@@ -323,8 +330,9 @@ export class Extensions {
 
   /** Whether an extension among `served` wraps method `name`. */
   wraps(name: string, served: ReadonlySet<string>): boolean {
-    if (!this.#wrapped.has(name)) return false;
-    for (const ext of this.#all) if (ext.wrap?.[name] !== undefined && served.has(ext.id)) return true;
+    const list = this.#wrapped.get(name);
+    if (list === undefined) return false;
+    for (const { ext } of list) if (served.has(ext.id)) return true;
     return false;
   }
 
@@ -340,10 +348,10 @@ export class Extensions {
     run: (ctx: Context) => unknown,
   ): unknown {
     let next: (ctx: Context) => unknown = run;
-    for (let i = this.#all.length - 1; i >= 0; i--) {
-      const ext = this.#all[i]!;
-      const wrap = ext.wrap?.[name];
-      if (wrap === undefined || !served.has(ext.id)) continue;
+    const list = this.#wrapped.get(name) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const { ext, wrap } = list[i]!;
+      if (!served.has(ext.id)) continue;
       const inner = next;
       next = (c) => {
         let called = false;
