@@ -40,7 +40,18 @@ export interface CacheOptions {
 }
 
 /** The safe default: immediately stale, never shared between callers. */
-export const PRIVATE_NO_CACHE: CacheHint = Object.freeze({ ttlMs: 0, cacheScope: "private" });
+/** A hint this module made and checked (frozen): `ctx.cache` of a registration's hint then checks nothing per request. */
+class Checked implements CacheHint {
+  readonly ttlMs: number;
+  readonly cacheScope: "public" | "private";
+  constructor(ttlMs: number, cacheScope: "public" | "private") {
+    this.ttlMs = ttlMs;
+    this.cacheScope = cacheScope;
+    Object.freeze(this);
+  }
+}
+
+export const PRIVATE_NO_CACHE: CacheHint = new Checked(0, "private");
 
 /** A frozen hint from `options` over `fallback`; throws on a negative or fractional ttl (a programming mistake). */
 export function cacheHint(
@@ -55,7 +66,7 @@ export function cacheHint(
     throw new TypeError('cache.scope must be "public" or "private"');
   return ttlMs === fallback.ttlMs && scope === fallback.cacheScope
     ? fallback
-    : Object.freeze({ ttlMs, cacheScope: scope });
+    : new Checked(ttlMs, scope);
 }
 
 /** `hint` when it is a valid one (a registration's, say), else a throw as {@link cacheHint}'s. */
@@ -69,6 +80,7 @@ export function checkedHint(hint: CacheHint): CacheHint {
 
 /** The hint `ctx.cache` was given (options, or a hint as registrations keep it), checked: a bad one throws. */
 export function hintOf(hint: CacheOptions | CacheHint): CacheHint {
+  if (hint instanceof Checked) return hint;
   return "cacheScope" in hint ? checkedHint(hint) : cacheHint(hint);
 }
 
@@ -83,7 +95,7 @@ export function combineHints(hints: Iterable<CacheHint>, empty: CacheHint): Cach
     if (h.cacheScope !== "public") allPublic = false;
   }
   if (!any) return empty;
-  return Object.freeze({ ttlMs, cacheScope: allPublic ? "public" : "private" });
+  return new Checked(ttlMs, allPublic ? "public" : "private");
 }
 
 const listHints = new WeakMap<readonly object[], CacheHint>();
