@@ -170,7 +170,7 @@ describe("docs/extensions.md: notifications on the request's stream, the change 
     const follow = request(newsroom, 1, "follow/updates", {}, {});
     await expect.poll(() => follow.stream.length).toBe(1);
     publish("picomcp ships a guide to extensions");
-    newsroom.end(follow.connection);
+    newsroom.endGracefully(follow.connection);
     expect(await follow.answer).toBeUndefined();
     expect(follow.stream).toEqual([
       { jsonrpc: "2.0", method: "notifications/follow/started" },

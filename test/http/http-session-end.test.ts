@@ -19,7 +19,7 @@ async function setup() {
   const waiting = new Map<string, Context>();
   const ext: Extension = {
     id: "com.example/held",
-    end: (sessionId) => {
+    sessionEnd: ({ sessionId }) => {
       ended.push(sessionId);
       waiting.get(sessionId)?.end({ held: true });
     },
