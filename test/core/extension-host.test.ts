@@ -79,7 +79,8 @@ describe("Extension.attach: the host", () => {
       id: 1,
       error: { code: -32601, message: "Method not found: bad/call" },
     });
-    expect(() => server.use({ ...ext, attach: undefined })).not.toThrow();
+    const { attach: _, ...without } = ext;
+    expect(() => server.use(without)).not.toThrow();
   });
 
   it("sessions(): the open, initialized sessions; notify reaches each, their slots are read without being made", async () => {
