@@ -19,7 +19,7 @@ export interface ErrorInfo {
   requestId: RequestId;
   /** `resources/read`: the URI whose `read` failed. */
   uri?: string;
-  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed; an extension's `change` or `end` hook: its id. */
+  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed; an extension's `change` or `sessionEnd` hook: its id. */
   name?: string;
 }
 
@@ -180,7 +180,7 @@ export class ServerCore {
     this.extensions.end(() => sessionHandle(conn), this.#hookFailed);
   }
 
-  /** A `change` or `end` hook threw: `onError` hears of it, with the hook (as its method) and its extension's id. */
+  /** A `change` or `sessionEnd` hook threw: `onError` hears of it, with the hook (as its method) and its extension's id. */
   readonly #hookFailed = (error: unknown, ext: Extension, hook: Hook): void => {
     this.reportError(error, { method: hook, requestId: "hook", name: ext.id });
   };

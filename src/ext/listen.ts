@@ -2,7 +2,7 @@
  * `subscriptions/listen` (2026-07-28) as one extension: one long-lived request per subscription. Its
  * stream opens with `notifications/subscriptions/acknowledged` naming the kinds the server honours,
  * then carries only those kinds (from the extension's `change` hook), each tagged with the listen
- * request's id as its subscription id; the server's `end` hook gives it its final result.
+ * request's id as its subscription id; its `sessionEnd` hook gives it its final result.
  */
 import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";

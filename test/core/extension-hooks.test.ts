@@ -1,5 +1,5 @@
 /**
- * The `change` and `end` hooks of `Extension`, from an application's extension: what reaches a server
+ * The `change` and `sessionEnd` hooks of `Extension`, from an application's extension: what reaches a server
  * from its bus, and a long-lived request of its own ended with its final result.
  */
 import { describe, expect, it } from "vitest";
