@@ -100,15 +100,13 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
   builtIn("picomcp/completion", (p) => completionExtension(p.prompts, p.resources)),
   builtIn("picomcp/prompts", (p) => promptsExtension(p.prompts, p.o.settings)),
   builtIn("picomcp/resources", (p) => resourcesExtension(p.resources)),
-  builtIn("picomcp/subscriptions", ({ resources, limits, o }) =>
-    subscriptionsExtension({ resources, limits }),
-  ),
+  builtIn("picomcp/subscriptions", ({ resources, limits }) => subscriptionsExtension({ resources, limits })),
   builtIn("picomcp/tools", ({ tools, o }) =>
     toolsExtension(tools, o.settings, (e, name, ctx) =>
       o.core.host.report(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
   ),
-  builtIn("picomcp/listen", ({ resources, limits, capabilities, o }) =>
+  builtIn("picomcp/listen", ({ resources, limits, capabilities }) =>
     listenExtension({ resources, limits, capabilities }),
   ),
   builtIn("picomcp/discover", ({ o, capabilities }) =>
