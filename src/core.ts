@@ -8,9 +8,10 @@ import { Connection, type Declared } from "./connection.js";
 import type { RequestStateSeal } from "./eras/request-state.js";
 import { type CacheHint, completeResult } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import { type Extension, Extensions } from "./extension.js";
+import { type Extension, Extensions, type Hook } from "./extension.js";
 import type { Governor } from "./limits/governor.js";
 import type { Implementation, Params, RequestId, ServerCapabilities } from "./types.js";
+import { type ExtensionHost, extensionHost, sessionHandle } from "./views/host.js";
 
 /** Where a handler's unexpected error happened, for the `onError` hook. */
 export interface ErrorInfo {
@@ -18,7 +19,7 @@ export interface ErrorInfo {
   requestId: RequestId;
   /** `resources/read`: the URI whose `read` failed. */
   uri?: string;
-  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed; an extension's `change` or `end` hook: its id. */
+  /** `tools/call`, `prompts/get`: the tool or prompt whose handler failed; an extension's `change` or `sessionEnd` hook: its id. */
   name?: string;
 }
 
@@ -83,6 +84,10 @@ export class ServerCore {
   readonly connections = new Set<Connection>([KEPT]);
   /** What a closed connection calls: one function for every connection. */
   readonly forget = (c: Connection): void => void this.connections.delete(c);
+  /** What every extension's `attach` is given: the sessions, `onError`, the caller limits. */
+  readonly host: ExtensionHost;
+  /** The connections ended gracefully already: each is ended once, whatever path ends it. */
+  readonly #ended = new WeakSet<Connection>();
   readonly #onError: CoreOptions["onError"];
   readonly #declared = new Map<Features, Declared>();
 
@@ -94,12 +99,24 @@ export class ServerCore {
     this.requestState = options.requestState;
     this.governor = options.governor;
     this.#onError = options.onError;
+    this.host = extensionHost({
+      connections: this.connections,
+      governor: this.governor,
+      report: (error, info) => this.reportError(error, info),
+    });
   }
 
   /** Adds an extension; what it declares is derived anew. Returns what removes it. */
   use(ext: Extension): () => void {
     const remove = this.extensions.add(ext);
     this.changed();
+    try {
+      ext.attach?.(this.host);
+    } catch (error) {
+      remove();
+      this.changed();
+      throw error;
+    }
     return () => {
       remove();
       this.changed();
@@ -111,6 +128,7 @@ export class ServerCore {
     this.extensions.checkRequires(list);
     for (const ext of list) this.extensions.add(ext, true);
     this.changed();
+    for (const ext of list) ext.attach?.(this.host);
   }
 
   /** Registrations changed: what they imply is derived once per change, not once per request. */
@@ -152,13 +170,18 @@ export class ServerCore {
     }
   };
 
-  /** Ends `conn` gracefully: every extension's `end` hook for its session. */
-  end(conn: Connection): void {
-    this.extensions.end(() => conn.id, this.#hookFailed);
+  /**
+   * Ends `conn` gracefully, once (a drain, then `server.close()`, ends it once): every extension's
+   * `sessionEnd` hook for its session. Not a connection closed already.
+   */
+  endGracefully(conn: Connection): void {
+    if (conn.closed || this.#ended.has(conn)) return;
+    this.#ended.add(conn);
+    this.extensions.end(() => sessionHandle(conn), this.#hookFailed);
   }
 
-  /** A `change` or `end` hook threw: `onError` hears of it, with the hook (as its method) and its extension's id. */
-  readonly #hookFailed = (error: unknown, ext: Extension, hook: "change" | "end"): void => {
+  /** A `change` or `sessionEnd` hook threw: `onError` hears of it, with the hook (as its method) and its extension's id. */
+  readonly #hookFailed = (error: unknown, ext: Extension, hook: Hook): void => {
     this.reportError(error, { method: hook, requestId: "hook", name: ext.id });
   };
 

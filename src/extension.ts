@@ -11,6 +11,7 @@ import { missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import { composeObservers, type Observer } from "./observe/observers.js";
 import { isPromiseLike, type Params, type ServerCapabilities } from "./types.js";
+import type { ExtensionHost, SessionHandle } from "./views/host.js";
 
 export type { Carrier, MessageObservation, MessageStart, Observer } from "./observe/observers.js";
 
@@ -108,14 +109,23 @@ export interface Extension {
    */
   readonly change?: (event: ChangeEvent) => void | Promise<void>;
   /**
-   * The server ends session `sessionId` gracefully, once: `server.close()`, the HTTP handler's
-   * `close()` or a drain (as it begins), a session's DELETE or idle expiry, the end of stdio input.
-   * Give each long-lived request of that session its final result now (`ctx.end(result)`); those
-   * still running when the session closes are cancelled. A throw (or an async hook's rejection)
-   * goes to `onError`.
+   * The server ends `session` gracefully, exactly once whatever path ends it: `server.close()`, the
+   * HTTP handler's `close()` or a drain (as it begins), a session's DELETE or idle expiry, the end of
+   * stdio input. Its slots are still there (`session.peek(slot)`). Give each long-lived request of
+   * that session its final result now (`ctx.end(result)`); those still running when the session
+   * closes are cancelled. A throw (or an async hook's rejection) goes to `onError`.
    */
-  readonly end?: (sessionId: string) => void | Promise<void>;
+  readonly sessionEnd?: (session: SessionHandle) => void | Promise<void>;
+  /**
+   * Called once, when the extension is added, with the server's {@link ExtensionHost}: the open
+   * sessions (to notify them, or read their slots, outside a request), `onError` and the caller
+   * limits. Keep it to reach the server later; the built-ins are given nothing more.
+   */
+  readonly attach?: (host: ExtensionHost) => void;
 }
+
+/** A hook whose throw goes to `onError`, named as its method. */
+export type Hook = "change" | "sessionEnd";
 
 /** Whether the request's client declared the extension `id` (`capabilities.extensions[id]`). */
 export function clientDeclares(ctx: Context, id: string): boolean {
@@ -167,7 +177,7 @@ export class Extensions {
    * when an extension comes or goes, never per message).
    */
   observer: Observer | undefined;
-  /** The extensions with a `change` hook, and those with an `end` hook: none costs nothing per event. */
+  /** The extensions with a `change` hook, and those with a `sessionEnd` hook: none costs nothing per event. */
   readonly #changes: Extension[] = [];
   readonly #ends: Extension[] = [];
 
@@ -208,7 +218,7 @@ export class Extensions {
     for (const [name, wrap] of Object.entries(ext.wrap ?? {}))
       if (typeof wrap !== "function")
         throw new TypeError(`Wrapper of ${name} in ${ext.id} must be a function`);
-    for (const hook of ["change", "end"] as const)
+    for (const hook of ["change", "sessionEnd", "attach"] as const)
       if (ext[hook] !== undefined && typeof ext[hook] !== "function")
         throw new TypeError(`The ${hook} hook of ${ext.id} must be a function`);
     this.#all.push(ext);
@@ -231,7 +241,7 @@ export class Extensions {
       this.observer = composeObservers(this.#observers);
     }
     if (ext.change !== undefined) this.#changes.push(ext);
-    if (ext.end !== undefined) this.#ends.push(ext);
+    if (ext.sessionEnd !== undefined) this.#ends.push(ext);
     for (const [name, wrap] of Object.entries(ext.wrap ?? {})) {
       const list = this.#wrapped.get(name) ?? [];
       list.push({ ext, wrap });
@@ -252,7 +262,7 @@ export class Extensions {
         this.observer = composeObservers(this.#observers);
       }
       if (ext.change !== undefined) this.#changes.splice(this.#changes.indexOf(ext), 1);
-      if (ext.end !== undefined) this.#ends.splice(this.#ends.indexOf(ext), 1);
+      if (ext.sessionEnd !== undefined) this.#ends.splice(this.#ends.indexOf(ext), 1);
       for (const name of Object.keys(ext.wrap ?? {})) {
         const list = this.#wrapped.get(name)!.filter((w) => w.ext !== ext);
         if (list.length === 0) this.#wrapped.delete(name);
@@ -306,7 +316,7 @@ export class Extensions {
   }
 
   /** Hands `event` to the `change` hook of every extension that has one; a throw or rejection goes to `failed`. */
-  change(event: ChangeEvent, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
+  change(event: ChangeEvent, failed: (error: unknown, ext: Extension, hook: Hook) => void): void {
     for (const ext of this.#changes)
       guarded(
         () => ext.change!(event),
@@ -315,16 +325,16 @@ export class Extensions {
   }
 
   /**
-   * Calls the `end` hook of every extension that has one for session `id()` (asked only when one
+   * Calls the `sessionEnd` hook of every extension that has one for `session()` (asked only when one
    * has); a throw or rejection goes to `failed`.
    */
-  end(id: () => string, failed: (error: unknown, ext: Extension, hook: "change" | "end") => void): void {
+  end(session: () => SessionHandle, failed: (error: unknown, ext: Extension, hook: Hook) => void): void {
     if (this.#ends.length === 0) return;
-    const sessionId = id();
+    const handle = session();
     for (const ext of this.#ends)
       guarded(
-        () => ext.end!(sessionId),
-        (error) => failed(error, ext, "end"),
+        () => ext.sessionEnd!(handle),
+        (error) => failed(error, ext, "sessionEnd"),
       );
   }
 

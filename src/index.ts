@@ -122,3 +122,4 @@ export { McpServer, type McpServerOptions, type Registration } from "./server.js
 export type { ToolOptions } from "./tools/tools.js";
 export type * from "./types.js";
 export { ContextView, extendContext } from "./views/context-view.js";
+export type { CallerLimits, ExtensionHost, SessionHandle, ShareName } from "./views/host.js";

@@ -326,18 +326,19 @@ export class McpServer {
   }
 
   /**
-   * Ends `connection` gracefully, before its transport closes it (its input ended, a drain): the
-   * extensions' `end` hooks give its long-lived requests (a 2026-07-28 listen) their final result now.
+   * For transports: ends `connection` gracefully before closing it (its input ended, a drain), once
+   * however often it is called: the extensions' `sessionEnd` hooks give its long-lived requests (a
+   * 2026-07-28 listen) their final result now. It does not close it; {@link close} closes them all.
    */
-  end(connection: Connection): void {
-    this.#core.end(connection);
+  endGracefully(connection: Connection): void {
+    this.#core.endGracefully(connection);
   }
 
-  /** Closes every connection, each ended gracefully first (see {@link end}). */
+  /** Closes every connection, each ended gracefully first (see {@link endGracefully}) unless it was already. */
   close(): void {
     for (const conn of [...this.#core.connections]) {
       if (conn.closed) continue;
-      this.end(conn);
+      this.endGracefully(conn);
       conn.close();
     }
   }

@@ -292,7 +292,7 @@ export function serveStdio(server: McpServer, options: StdioOptions = {}): Stdio
     }
     ended = true;
     // a subscription lasts as long as the client listens: end of input ends it with its result
-    server.end(connection);
+    server.endGracefully(connection);
     maybeFinish();
   };
 

@@ -40,7 +40,7 @@ server.use({
       }
   },
   // the server ends this session gracefully (close, drain, end of stdio input)
-  end: (sessionId) => {
+  sessionEnd: ({ sessionId }) => {
     for (const follower of following.get(sessionId) ?? []) follower.ctx.end({ updates: follower.sent });
   },
 });

@@ -5,17 +5,16 @@
  */
 
 import type { ChangeEvent } from "../bus.js";
-import type { Connection } from "../connection.js";
 import type { Features } from "../eras/versions.js";
 import type { Extension } from "../extension.js";
-import type { Governor } from "../limits/governor.js";
 import { completionExtension } from "../prompts/completion.js";
 import { type PromptEntry, promptsExtension } from "../prompts/prompts.js";
 import { Registry, type ServerSettings } from "../registry.js";
 import { ResourceRegistry, resourcesExtension } from "../resources/resources.js";
 import { type SubscriptionLimits, subscriptionsExtension } from "../resources/subscriptions.js";
 import { type ToolEntry, toolsExtension } from "../tools/tools.js";
-import type { Implementation, RequestId, ServerCapabilities } from "../types.js";
+import type { Implementation, ServerCapabilities } from "../types.js";
+import type { ExtensionHost } from "../views/host.js";
 import { listenExtension } from "./listen.js";
 import { discoverExtension, experimentalExtension, loggingExtension } from "./protocol.js";
 import { SKILLS, Skills } from "./skills.js";
@@ -30,12 +29,11 @@ export interface CoreView {
   readonly info: Implementation;
   /** 2026-07-28: the `_meta` of every result. */
   readonly serverMeta: { readonly [key: string]: unknown };
-  /** Hands an unexpected error to `onError`. */
-  reportError(error: unknown, info: { method: string; requestId: RequestId; name?: string }): void;
-  /** What each caller holds of what the built-ins keep for it (tasks, listens, subscriptions). */
-  readonly governor: Governor;
-  /** The open connections (the sessions a resource update goes to). */
-  readonly connections: Iterable<Connection>;
+  /**
+   * What every extension's `attach` is given (`onError`, the sessions, the caller limits): the
+   * built-ins made before they are added reach the server through it, and through nothing else.
+   */
+  readonly host: ExtensionHost;
 }
 
 /** What the built-ins are made of: the server's options. */
@@ -102,16 +100,14 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
   builtIn("picomcp/completion", (p) => completionExtension(p.prompts, p.resources)),
   builtIn("picomcp/prompts", (p) => promptsExtension(p.prompts, p.o.settings)),
   builtIn("picomcp/resources", (p) => resourcesExtension(p.resources)),
-  builtIn("picomcp/subscriptions", ({ resources, limits, o }) =>
-    subscriptionsExtension({ resources, limits, governor: o.core.governor, sessions: o.core.connections }),
-  ),
+  builtIn("picomcp/subscriptions", ({ resources, limits }) => subscriptionsExtension({ resources, limits })),
   builtIn("picomcp/tools", ({ tools, o }) =>
     toolsExtension(tools, o.settings, (e, name, ctx) =>
-      o.core.reportError(e, { method: "tools/call", requestId: ctx.requestId, name }),
+      o.core.host.report(e, { method: "tools/call", requestId: ctx.requestId, name }),
     ),
   ),
-  builtIn("picomcp/listen", ({ resources, limits, capabilities, o }) =>
-    listenExtension({ resources, limits, capabilities, governor: o.core.governor }),
+  builtIn("picomcp/listen", ({ resources, limits, capabilities }) =>
+    listenExtension({ resources, limits, capabilities }),
   ),
   builtIn("picomcp/discover", ({ o, capabilities }) =>
     discoverExtension({
@@ -123,8 +119,8 @@ export const defaultExtensions: readonly BuiltIn[] = Object.freeze([
   ),
   builtIn(TASKS, (p) => {
     const { core, options, publish } = p.o;
-    const report = (e: unknown) => core.reportError(e, TASK_ERROR);
-    const tasks = tasksExtension(p.tools, options.tasks ?? {}, publish, report, core.governor);
+    const report = (e: unknown) => core.host.report(e, TASK_ERROR);
+    const tasks = tasksExtension(p.tools, options.tasks ?? {}, publish, report, core.host.limits);
     p.runner = tasks.runner;
     return tasks.extension;
   }),

@@ -2,7 +2,7 @@
  * `subscriptions/listen` (2026-07-28) as one extension: one long-lived request per subscription. Its
  * stream opens with `notifications/subscriptions/acknowledged` naming the kinds the server honours,
  * then carries only those kinds (from the extension's `change` hook), each tagged with the listen
- * request's id as its subscription id; the server's `end` hook gives it its final result.
+ * request's id as its subscription id; its `sessionEnd` hook gives it its final result.
  */
 import type { ChangeEvent } from "../bus.js";
 import { principalOf } from "../connection.js";
@@ -11,12 +11,12 @@ import { META, missingCapability } from "../eras/stateless.js";
 import type { Features } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
-import type { Governor } from "../limits/governor.js";
 import { listBytes } from "../limits/shares.js";
 import { requireScopes } from "../registry.js";
 import type { ResourceRegistry } from "../resources/resources.js";
 import type { SubscriptionLimits } from "../resources/subscriptions.js";
 import { isObject, type ServerCapabilities } from "../types.js";
+import type { CallerLimits } from "../views/host.js";
 import { TASKS } from "./tasks.js";
 
 /** The kinds of notification a listen asks for (the `notifications` param). */
@@ -166,8 +166,6 @@ export interface ListenOptions {
   readonly limits: SubscriptionLimits;
   /** The capabilities declared to revision `f` now: what a listen may hear. */
   readonly capabilities: (f: Features) => ServerCapabilities;
-  /** Counts each caller's listens and the bytes they hold. */
-  readonly governor: Governor;
 }
 
 /**
@@ -175,7 +173,9 @@ export interface ListenOptions {
  * for, and stays pending until the client cancels it or the server ends it with its final result.
  */
 export function listenExtension(o: ListenOptions): Extension {
-  const { resources, limits, capabilities, governor } = o;
+  const { resources, limits, capabilities } = o;
+  /** Counts each caller's listens and the bytes they hold: the host's, given at `attach`. */
+  let counts: CallerLimits | undefined;
   /** The open streams of this server, by session (each 2026-07-28 HTTP request is a session of its own). */
   const open = new Map<string, Set<ListenStream>>();
   return {
@@ -183,8 +183,11 @@ export function listenExtension(o: ListenOptions): Extension {
     change: (event) => {
       for (const streams of open.values()) for (const stream of streams) stream.deliver(event);
     },
-    end: (sessionId) => {
-      const streams = open.get(sessionId);
+    attach: (host) => {
+      counts = host.limits;
+    },
+    sessionEnd: (session) => {
+      const streams = open.get(session.sessionId);
       if (streams) for (const stream of [...streams]) stream.end();
     },
     methods: {
@@ -209,11 +212,14 @@ export function listenExtension(o: ListenOptions): Extension {
           const n = p.notifications as { resourceSubscriptions?: unknown; taskIds?: unknown };
           const bytes = listBytes(n.resourceSubscriptions) + listBytes(n.taskIds);
           const key = ctx.caller;
+          const governor = counts!;
           governor.take("listens", key);
-          const kept = governor.claim("subscriptionBytes", key, bytes);
-          if (typeof kept !== "function") {
+          let kept: () => void;
+          try {
+            kept = governor.claim("subscriptionBytes", key, bytes);
+          } catch (refused) {
             governor.give("listens", key);
-            throw kept;
+            throw refused;
           }
           const stream = new ListenStream(ctx, filter);
           const session = ctx.sessionId;

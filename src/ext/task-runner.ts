@@ -9,8 +9,8 @@ import type { Context, TaskHandle } from "../context.js";
 import { AUTO_KEY, type InputRequest } from "../eras/input.js";
 import { statelessError } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
-import type { Governor } from "../limits/governor.js";
 import type { JsonRpcErrorObject, Params } from "../types.js";
+import type { CallerLimits } from "../views/host.js";
 import { isTerminal, SERVER_GONE, type TaskRecord, type TaskSignal, type TaskStore } from "./task-store.js";
 
 export { isTerminal };
@@ -65,7 +65,7 @@ export class TaskRunner {
   readonly #live = new Map<string, Live>();
   readonly #publish: (event: ChangeEvent) => void;
   readonly #report: (error: unknown) => void;
-  readonly #governor: Governor;
+  readonly #governor: CallerLimits;
   /** The polling pace clients are told. */
   readonly pollIntervalMs: number;
   /** How long a task is kept, unless a 2025-11-25 client asked for less. */
@@ -76,7 +76,7 @@ export class TaskRunner {
     options: { readonly store: TaskStore; readonly ttlMs: number; readonly pollIntervalMs: number },
     publish: (event: ChangeEvent) => void,
     report: (error: unknown) => void,
-    governor: Governor,
+    governor: CallerLimits,
   ) {
     const store = options.store;
     this.#store = store;
@@ -182,7 +182,6 @@ export class TaskRunner {
     // the caller's own shares, running and kept: a full share refuses this caller, never evicts another's task
     const key = ctx.caller;
     const release = this.#governor.claim("runningTasks", key);
-    if (typeof release !== "function") throw release;
     const until = Date.now() + ttlMs;
     try {
       this.#governor.lease("tasks", key, until);

@@ -9,10 +9,10 @@ import type { Context } from "../context.js";
 import { missingCapability } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { clientDeclares, type Extension } from "../extension.js";
-import type { Governor } from "../limits/governor.js";
 import type { Registry } from "../registry.js";
 import type { ToolEntry } from "../tools/tools.js";
 import { isObject, type Params } from "../types.js";
+import type { CallerLimits } from "../views/host.js";
 import { RELATED_TASK, TaskContext } from "./task-context.js";
 import { isTerminal, type Live, statelessTask, TaskRunner } from "./task-runner.js";
 import { MemoryTaskStore, type TaskRecord, type TaskStore } from "./task-store.js";
@@ -53,7 +53,7 @@ export function tasksExtension(
   options: TaskOptions,
   publish: (event: ChangeEvent) => void,
   report: (error: unknown) => void,
-  governor: Governor,
+  governor: CallerLimits,
 ): { extension: Extension; runner: TaskRunner } {
   const ttlMs = options.ttlMs ?? 3_600_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;

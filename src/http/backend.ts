@@ -70,7 +70,7 @@ export interface SessionBackend {
   /** `closeStandaloneStream`: closes the connection of session `sid`'s GET stream, with a `retry:` hint. */
   detachGet(sid: string): boolean;
   /**
-   * A drain began (each session ends gracefully: `server.end`; the GET streams close with a `retry:`
+   * A drain began (each session ends gracefully: `server.endGracefully`; the GET streams close with a `retry:`
    * hint), or with `all` its grace is over (every stream's).
    */
   detach(all: boolean): void;

@@ -120,20 +120,6 @@ export class LocalSessions implements SessionBackend {
     return json(answer, { "mcp-session-id": id });
   }
 
-  /** The connections of sessions a drain ended gracefully already. */
-  readonly #ended = new WeakSet<Connection>();
-
-  /**
-   * The server's `end` for a session's connection, once: the extensions' `end` hooks hear of it and
-   * give its long-lived requests their final result. Not for one closed already (`server.close()`
-   * ended it first) or ended by a drain before.
-   */
-  #endGracefully(connection: Connection): void {
-    if (connection.closed || this.#ended.has(connection)) return;
-    this.#ended.add(connection);
-    this.parts.server.end(connection);
-  }
-
   /** Room for one more session of `caller` before its `initialize` runs, or the refusal (429, 503). */
   protected admit(caller: string): Reply | undefined {
     return noRoom(this.table, caller);
@@ -189,7 +175,7 @@ export class LocalSessions implements SessionBackend {
   detach(all: boolean): void {
     // a drain began: each session ends gracefully now, while its requests' streams are open (a
     // long-lived request's final result reaches its client); it is closed when the drain is over
-    if (!all) for (const session of this.table.values()) this.#endGracefully(session.connection);
+    if (!all) for (const session of this.table.values()) this.parts.server.endGracefully(session.connection);
     this.table.detach(this.parts.retryMs, all);
   }
 
@@ -198,12 +184,12 @@ export class LocalSessions implements SessionBackend {
   }
 
   /**
-   * Ends `session` here: out of the table, ended gracefully (see {@link #endGracefully}), its streams
+   * Ends `session` here: out of the table, ended gracefully (once: see `server.endGracefully`), its streams
    * closed, its connection closed.
    */
   protected end(session: Session): void {
     this.table.remove(session);
-    this.#endGracefully(session.connection);
+    this.parts.server.endGracefully(session.connection);
     session.closeStreams();
     // idempotent: its onClose comes back here and finds nothing left to do
     session.connection.close();

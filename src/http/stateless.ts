@@ -113,10 +113,10 @@ export class StatelessHttp {
 
   /**
    * Graceful teardown: every request still running that belongs to no session ends gracefully (see
-   * `server.end`: an open listen gets its final result) before the streams close.
+   * `server.endGracefully`: an open listen gets its final result) before the streams close.
    */
   close(): void {
-    for (const connection of [...this.#o.drain.running]) this.#o.server.end(connection);
+    for (const connection of [...this.#o.drain.running]) this.#o.server.endGracefully(connection);
   }
 
   /** GET and DELETE have no meaning in the revision. */
@@ -311,7 +311,7 @@ export class StatelessHttp {
         reply(new Reply(200, SSE_HEADERS, sink.readable));
         // a request whose stream opens once a drain has begun (a listen whose body was still
         // arriving) ends at once gracefully, as those running when it began did
-        if (this.#o.drain.draining) queueMicrotask(() => this.#o.server.end(connection));
+        if (this.#o.drain.draining) queueMicrotask(() => this.#o.server.endGracefully(connection));
       }
       sink.event(data);
     };

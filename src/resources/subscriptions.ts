@@ -1,15 +1,15 @@
 /**
  * `resources/subscribe` and `resources/unsubscribe` (the `initialize` era): a session's subscribed
  * URIs, in a session slot of this extension; its `change` hook sends `notifications/resources/updated`
- * to the sessions whose slot holds the URI.
+ * to the sessions whose slot holds the URI, found through the host its `attach` is given.
  */
 
 import { type Connection, sessionSlot } from "../connection.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
-import type { Governor } from "../limits/governor.js";
 import { requireScopes } from "../registry.js";
 import { EMPTY, type Params } from "../types.js";
+import type { CallerLimits, ExtensionHost } from "../views/host.js";
 import type { ResourceRegistry } from "./resources.js";
 
 /** Limits of resource subscriptions: a 2026-07-28 listen's, and a 2025 session's `resources/subscribe`s (the server's `subscriptionLimits` option). */
@@ -27,14 +27,14 @@ interface Subscribed {
   readonly restored: Set<string>;
   bytes: number;
   key: string;
-  governor: Governor | undefined;
+  limits: CallerLimits | undefined;
 }
 
 const SUBSCRIBED = sessionSlot<Subscribed>(
   "resources/subscribe",
-  () => ({ uris: new Set(), restored: new Set(), bytes: 0, key: "", governor: undefined }),
+  () => ({ uris: new Set(), restored: new Set(), bytes: 0, key: "", limits: undefined }),
   // a session that ends gives its subscriptions' bytes back
-  (s) => s.governor?.give("subscriptionBytes", s.key, s.bytes),
+  (s) => s.limits?.give("subscriptionBytes", s.key, s.bytes),
 );
 
 /** Whether the session `conn` subscribed to `uri` (without making its set). */
@@ -69,17 +69,13 @@ export function restoreSubscriptions(conn: Connection, uris: readonly string[]):
 function forget(s: Subscribed, uri: string): void {
   if (!s.uris.delete(uri) || s.restored.delete(uri)) return;
   s.bytes -= 2 * uri.length + 64;
-  s.governor?.give("subscriptionBytes", s.key, 2 * uri.length + 64);
+  s.limits?.give("subscriptionBytes", s.key, 2 * uri.length + 64);
 }
 
 /** What the subscriptions extension is made with. */
 export interface SubscriptionsOptions {
   readonly resources: ResourceRegistry;
   readonly limits: SubscriptionLimits;
-  /** Counts the bytes each caller's subscriptions hold. */
-  readonly governor: Governor;
-  /** The server's sessions now, whose slots hold their subscriptions. */
-  readonly sessions: Iterable<Connection>;
 }
 
 /**
@@ -87,7 +83,9 @@ export interface SubscriptionsOptions {
  * session, each at most `maxUriLength` (8192), and within the caller's share of `subscriptionBytes`.
  */
 export function subscriptionsExtension(o: SubscriptionsOptions): Extension {
-  const { resources: reg, limits, governor, sessions } = o;
+  const { resources: reg, limits } = o;
+  /** The server this extension was added to: its sessions, whose slots hold their subscriptions, and its caller limits. */
+  let host: ExtensionHost | undefined;
   const maxUri = limits.maxUriLength ?? 8192;
   const max = limits.maxResourceSubscriptions ?? 1000;
   const when = (caps: { resources?: { subscribe?: boolean } }) => caps.resources?.subscribe === true;
@@ -95,12 +93,13 @@ export function subscriptionsExtension(o: SubscriptionsOptions): Extension {
   return {
     id: "picomcp/subscriptions",
     requires: ["picomcp/resources"],
+    attach: (h) => {
+      host = h;
+    },
     change: (event) => {
-      if (event.type !== "resource_updated") return;
-      for (const conn of sessions) {
-        if (conn.protocolVersion !== undefined && !conn.closed && subscribed(conn, event.uri))
-          conn.send({ jsonrpc: "2.0", method, params: { uri: event.uri } });
-      }
+      if (event.type !== "resource_updated" || host === undefined) return;
+      for (const session of host.sessions())
+        if (session.peek(SUBSCRIBED)?.uris.has(event.uri)) session.notify(method, { uri: event.uri });
     },
     methods: {
       "resources/subscribe": {
@@ -124,8 +123,8 @@ export function subscriptionsExtension(o: SubscriptionsOptions): Extension {
             });
           const bytes = 2 * uri.length + 64;
           s.key = ctx.caller;
-          s.governor = governor;
-          governor.take("subscriptionBytes", s.key, bytes);
+          s.limits = host!.limits;
+          s.limits.take("subscriptionBytes", s.key, bytes);
           s.bytes += bytes;
           s.uris.add(uri);
           return EMPTY;

@@ -105,7 +105,7 @@ export function sessionBackendContract(
       target ??= await make();
       const server = new McpServer({ name: "backend", version: "1.0.0", onError: () => {} });
       server.tool("echo", { description: "echo", run: (a: { text?: string }) => a.text ?? "" });
-      server.use({ id: "com.example/ends", end: (sessionId) => void ended.push(sessionId) });
+      server.use({ id: "com.example/ends", sessionEnd: ({ sessionId }) => void ended.push(sessionId) });
       const sessions = peer ? target.peer! : target.sessions;
       const handler = createHttpHandler(server, { ...options, sessions });
       handlers.push(handler);

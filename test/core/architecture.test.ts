@@ -30,7 +30,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["prompts/completion.ts", "resources/as-tools.ts"], // completion and the resources-as-tools bridge read two primitives
   ["tools/", "prompts/", "resources/resources.ts", "resources/subscriptions.ts"], // the primitives: registries and their extensions
   ["resources/handler-params.ts", "resources/"], // URI templates, router, params, decoding, path safety; what a read or get destructures, from its source
-  ["extension.ts", "views/"], // the one seam: the Extension every method family is, and the table of them; views/: contexts made from another
+  ["extension.ts", "views/"], // the one seam: the Extension every method family is, and the table of them; views/: contexts made from another, and the host an extension reaches the server through
   ["context.ts", "connection.ts", "jsonrpc.ts", "limits/", "request/", "observe/"], // per-request context and the connection; the governor (shares per caller, rate limits); request/: asking the client, request slots; observers, composed
   ["schema/", "eras/", "content.ts", "pagination.ts", "registry.ts"],
   ["errors.ts", "types.ts", "bus.ts", "bytes.ts", "stdio/"], // leaves; stdio/: the writer of serveStdio

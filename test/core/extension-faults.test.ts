@@ -126,7 +126,7 @@ describe("async notification handlers and hooks that reject", () => {
       change: async () => {
         throw new Error("change failed");
       },
-      end: async (sessionId) => {
+      sessionEnd: async ({ sessionId }) => {
         throw new Error(`end of ${sessionId} failed`);
       },
       methods: { "async/ping": { run: () => ({ pong: true }) } },
@@ -138,7 +138,7 @@ describe("async notification handlers and hooks that reject", () => {
       await b.initialize();
       expect(await a.send({ jsonrpc: "2.0", method: "async/poke" })).toBeUndefined();
       s.resourceUpdated("test://r");
-      s.end(a.connection);
+      s.endGracefully(a.connection);
       await expect.poll(() => errors.length).toBe(3);
     });
     expect(unhandled).toEqual([]);
@@ -147,7 +147,7 @@ describe("async notification handlers and hooks that reject", () => {
       ["Error: change failed", { method: "change", requestId: "hook", name: "com.example/async" }],
       [
         `Error: end of ${a.connection.id} failed`,
-        { method: "end", requestId: "hook", name: "com.example/async" },
+        { method: "sessionEnd", requestId: "hook", name: "com.example/async" },
       ],
     ]);
     expect(await b.send({ jsonrpc: "2.0", id: 1, method: "async/ping" })).toEqual({

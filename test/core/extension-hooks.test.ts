@@ -1,5 +1,5 @@
 /**
- * The `change` and `end` hooks of `Extension`, from an application's extension: what reaches a server
+ * The `change` and `sessionEnd` hooks of `Extension`, from an application's extension: what reaches a server
  * from its bus, and a long-lived request of its own ended with its final result.
  */
 import { describe, expect, it } from "vitest";
@@ -149,7 +149,7 @@ describe("Extension.end and ctx.end: a long-lived request of an application's ow
             f.ctx.notify("notifications/feed/updated", { uri: event.uri, caller: f.ctx.caller });
           }
       },
-      end: (sessionId) => {
+      sessionEnd: ({ sessionId }) => {
         for (const f of open.get(sessionId) ?? []) f.ctx.end({ sent: f.sent });
       },
       methods: {
@@ -191,7 +191,7 @@ describe("Extension.end and ctx.end: a long-lived request of an application's ow
     const s = server({ onError: (e: unknown, info: unknown) => void errors.push([String(e), info]) });
     s.use({
       id: "com.example/broken",
-      end: () => {
+      sessionEnd: () => {
         throw new Error("broken end");
       },
     });
@@ -203,16 +203,16 @@ describe("Extension.end and ctx.end: a long-lived request of an application's ow
       { jsonrpc: "2.0", id: "F", result: { resultType: "complete", sent: 0, _meta: SERVER_META } },
     ]);
     expect(errors).toEqual([
-      ["Error: broken end", { method: "end", requestId: "hook", name: "com.example/broken" }],
+      ["Error: broken end", { method: "sessionEnd", requestId: "hook", name: "com.example/broken" }],
     ]);
   });
 
-  it("server.end(connection) ends that connection's requests only; cancelled ones are never answered", async () => {
+  it("server.endGracefully(connection) ends that connection's requests only; cancelled ones are never answered", async () => {
     const s = server();
     s.use(feed());
     const a = request(s, "A", "feed/follow");
     const b = request(s, "B", "feed/follow");
-    s.end(a.conn);
+    s.endGracefully(a.conn);
     expect(await a.answer).toBeUndefined();
     expect(a.stream).toEqual([
       { jsonrpc: "2.0", id: "A", result: { resultType: "complete", sent: 0, _meta: SERVER_META } },
@@ -223,7 +223,7 @@ describe("Extension.end and ctx.end: a long-lived request of an application's ow
     expect(b.stream).toHaveLength(1);
     await s.handle({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "B" } }, b.conn);
     expect(await b.answer).toBeUndefined();
-    s.end(b.conn);
+    s.endGracefully(b.conn);
     expect(b.stream).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@
 import type { AuthInfo, JsonRpcMessage, McpServer } from "picomcp";
 import { connect } from "picomcp/testing";
 import { describe, expect, it } from "vitest";
+import { server as bulletins, post, readers } from "../../examples/docs/extensions-bulletins.js";
 import { server as shop } from "../../examples/docs/extensions-correlation.js";
 import { server as newsroom, publish } from "../../examples/docs/extensions-follow.js";
 import { server as glossary } from "../../examples/docs/extensions-glossary.js";
@@ -170,7 +171,7 @@ describe("docs/extensions.md: notifications on the request's stream, the change 
     const follow = request(newsroom, 1, "follow/updates", {}, {});
     await expect.poll(() => follow.stream.length).toBe(1);
     publish("picomcp ships a guide to extensions");
-    newsroom.end(follow.connection);
+    newsroom.endGracefully(follow.connection);
     expect(await follow.answer).toBeUndefined();
     expect(follow.stream).toEqual([
       { jsonrpc: "2.0", method: "notifications/follow/started" },
@@ -210,5 +211,27 @@ describe("docs/extensions.md: the built-in list as a value, an observer (extensi
       'server.tool("slow"): this server has no io.modelcontextprotocol/tasks; add it to new McpServer({ extensions }) (defaultExtensions has it)',
     );
     expect(audit).toEqual(["initialize", "notifications/initialized", "tasks/list"]);
+  });
+});
+
+describe("docs/extensions.md: reaching sessions outside a request (extensions-bulletins.ts)", () => {
+  it("posts to every open session that opted in, and to no other; sessionEnd reads the slot once per session", async () => {
+    const reader = await connect(bulletins);
+    const other = await connect(bulletins);
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "bulletins/subscribe" });
+    expect(await reader.send(text)).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+    expect(readers).toBe(1);
+    const before = [reader.notifications.length, other.notifications.length];
+    expect(post("Doors open at nine")).toBe(1);
+    expect(reader.notifications.slice(before[0])).toEqual([
+      { jsonrpc: "2.0", method: "notifications/bulletins/posted", params: { text: "Doors open at nine" } },
+    ]);
+    expect(other.notifications.slice(before[1])).toEqual([]);
+    // the session ends gracefully, then the server closes: its hook runs once
+    bulletins.endGracefully(reader.connection);
+    expect(readers).toBe(0);
+    bulletins.close();
+    expect(readers).toBe(0);
+    expect(post("Nobody hears this")).toBe(0);
   });
 });

@@ -325,7 +325,7 @@ describe("handler.drain()", () => {
     const open = new Map<string, Context>();
     server.use({
       id: "com.example/follow",
-      end: (sessionId) => open.get(sessionId)?.end({ followed: true }),
+      sessionEnd: ({ sessionId }) => open.get(sessionId)?.end({ followed: true }),
       methods: {
         "follow/start": {
           era: "stateless",

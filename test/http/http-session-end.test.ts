@@ -1,4 +1,4 @@
-// An extension's `end` hook hears the graceful end of every 2025 session over Streamable HTTP, once:
+// An extension's `sessionEnd` hook hears the graceful end of every 2025 session over Streamable HTTP, once:
 // handler.close(), a drain, a DELETE, server.close(); a long-lived request of a session gets the final
 // result its hook gives. Real HTTP (picomcp/node on 127.0.0.1), raw JSON-RPC, exact wire JSON.
 import { afterEach, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ async function setup() {
   const waiting = new Map<string, Context>();
   const ext: Extension = {
     id: "com.example/held",
-    end: (sessionId) => {
+    sessionEnd: ({ sessionId }) => {
       ended.push(sessionId);
       waiting.get(sessionId)?.end({ held: true });
     },
@@ -30,6 +30,15 @@ async function setup() {
           waiting.set(ctx.sessionId, ctx);
           await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
           waiting.delete(ctx.sessionId);
+          return { never: "sent" };
+        },
+      },
+      // held until the request is cancelled: the hook gives it nothing, so a drain waits for it
+      "hold/stuck": {
+        era: "session",
+        run: async (_p, ctx) => {
+          waiting.set(`stuck ${ctx.sessionId}`, ctx);
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
           return { never: "sent" };
         },
       },
@@ -63,7 +72,7 @@ async function setup() {
   return { server, http, ended, waiting, post, open };
 }
 
-describe("Extension.end over HTTP sessions", () => {
+describe("Extension.sessionEnd over HTTP sessions", () => {
   it("handler.close(): the hook hears every session once; a long-lived request gets the result it gives", async () => {
     const { http, ended, waiting, post, open } = await setup();
     const a = await open();
@@ -92,6 +101,28 @@ describe("Extension.end over HTTP sessions", () => {
     // nothing is left running: the drain is over long before its grace
     await closed;
     expect([...ended].sort()).toEqual([a, b].sort());
+  });
+
+  it("a drain, then server.close() while the drain waits: the hook hears each session once", async () => {
+    const { server, http, ended, waiting, post, open } = await setup();
+    const a = await open();
+    const b = await open();
+    const stuck = post({ jsonrpc: "2.0", id: 7, method: "hold/stuck" }, a);
+    await expect.poll(() => waiting.has(`stuck ${a}`)).toBe(true);
+    const closed = http.close({ graceMs: 60_000 });
+    expect([...ended].sort()).toEqual([a, b].sort());
+    // a SIGTERM handler that also closes the server, while the drain still waits for `hold/stuck`
+    server.close();
+    expect([...ended].sort()).toEqual([a, b].sort());
+    expect(waiting.get(`stuck ${a}`)!.signal.aborted).toBe(true);
+    const res = await stuck;
+    // its session closed under it: the handler answers as it does for any session gone
+    expect([res.status, await res.json()]).toEqual([
+      404,
+      { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" } },
+    ]);
+    await closed;
+    expect(ended).toHaveLength(2);
   });
 
   it("DELETE: the hook hears that session alone; server.close() then ends the rest, each once", async () => {

@@ -174,6 +174,26 @@ describe("subscriptions/listen", () => {
     expect(l.stream).toHaveLength(2);
   });
 
+  it("ended gracefully (a handler's close), then server.close(): one final result, the hooks once", async () => {
+    const s = server();
+    const ended: string[] = [];
+    s.use({ id: "com.example/ends", sessionEnd: ({ sessionId }) => void ended.push(sessionId) });
+    const l = listen(s, "L", { toolsListChanged: true });
+    s.endGracefully(l.conn);
+    s.endGracefully(l.conn);
+    s.close();
+    expect(await l.answer).toBeUndefined();
+    expect(l.stream).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { _meta: { [SUB]: "L" }, notifications: { toolsListChanged: true } },
+      },
+      { jsonrpc: "2.0", id: "L", result: { resultType: "complete", _meta: { ...SERVER_META, [SUB]: "L" } } },
+    ]);
+    expect(ended).toEqual([l.conn.id]);
+  });
+
   it("rejects malformed or over-limit filters with -32602", async () => {
     const s = server({ subscriptionLimits: { maxResourceSubscriptions: 2, maxUriLength: 20 } });
     const err = async (notifications: unknown) => (await listen(s, 1, notifications).answer).error;

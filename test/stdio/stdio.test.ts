@@ -406,3 +406,33 @@ function mulberry32(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+describe("stdio: the end of input ends the session gracefully, once", () => {
+  it("end of input, then server.close() while a request still runs: the sessionEnd hook runs once", async () => {
+    const ended: string[] = [];
+    const s = new McpServer({ name: "t", version: "1" });
+    s.use({
+      id: "com.example/held",
+      sessionEnd: ({ sessionId }) => void ended.push(sessionId),
+      methods: {
+        // held until cancelled: the hook gives it nothing, so the connection stays open after the input ends
+        "hold/stuck": {
+          era: "session",
+          run: (_p, ctx) =>
+            new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve({}), { once: true })),
+        },
+      },
+    });
+    const p = pipe(s);
+    p.stdin.write(`${init()}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n`);
+    await p.waitFor(1);
+    p.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"hold/stuck"}\n`);
+    await expect.poll(() => p.handle.connection.inflight.has(1)).toBe(true);
+    p.stdin.end();
+    await expect.poll(() => ended.length).toBe(1);
+    s.close();
+    await p.handle.closed;
+    expect(ended).toEqual([p.handle.connection.id]);
+    expect(p.lines).toHaveLength(1);
+  });
+});
