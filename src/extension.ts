@@ -73,8 +73,18 @@ export type MethodWrapper = (
   next: (ctx?: Context) => Promise<unknown>,
 ) => unknown;
 
+/** Type-only (no value): the brand of a built-in entry of `defaultExtensions`. */
+declare const BUILT_IN: unique symbol;
+
+/** A built-in's brand: what has it never passes for an {@link Extension} (`server.use` refuses it). */
+export interface BuiltInBrand {
+  readonly [BUILT_IN]: true;
+}
+
 /** What one extension brings. */
 export interface Extension {
+  /** Never set: keeps a built-in entry of `defaultExtensions` from passing for an extension. */
+  readonly [BUILT_IN]?: never;
   /**
    * Its identifier: the key under `capabilities.extensions` when it has `settings`
    * (`io.modelcontextprotocol/tasks`), otherwise a name for errors (`picomcp/tools`).
@@ -171,6 +181,11 @@ export class Extensions {
   /** `observerFailed`: where an observer's hook that throws is reported (the server goes on as without it). */
   constructor(observerFailed: ObserverFailed = () => {}) {
     this.#observerFailed = observerFailed;
+  }
+
+  /** The ids of the extensions added now. */
+  ids(): ReadonlySet<string> {
+    return new Set(this.#all.map((e) => e.id));
   }
 
   /** Throws when an extension of `list` requires an id that neither this table nor `list` has. */

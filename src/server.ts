@@ -8,7 +8,7 @@ import { operationScopes } from "./dispatch/scopes.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, addApp, appParts } from "./ext/apps.js";
-import { type BuiltIn, builtIns } from "./ext/builtins.js";
+import { type BuiltIn, builtIns, refuseBuiltIn } from "./ext/builtins.js";
 import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
 import type { TaskRunner } from "./ext/task-runner.js";
 import { TASKS, type TaskOptions } from "./ext/tasks.js";
@@ -144,6 +144,7 @@ export class McpServer {
    * });
    */
   use(extension: Extension): Registration {
+    refuseBuiltIn(extension);
     return { remove: this.#core.use(extension) };
   }
 
