@@ -14,7 +14,7 @@ import {
   sample,
   withMeta,
 } from "./request/ask.js";
-import type { RequestSlot } from "./request/slot.js";
+import { ofKind, type RequestSlot } from "./request/slot.js";
 import {
   type ClientCapabilities,
   type ElicitFormParams,
@@ -225,12 +225,12 @@ export class RequestContext implements Context, AskChannel {
 
   sessionState<T>(slot: SessionSlot<T>): T {
     if (!this.#stateless) return this.connection.slot(slot);
-    if (!this.#slots?.has(slot)) this.set(slot as RequestSlot<T>, slot.init());
-    return this.#slots!.get(slot) as T;
+    const slots = (this.#slots ??= new Map());
+    return (slots.has(ofKind(slot, "session")) ? slots : slots.set(slot, slot.init())).get(slot) as T;
   }
 
   get<T>(slot: RequestSlot<T>): T {
-    if (this.#slots?.has(slot)) return this.#slots.get(slot) as T;
+    if (ofKind(slot, "request") && this.#slots?.has(slot)) return this.#slots.get(slot) as T;
     if (slot.init === undefined) return undefined as T;
     const value = slot.init();
     this.set(slot, value);
@@ -239,7 +239,7 @@ export class RequestContext implements Context, AskChannel {
 
   set<T>(slot: RequestSlot<T>, value: T): void {
     this.#slots ??= new Map();
-    this.#slots.set(slot, value);
+    this.#slots.set(ofKind(slot, "request"), value);
   }
 
   cache(hint: CacheOptions | CacheHint): void {
