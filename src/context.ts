@@ -204,9 +204,8 @@ export class RequestContext implements Context, AskChannel {
   }
 
   /**
-   * `client` and `features` describe the revision of this one request: from the connection's
-   * handshake for the initialize era, from the request's own `_meta` for 2026-07-28. Handlers see the
-   * same context either way.
+   * `client` and `features` describe the revision of this one request: from the connection's handshake
+   * for the initialize era, from the request's own `_meta` for 2026-07-28; handlers see one context.
    */
   constructor(init: RequestInit) {
     this.connection = init.connection;
@@ -225,8 +224,9 @@ export class RequestContext implements Context, AskChannel {
 
   sessionState<T>(slot: SessionSlot<T>): T {
     if (!this.#stateless) return this.connection.slot(slot);
-    const slots = (this.#slots ??= new Map());
-    return (slots.has(ofKind(slot, "session")) ? slots : slots.set(slot, slot.init())).get(slot) as T;
+    this.#slots ??= new Map();
+    if (!this.#slots.has(ofKind(slot, "session"))) this.#slots.set(slot, slot.init());
+    return this.#slots.get(slot) as T;
   }
 
   get<T>(slot: RequestSlot<T>): T {
