@@ -3,6 +3,7 @@
 import type { Features, ProtocolVersion } from "./eras/versions.js";
 import { DEFAULT_FEATURES } from "./eras/versions.js";
 import { ErrorCode } from "./errors.js";
+import { ofKind } from "./request/slot.js";
 import type {
   ClientCapabilities,
   Implementation,
@@ -37,6 +38,8 @@ export interface AuthInfo {
  * own value, made by `init` on first use and handed to `close` when the connection closes.
  */
 export interface SessionSlot<T> {
+  /** A session slot, never a request slot (`ctx.sessionState` takes only this kind). */
+  readonly kind: "session";
   /** For error messages and debugging. */
   readonly name: string;
   init(): T;
@@ -49,7 +52,7 @@ export interface SessionSlot<T> {
  * @example const seen = sessionSlot("deprecation-warned", () => new Set<string>());
  */
 export function sessionSlot<T>(name: string, init: () => T, close?: (value: T) => void): SessionSlot<T> {
-  return Object.freeze(close ? { name, init, close } : { name, init });
+  return Object.freeze(close ? { kind: "session", name, init, close } : { kind: "session", name, init });
 }
 
 /** What a connection of one revision is told: the capabilities and the ids of the extensions served. */
@@ -181,7 +184,7 @@ export class Connection {
   /** This connection's value of `slot`, made on first use. */
   slot<T>(slot: SessionSlot<T>): T {
     this.#slots ??= new Map();
-    if (this.#slots.has(slot)) return this.#slots.get(slot) as T;
+    if (this.#slots.has(ofKind(slot, "session"))) return this.#slots.get(slot) as T;
     const value = slot.init();
     this.#slots.set(slot, value);
     return value;

@@ -14,7 +14,7 @@ import {
   sample,
   withMeta,
 } from "./request/ask.js";
-import type { RequestSlot } from "./request/slot.js";
+import { ofKind, type RequestSlot } from "./request/slot.js";
 import {
   type ClientCapabilities,
   type ElicitFormParams,
@@ -204,9 +204,8 @@ export class RequestContext implements Context, AskChannel {
   }
 
   /**
-   * `client` and `features` describe the revision of this one request: from the connection's
-   * handshake for the initialize era, from the request's own `_meta` for 2026-07-28. Handlers see the
-   * same context either way.
+   * `client` and `features` describe the revision of this one request: from the connection's handshake
+   * for the initialize era, from the request's own `_meta` for 2026-07-28; handlers see one context.
    */
   constructor(init: RequestInit) {
     this.connection = init.connection;
@@ -225,12 +224,13 @@ export class RequestContext implements Context, AskChannel {
 
   sessionState<T>(slot: SessionSlot<T>): T {
     if (!this.#stateless) return this.connection.slot(slot);
-    if (!this.#slots?.has(slot)) this.set(slot as RequestSlot<T>, slot.init());
-    return this.#slots!.get(slot) as T;
+    this.#slots ??= new Map();
+    if (!this.#slots.has(ofKind(slot, "session"))) this.#slots.set(slot, slot.init());
+    return this.#slots.get(slot) as T;
   }
 
   get<T>(slot: RequestSlot<T>): T {
-    if (this.#slots?.has(slot)) return this.#slots.get(slot) as T;
+    if (ofKind(slot, "request") && this.#slots?.has(slot)) return this.#slots.get(slot) as T;
     if (slot.init === undefined) return undefined as T;
     const value = slot.init();
     this.set(slot, value);
@@ -239,7 +239,7 @@ export class RequestContext implements Context, AskChannel {
 
   set<T>(slot: RequestSlot<T>, value: T): void {
     this.#slots ??= new Map();
-    this.#slots.set(slot, value);
+    this.#slots.set(ofKind(slot, "request"), value);
   }
 
   cache(hint: CacheOptions | CacheHint): void {

@@ -79,7 +79,10 @@ export class ServerCore {
   /** What each caller holds, against its share and the server's totals; the rate limits. */
   readonly governor: Governor;
   /** Every extension, built-in or the application's: their capabilities, methods and wrappers. */
-  readonly extensions = new Extensions();
+  /** An observer's hook that throws is reported as `{ method: hook, requestId: "observer", name: id }`. */
+  readonly extensions = new Extensions((error, hook, id) =>
+    this.reportError(error, { method: hook, requestId: "observer", name: id }),
+  );
   /** The open connections, and one kept closed, which every loop over them passes by. */
   readonly connections = new Set<Connection>([KEPT]);
   /** What a closed connection calls: one function for every connection. */

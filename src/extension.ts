@@ -9,7 +9,7 @@ import type { SessionSlot } from "./connection.js";
 import type { Context } from "./context.js";
 import { missingCapability } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
-import { composeObservers, type Observer } from "./observe/observers.js";
+import { composeObservers, guardObserver, type Observer, type ObserverFailed } from "./observe/observers.js";
 import { isPromiseLike, type Params, type ServerCapabilities } from "./types.js";
 import type { ExtensionHost, SessionHandle } from "./views/host.js";
 
@@ -74,8 +74,18 @@ export type MethodWrapper = (
   next: (ctx?: Context) => Promise<unknown>,
 ) => unknown;
 
+/** Type-only (no value): the brand of a built-in entry of `defaultExtensions`. */
+declare const BUILT_IN: unique symbol;
+
+/** A built-in's brand: what has it never passes for an {@link Extension} (`server.use` refuses it). */
+export interface BuiltInBrand {
+  readonly [BUILT_IN]: true;
+}
+
 /** What one extension brings. */
 export interface Extension {
+  /** Never set: keeps a built-in entry of `defaultExtensions` from passing for an extension. */
+  readonly [BUILT_IN]?: never;
   /**
    * Its identifier: the key under `capabilities.extensions` when it has `settings`
    * (`io.modelcontextprotocol/tasks`), otherwise a name for errors (`picomcp/tools`).
@@ -180,6 +190,17 @@ export class Extensions {
   /** The extensions with a `change` hook, and those with a `sessionEnd` hook: none costs nothing per event. */
   readonly #changes: Extension[] = [];
   readonly #ends: Extension[] = [];
+  readonly #observerFailed: ObserverFailed;
+
+  /** `observerFailed`: where an observer's hook that throws is reported (the server goes on as without it). */
+  constructor(observerFailed: ObserverFailed = () => {}) {
+    this.#observerFailed = observerFailed;
+  }
+
+  /** The ids of the extensions added now. */
+  ids(): ReadonlySet<string> {
+    return new Set(this.#all.map((e) => e.id));
+  }
 
   /** Throws when an extension of `list` requires an id that neither this table nor `list` has. */
   checkRequires(list: readonly Extension[]): void {
@@ -236,8 +257,9 @@ export class Extensions {
       this.#methods.set(name, { era: m.era ?? "both", input: m.input === true, when: m.when, ext, run });
     }
     for (const [name, handler] of notifications) this.#notifications.set(name, { ext, handler });
-    if (ext.observer !== undefined) {
-      this.#observers.push(ext.observer);
+    const observer = ext.observer && guardObserver(ext.observer, ext.id, this.#observerFailed);
+    if (observer !== undefined) {
+      this.#observers.push(observer);
       this.observer = composeObservers(this.#observers);
     }
     if (ext.change !== undefined) this.#changes.push(ext);
@@ -257,8 +279,8 @@ export class Extensions {
       this.#all.splice(this.#all.indexOf(ext), 1);
       for (const [name] of methods) this.#methods.delete(name);
       for (const [name] of notifications) this.#notifications.delete(name);
-      if (ext.observer !== undefined) {
-        this.#observers.splice(this.#observers.indexOf(ext.observer), 1);
+      if (observer !== undefined) {
+        this.#observers.splice(this.#observers.indexOf(observer), 1);
         this.observer = composeObservers(this.#observers);
       }
       if (ext.change !== undefined) this.#changes.splice(this.#changes.indexOf(ext), 1);

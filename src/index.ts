@@ -73,6 +73,7 @@ export {
 } from "./ext/task-store.js";
 export { TASKS, type TaskOptions } from "./ext/tasks.js";
 export {
+  type BuiltInBrand,
   type Carrier,
   clientDeclares,
   type Era,

@@ -8,7 +8,7 @@ import { operationScopes } from "./dispatch/scopes.js";
 import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state.js";
 import { serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, addApp, appParts } from "./ext/apps.js";
-import { type BuiltIn, builtIns } from "./ext/builtins.js";
+import { type BuiltIn, builtIns, refuseBuiltIn } from "./ext/builtins.js";
 import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
 import type { TaskRunner } from "./ext/task-runner.js";
 import { TASKS, type TaskOptions } from "./ext/tasks.js";
@@ -144,6 +144,7 @@ export class McpServer {
    * });
    */
   use(extension: Extension): Registration {
+    refuseBuiltIn(extension);
     return { remove: this.#core.use(extension) };
   }
 
@@ -256,6 +257,7 @@ export class McpServer {
 
   /** Opens a connection for a transport; feed it with {@link handle}. */
   connect(options: ConnectionOptions): Connection {
+    this.#flushListChanges();
     const observer = this.#core.extensions.observer;
     const conn = new Connection(observer?.connect ? observer.connect(options) : options, this.#core.forget);
     const init = options.initialized;
@@ -345,16 +347,24 @@ export class McpServer {
 
   #listChanged(kind: "tools" | "resources" | "prompts"): void {
     if (kind === "resources") for (const sync of this.#onResourcesChanged) sync();
-    if (this.#core.connections.size === 1) return; // only the kept one: nobody to tell
-    // several registrations in one tick make one notification
-    if (this.#pendingKinds.size === 0) {
-      queueMicrotask(() => {
-        for (const k of this.#pendingKinds) this.#publish({ type: "list_changed", kind: k });
-        this.#pendingKinds.clear();
-      });
-    }
+    // published even with no client connected: extensions' `change` hooks and other instances on the
+    // bus hear every change. Several registrations in one tick make one event per kind.
+    if (this.#pendingKinds.size === 0) queueMicrotask(this.#flushListChanges);
     this.#pendingKinds.add(kind);
   }
+
+  /** Publishes the list changes of this tick; `connect` calls it first, so a new session is not told of changes made before it. */
+  readonly #flushListChanges = (): void => {
+    if (this.#pendingKinds.size === 0) return;
+    // an observer (telemetry) hears of it only when a client of this process could be told
+    const told = this.#core.connections.size > 1;
+    for (const kind of this.#pendingKinds) {
+      const event: ChangeEvent = { type: "list_changed", kind };
+      if (told) this.#core.extensions.observer?.change?.(event);
+      this.#bus.publish(event);
+    }
+    this.#pendingKinds.clear();
+  };
 
   #publish(event: ChangeEvent): void {
     this.#core.extensions.observer?.change?.(event);

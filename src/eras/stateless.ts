@@ -64,9 +64,7 @@ export function cacheHint(
   const scope = options.scope ?? fallback.cacheScope;
   if (scope !== "public" && scope !== "private")
     throw new TypeError('cache.scope must be "public" or "private"');
-  return ttlMs === fallback.ttlMs && scope === fallback.cacheScope
-    ? fallback
-    : new Checked(ttlMs, scope);
+  return ttlMs === fallback.ttlMs && scope === fallback.cacheScope ? fallback : new Checked(ttlMs, scope);
 }
 
 /** `hint` when it is a valid one (a registration's, say), else a throw as {@link cacheHint}'s. */

@@ -6,7 +6,7 @@
 
 import type { ChangeEvent } from "../bus.js";
 import type { Features } from "../eras/versions.js";
-import type { Extension } from "../extension.js";
+import type { BuiltInBrand, Extension } from "../extension.js";
 import { completionExtension } from "../prompts/completion.js";
 import { type PromptEntry, promptsExtension } from "../prompts/prompts.js";
 import { Registry, type ServerSettings } from "../registry.js";
@@ -34,6 +34,8 @@ export interface CoreView {
    * built-ins made before they are added reach the server through it, and through nothing else.
    */
   readonly host: ExtensionHost;
+  /** The extensions added now (what `need` tells of, when it throws). */
+  readonly extensions: { ids(): ReadonlySet<string> };
 }
 
 /** What the built-ins are made of: the server's options. */
@@ -74,17 +76,32 @@ interface Parts {
  * server's registries and options. Leave it out of `new McpServer({ extensions })`, or put an
  * extension of your own in its place.
  */
-export interface BuiltIn {
+export interface BuiltIn extends BuiltInBrand {
   /** The id of the extension it makes: `picomcp/tools`, `io.modelcontextprotocol/tasks`, … */
   readonly id: string;
 }
 
-const makers = new WeakMap<BuiltIn, (p: Parts) => Extension | undefined>();
+const makers = new WeakMap<object, (p: Parts) => Extension | undefined>();
+const builtInIds = new Set<string>();
 
 function builtIn(id: string, make: (p: Parts) => Extension | undefined): BuiltIn {
   const b = Object.freeze({ id });
   makers.set(b, make);
-  return b;
+  builtInIds.add(id);
+  return b as unknown as BuiltIn;
+}
+
+/**
+ * Throws for a built-in entry, or a copy of one (an object with only a built-in's `id`), given where an
+ * extension is expected: added as one, it would be an empty extension under the built-in's id.
+ */
+export function refuseBuiltIn(ext: unknown): void {
+  const id = (ext as { id?: unknown } | null)?.id;
+  if (typeof id !== "string" || !builtInIds.has(id)) return;
+  if (makers.has(ext as object) || Object.keys(ext as object).length === 1)
+    throw new TypeError(
+      `${id} is a built-in: list it in new McpServer({ extensions })${makers.has(ext as object) ? "" : " (defaultExtensions' own entry, not a copy)"}`,
+    );
 }
 
 /**
@@ -147,6 +164,7 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
   for (const entry of list) {
     const make = makers.get(entry);
     if (!make) {
+      refuseBuiltIn(entry);
       extensions.push(entry as Extension); // what is not an extension is refused when it is added
       continue;
     }
@@ -160,8 +178,7 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
       throw new TypeError(
         `new McpServer({ ${option} }): it configures ${ids.join(" and ")}, which extensions leaves out`,
       );
-  const ids = new Set(extensions.map((e) => e?.id));
-  const honest = withoutChannels(ids);
+  const honest = withoutChannels(new Set(extensions.map((e) => e?.id)));
   return {
     tools: p.tools,
     prompts: p.prompts,
@@ -176,7 +193,7 @@ export function builtIns(o: BuiltInOptions, list: readonly (Extension | BuiltIn)
       for (const id of needed) {
         if (made.has(id)) continue;
         throw new Error(
-          ids.has(id)
+          p.o.core.extensions.ids().has(id)
             ? `${call}: needs the built-in ${id}, and this server's ${id} is one of its own`
             : `${call}: this server has no ${id}; add it to new McpServer({ extensions }) (defaultExtensions has it)`,
         );

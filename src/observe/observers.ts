@@ -143,3 +143,117 @@ function nested(all: readonly MessageObservation[]): MessageObservation {
   };
   return { run, send, end };
 }
+
+/** Where a throwing observer hook is reported: its hook's name and its extension's id. */
+export type ObserverFailed = (error: unknown, hook: string, id: string) => void;
+
+/**
+ * `o` with every hook guarded, made once when its extension is added: a hook that throws is reported
+ * and the server goes on as without it (the message unobserved, the answer kept, the send done once).
+ * The dispatcher's path with no observer is untouched.
+ */
+export function guardObserver(o: Observer, id: string, failed: ObserverFailed): Observer {
+  // made on `o` (its hooks called as its methods), so that what it holds beyond its hooks stays readable
+  const g = Object.create(o) as { -readonly [K in keyof Observer]: Observer[K] };
+  if (o.message)
+    g.message = (start) => {
+      let m: MessageObservation | undefined;
+      try {
+        m = o.message!(start);
+      } catch (error) {
+        failed(error, "message", id);
+        return undefined;
+      }
+      return m && guardObservation(m, id, failed);
+    };
+  if (o.response)
+    g.response = (m, conn) => {
+      try {
+        o.response!(m, conn);
+      } catch (error) {
+        failed(error, "response", id);
+      }
+    };
+  if (o.connect)
+    g.connect = (options) => {
+      try {
+        return o.connect!(options);
+      } catch (error) {
+        failed(error, "connect", id);
+        return options;
+      }
+    };
+  if (o.change)
+    g.change = (event) => {
+      try {
+        o.change!(event);
+      } catch (error) {
+        failed(error, "change", id);
+      }
+    };
+  if (o.refused)
+    g.refused = (reason, network) => {
+      try {
+        o.refused!(reason, network);
+      } catch (error) {
+        failed(error, "refused", id);
+      }
+    };
+  return g;
+}
+
+function guardObservation(m: MessageObservation, id: string, failed: ObserverFailed): MessageObservation {
+  const run = <T>(inner: () => T): T => {
+    let ran = false;
+    let threw = false;
+    let out: T | undefined;
+    try {
+      return m.run(() => {
+        ran = true;
+        try {
+          out = inner();
+        } catch (error) {
+          threw = true;
+          throw error;
+        }
+        return out;
+      });
+    } catch (error) {
+      if (threw) throw error; // the handling's own, as without the observer
+      failed(error, "run", id);
+      return ran ? (out as T) : inner();
+    }
+  };
+  const end = (answer: JsonRpcResponse | undefined) => {
+    try {
+      return m.end(answer);
+    } catch (error) {
+      failed(error, "end", id);
+      return answer;
+    }
+  };
+  if (!m.send) return { run, end };
+  const send = (next: (message: JsonRpcMessage) => void) => {
+    let sent = false;
+    let wrapped: (message: JsonRpcMessage) => void;
+    try {
+      wrapped = m.send!((message) => {
+        sent = true;
+        next(message);
+      });
+    } catch (error) {
+      failed(error, "send", id);
+      return next;
+    }
+    return (message: JsonRpcMessage) => {
+      sent = false;
+      try {
+        wrapped(message);
+      } catch (error) {
+        failed(error, "send", id);
+        if (!sent) next(message);
+      }
+    };
+  };
+  return { run, send, end };
+}

@@ -4,6 +4,8 @@
  * own value, for a wrapper and the method it wraps to share.
  */
 export interface RequestSlot<T> {
+  /** A request slot, never a session slot (`ctx.get` and `ctx.set` take only this kind). */
+  readonly kind: "request";
   /** For error messages and debugging. */
   readonly name: string;
   /** Makes the value on first `ctx.get`; undefined: `ctx.get` gives undefined until `ctx.set`. */
@@ -18,5 +20,19 @@ export interface RequestSlot<T> {
 export function requestSlot<T>(name: string, init: () => T): RequestSlot<T>;
 export function requestSlot<T>(name: string): RequestSlot<T | undefined>;
 export function requestSlot<T>(name: string, init?: () => T): RequestSlot<T> {
-  return Object.freeze({ name, init });
+  return Object.freeze({ kind: "request", name, init });
+}
+
+/**
+ * `slot`, when it is of `kind`; else a TypeError naming it (a session slot given to `ctx.get` from
+ * untyped code, say), where the types would have refused it.
+ */
+export function ofKind<S extends { readonly kind: string }>(slot: S, kind: S["kind"]): S {
+  if (slot?.kind === kind) return slot;
+  const name = (slot as { name?: unknown } | undefined)?.name;
+  throw new TypeError(
+    `${name === undefined ? String(slot) : `Slot ${String(name)}`} is not a ${kind} slot: ${
+      kind === "request" ? "ctx.get and ctx.set take a requestSlot" : "ctx.sessionState takes a sessionSlot"
+    }`,
+  );
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Extension, McpServer } from "../../src/index.js";
-import { rawPeer, unhandledDuring } from "../helpers.js";
+import { rawPeer, tick, unhandledDuring } from "../helpers.js";
 import { modernPeer, SERVER_META } from "../modern-helpers.js";
 
 const INTERNAL = { code: -32603, message: "Internal error" };
@@ -116,6 +116,7 @@ describe("async notification handlers and hooks that reject", () => {
   it("reach onError as a throw does; no unhandled rejection, and other clients are served", async () => {
     const { s, errors } = server();
     s.resource("test://r", { read: () => "r" });
+    await tick();
     s.use({
       id: "com.example/async",
       notifications: {

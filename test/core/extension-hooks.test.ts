@@ -41,9 +41,9 @@ function request(s: McpServer, id: number | string, method: string, params: obje
 describe("Extension.change", () => {
   it("an application's hook sees every change event of its server: resource updates, list changes", async () => {
     const s = server();
+    await tick(); // the registrations above are published
     const w = watcher();
     s.use(w.ext);
-    // a list change is published while someone is connected (registrations at start-up tell no one)
     s.connect({ send: () => {} });
     s.resourceUpdated("test://watched");
     s.tool("added", { run: () => "x" });
@@ -52,6 +52,37 @@ describe("Extension.change", () => {
       { type: "resource_updated", uri: "test://watched" },
       { type: "list_changed", kind: "tools" },
     ]);
+  });
+
+  it("hears list changes while no client is connected, and a session opened later is not told of them", async () => {
+    const s = server();
+    const w = watcher();
+    s.use(w.ext);
+    const bus = new LocalBus();
+    const other = server({ bus });
+    const shared = server({ bus });
+    await tick();
+    const o = watcher("com.example/other");
+    other.use(o.ext);
+    s.tool("added", { run: () => "x" });
+    s.prompt("p", { get: () => "p" });
+    shared.tool("added", { run: () => "x" });
+    await tick();
+    expect(w.seen).toEqual([
+      { type: "list_changed", kind: "tools" },
+      { type: "list_changed", kind: "resources" },
+      { type: "list_changed", kind: "tools" },
+      { type: "list_changed", kind: "prompts" },
+    ]);
+    // another instance on the bus hears it too
+    expect(o.seen).toEqual([{ type: "list_changed", kind: "tools" }]);
+    s.tool("late", { run: () => "x" });
+    const legacy = rawPeer(s);
+    await legacy.initialize();
+    await tick();
+    expect(w.seen.at(-1)).toEqual({ type: "list_changed", kind: "tools" });
+    expect(w.seen).toHaveLength(5);
+    expect(legacy.sent).toEqual([]);
   });
 
   it("hears what another server publishes on the same bus, and nothing of a server on another bus", async () => {
@@ -111,6 +142,7 @@ describe("Extension.change", () => {
 
   it("nothing extra reaches anyone: an unsubscribed session, a listen of other kinds, another request", async () => {
     const s = server();
+    await tick();
     const w = watcher();
     s.use(w.ext);
     const legacy = rawPeer(s);

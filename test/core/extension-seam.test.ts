@@ -171,7 +171,9 @@ describe("the seam refuses mistakes", () => {
     expect(() => s.use({ id: "x", methods: { "tools/list": { run: () => ({}) } } })).toThrow(
       "Method tools/list is already added (by picomcp/tools)",
     );
-    expect(() => s.use({ id: "picomcp/tools" })).toThrow("Extension picomcp/tools is already added");
+    expect(() => s.use({ id: "picomcp/tools", requires: [] })).toThrow(
+      "Extension picomcp/tools is already added",
+    );
     expect(() => s.use({ id: "y", methods: { "y/z": {} as never } })).toThrow(
       "Method y/z of y needs a run function",
     );

@@ -2,11 +2,12 @@
 // extensions that require others, and with several observers side by side; exact wire JSON.
 import { context, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { defaultExtensions, type Extension, McpServer } from "../../src/index.js";
+import { type BuiltIn, defaultExtensions, type Extension, McpServer } from "../../src/index.js";
 import { rawPeer } from "../helpers.js";
 import { modernPeer } from "../modern-helpers.js";
 import { telemetry } from "../otel-helpers.js";
 
+const TASKS_ID = "io.modelcontextprotocol/tasks";
 const without = (...ids: string[]) => defaultExtensions.filter((e) => !ids.includes(e.id));
 const notFound = (id: number, method: string) => ({
   jsonrpc: "2.0",
@@ -21,7 +22,7 @@ async function declared(server: McpServer) {
   return { init, discover: discover.answer };
 }
 
-function fullServer(extensions?: readonly Extension[]) {
+function fullServer(extensions?: readonly (Extension | BuiltIn)[]) {
   const s = new McpServer({ name: "t", version: "1.0.0", ...(extensions ? { extensions } : {}) });
   s.tool("echo", { run: () => "hi" });
   s.prompt("p", { get: () => "p" });
@@ -216,6 +217,44 @@ describe("a replaced built-in", () => {
     ).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "own x" }] } });
     expect(() => server.tool("echo", { run: () => "hi" })).toThrow(
       'server.tool("echo"): needs the built-in picomcp/tools, and this server\'s picomcp/tools is one of its own',
+    );
+  });
+
+  it("a built-in is not an extension: server.use refuses it, or a copy of it, by name; so does a copied list", () => {
+    const tools = defaultExtensions.find((b) => b.id === "picomcp/tools")!;
+    const server = new McpServer({
+      name: "t",
+      version: "1.0.0",
+      extensions: without("picomcp/tools", TASKS_ID),
+    });
+    // @ts-expect-error: a BuiltIn does not fit Extension
+    const asExtension: Extension = tools;
+    expect(() => server.use(asExtension)).toThrow(
+      "picomcp/tools is a built-in: list it in new McpServer({ extensions })",
+    );
+    expect(() => server.use({ ...tools } as Extension)).toThrow(
+      "picomcp/tools is a built-in: list it in new McpServer({ extensions }) (defaultExtensions' own entry, not a copy)",
+    );
+    expect(
+      () =>
+        new McpServer({ name: "t", version: "1.0.0", extensions: defaultExtensions.map((b) => ({ ...b })) }),
+    ).toThrow("picomcp/experimental is a built-in");
+    // nothing was installed under its id: the registration still tells what is missing
+    expect(() => server.tool("a", { run: () => "a" })).toThrow("this server has no picomcp/tools");
+    // an application's extension with only an id of its own is still one
+    expect(() => server.use({ id: "com.example/marker" })).not.toThrow();
+  });
+
+  it("a registration's message tells the extensions added now, server.use included", () => {
+    const server = new McpServer({
+      name: "t",
+      version: "1.0.0",
+      extensions: without("picomcp/tools", TASKS_ID),
+    });
+    expect(() => server.tool("a", { run: () => "a" })).toThrow("this server has no picomcp/tools");
+    server.use({ id: "picomcp/tools", methods: { "tools/list": { run: () => ({ tools: [] }) } } });
+    expect(() => server.tool("a", { run: () => "a" })).toThrow(
+      'server.tool("a"): needs the built-in picomcp/tools, and this server\'s picomcp/tools is one of its own',
     );
   });
 

@@ -436,3 +436,30 @@ describe("stdio: the end of input ends the session gracefully, once", () => {
     expect(p.lines).toHaveLength(1);
   });
 });
+describe("stdio under an observer that throws", () => {
+  it("answers every request once; onError hears the observer's error", async () => {
+    const errors: unknown[] = [];
+    const s = new McpServer({
+      name: "t",
+      version: "1",
+      onError: (e, info) => void errors.push([String(e), info]),
+    });
+    s.use({
+      id: "com.example/audit",
+      observer: {
+        message: () => {
+          throw new Error("audit log down");
+        },
+      },
+    });
+    const p = pipe(s);
+    p.stdin.write(`${init()}\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n`);
+    const lines = await p.waitFor(2);
+    expect(lines.map((l) => l.id)).toEqual([0, 1]);
+    expect(lines[1]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(errors[0]).toEqual([
+      "Error: audit log down",
+      { method: "message", requestId: "observer", name: "com.example/audit" },
+    ]);
+  });
+});
