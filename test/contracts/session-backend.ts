@@ -370,7 +370,7 @@ export function sessionBackendContract(
       expect(h.sessionCount).toBe(0);
     });
 
-    it("tells the extensions' end hooks of each session it ends, once: on DELETE, then on close", async () => {
+    it("tells the extensions' sessionEnd hooks of each session it ends, once: on DELETE, then on close", async () => {
       const h = await open();
       const a = (await initialize(h)).session;
       const b = (await initialize(h)).session;
@@ -410,7 +410,7 @@ export function sessionBackendContract(
         const h = await open({ sessionIdleMs: 30 });
         const { session } = await initialize(h);
         await expect.poll(() => h.sessionCount, { timeout: 5000 }).toBe(0);
-        expect(ended).toEqual([session]); // its end hooks heard it
+        expect(ended).toEqual([session]); // its sessionEnd hooks heard it
         expect(await wire(await post(h, echo(1, "x"), on(session!)))).toMatchObject({
           status: 404,
           body: NOT_FOUND,

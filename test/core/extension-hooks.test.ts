@@ -167,7 +167,7 @@ describe("Extension.change", () => {
   });
 });
 
-describe("Extension.end and ctx.end: a long-lived request of an application's own", () => {
+describe("Extension.sessionEnd and ctx.end: a long-lived request of an application's own", () => {
   /** `feed/follow` streams each resource update on its request, and ends with a count when the server ends it. */
   function feed() {
     const open = new Map<string, Set<{ ctx: Context; sent: number }>>();
@@ -218,7 +218,7 @@ describe("Extension.end and ctx.end: a long-lived request of an application's ow
     ]);
   });
 
-  it("an end hook that throws goes to onError; the others still end their requests, and the server closes", async () => {
+  it("a sessionEnd hook that throws goes to onError; the others still end their requests, and the server closes", async () => {
     const errors: unknown[] = [];
     const s = server({ onError: (e: unknown, info: unknown) => void errors.push([String(e), info]) });
     s.use({

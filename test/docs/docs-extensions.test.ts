@@ -166,7 +166,7 @@ describe("docs/extensions.md: a wrapper, a request slot and extendContext (exten
   });
 });
 
-describe("docs/extensions.md: notifications on the request's stream, the change and end hooks (extensions-follow.ts)", () => {
+describe("docs/extensions.md: notifications on the request's stream, the change and sessionEnd hooks (extensions-follow.ts)", () => {
   it("streams each update to an open request, and answers it with its final result when the server ends it", async () => {
     const follow = request(newsroom, 1, "follow/updates", {}, {});
     await expect.poll(() => follow.stream.length).toBe(1);

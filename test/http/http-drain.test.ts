@@ -320,7 +320,7 @@ describe("handler.drain()", () => {
     await drained;
   });
 
-  it("ends an application's long-lived request through its extension's end hook, with the result it gave", async () => {
+  it("ends an application's long-lived request through its extension's sessionEnd hook, with the result it gave", async () => {
     const { server, handler } = setup();
     const open = new Map<string, Context>();
     server.use({
