@@ -10,8 +10,9 @@ import { shapeImplementation } from "../eras/serialize.js";
 import { hasStatelessMeta } from "../eras/stateless.js";
 import { type Features, featuresOf, isSessionVersion, LATEST_SESSION_VERSION } from "../eras/versions.js";
 import { ErrorCode, McpError } from "../errors.js";
-import { guarded, type MessageObservation, type NotificationContext } from "../extension.js";
+import { guarded, type NotificationContext } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
+import { observedRun } from "../observe/observers.js";
 import {
   type Awaitable,
   type ClientCapabilities,
@@ -143,28 +144,8 @@ function dispatchOne(
   // under an observer's eye, its related messages go through the observer's `send`, if it gives one
   const send = o.send?.(options.send ?? ((m) => conn.send(m)));
   const seen = send ? { ...options, send } : options;
-  return observed(o, { core, conn, id, method, params, options: seen, now });
-}
-
-/** A message run in an observer's context, its answer (or its failure) seen. */
-function observed(o: MessageObservation, m: Incoming): Awaitable<JsonRpcResponse | undefined> {
-  return o.run(() => {
-    let answer: Awaitable<JsonRpcResponse | undefined>;
-    try {
-      answer = route(m);
-    } catch (error) {
-      o.end(undefined);
-      throw error;
-    }
-    if (!isPromiseLike(answer)) return o.end(answer);
-    return answer.then(
-      (a) => o.end(a),
-      (error: unknown) => {
-        o.end(undefined);
-        throw error;
-      },
-    );
-  });
+  const m: Incoming = { core, conn, id, method, params, options: seen, now };
+  return observedRun(o, () => route(m));
 }
 
 function route(m: Incoming): Awaitable<JsonRpcResponse | undefined> {

@@ -104,6 +104,29 @@ export function composeObservers(list: readonly Observer[]): Observer | undefine
   return composed;
 }
 
+type Answer = Awaitable<JsonRpcResponse | undefined>;
+
+/** `run` (a message's handling) in `o`'s context, its answer, or its failure as no answer, told to `o.end`. */
+export function observedRun(o: MessageObservation, run: () => Answer): Answer {
+  return o.run(() => {
+    let answer: Answer;
+    try {
+      answer = run();
+    } catch (error) {
+      o.end(undefined);
+      throw error;
+    }
+    if (!isPromiseLike(answer)) return o.end(answer);
+    return answer.then(
+      (a) => o.end(a),
+      (error: unknown) => {
+        o.end(undefined);
+        throw error;
+      },
+    );
+  });
+}
+
 /**
  * Several observations of one message, the first outermost: each `run` inside the one before it, each
  * `end` inside its own `run` once the ones within have ended (the innermost's is the one the
@@ -111,27 +134,10 @@ export function composeObservers(list: readonly Observer[]): Observer | undefine
  */
 function nested(all: readonly MessageObservation[]): MessageObservation {
   const last = all.length - 1;
-  type Answer = Awaitable<JsonRpcResponse | undefined>;
   const level = (i: number, run: () => Answer): Answer => {
     const o = all[i]!;
     if (i === last) return o.run(run);
-    return o.run(() => {
-      let answer: Answer;
-      try {
-        answer = level(i + 1, run);
-      } catch (error) {
-        o.end(undefined);
-        throw error;
-      }
-      if (!isPromiseLike(answer)) return o.end(answer);
-      return answer.then(
-        (a) => o.end(a),
-        (error: unknown) => {
-          o.end(undefined);
-          throw error;
-        },
-      );
-    });
+    return observedRun(o, () => level(i + 1, run));
   };
   // the dispatcher runs only its answer through here (see dispatch/envelope.ts)
   const run = <T>(run: () => T): T => level(0, run as () => Answer) as T;
