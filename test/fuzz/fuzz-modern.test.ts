@@ -137,6 +137,8 @@ describe("fuzzing the 2026-07-28 path", () => {
       ),
       { numRuns: 200 },
     );
-    expect(complete).toBeGreaterThan(100);
+    // the generator reaches the methods, not only the envelope checks. Unseeded, so the count varies:
+    // 30 runs gave 112 to 155 (mean 130, sd about 11); 40 is eight deviations below, 0 is a broken generator.
+    expect(complete).toBeGreaterThan(40);
   });
 });
