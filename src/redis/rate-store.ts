@@ -84,7 +84,7 @@ export class RedisRateStore implements RateStore {
     const keys = buckets.map((b) => this.#prefix + b.key);
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
-      const reply = await TAKE.run(this.#client, keys, args);
+      const reply = await TAKE.send(this.#client, keys, args);
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);
       return wait;

@@ -1,17 +1,28 @@
-/** A Lua script run by its digest: loaded on first use, and again when Redis forgot it (a restart, `SCRIPT FLUSH`). */
+/** A Lua script run by its digest, and by its source on a node that does not know it yet (one that restarted, `SCRIPT FLUSH`, another node of a cluster). */
 import type { RedisClient } from "./client.js";
 
-/** One Lua script of picomcp/redis; one round trip a run, two when Redis must learn it first. */
+const hex = (bytes: ArrayBuffer) =>
+  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/**
+ * One Lua script of picomcp/redis: one round trip a run, two where the node must learn it first. EVAL
+ * teaches the node that runs it (the one of its keys, on a cluster), so no SCRIPT LOAD goes to a node
+ * that is not the one asked.
+ */
 export class Script {
-  readonly #source: string;
+  readonly source: string;
   #sha: string | undefined;
 
   constructor(source: string) {
-    this.#source = source;
+    this.source = source;
+    // the digest EVALSHA names, computed once (Web Crypto: every runtime has it)
+    void crypto.subtle.digest("SHA-1", new TextEncoder().encode(source)).then((d) => {
+      this.#sha = hex(d);
+    });
   }
 
   /** Runs the script on `client` with `keys` and `args`. */
-  async run(client: RedisClient, keys: string[], args: string[]): Promise<unknown> {
+  async send(client: RedisClient, keys: string[], args: string[]): Promise<unknown> {
     const options = { keys, arguments: args };
     if (this.#sha !== undefined) {
       try {
@@ -20,7 +31,6 @@ export class Script {
         if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
       }
     }
-    this.#sha = String(await client.scriptLoad(this.#source));
-    return await client.evalSha(this.#sha, options);
+    return await client.EVAL(this.source, options);
   }
 }

@@ -273,7 +273,7 @@ export class RedisSessionStore implements SessionStore {
       throw error;
     }
     try {
-      const reply = await script.run(this.#client, keys, args);
+      const reply = await script.send(this.#client, keys, args);
       // the last thing heard: a failure that was none of Redis's reachability does not silence the next outage
       this.#health.recovered();
       return reply;

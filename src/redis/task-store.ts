@@ -148,7 +148,7 @@ export class RedisTaskStore implements TaskStore {
       throw error;
     }
     try {
-      return await script.run(this.#client, keys, args);
+      return await script.send(this.#client, keys, args);
     } catch (error) {
       this.#failed(error);
       throw error;
