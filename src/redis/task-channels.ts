@@ -1,10 +1,14 @@
 /**
  * The pub/sub side of `RedisTaskStore`: one channel every instance hears (each task change, so that
- * listen streams and waiting `tasks/result` requests anywhere learn of it), and one channel per
- * instance (signals for the tasks it runs, and the answers to the signals it sent).
+ * listen streams and waiting `tasks/result` requests anywhere learn of it; published by the scripts,
+ * classic, which a cluster carries to every node), and one channel per instance (signals for the tasks
+ * it runs, and the answers to the signals it sent; sharded on a cluster, so that a publish's count is
+ * every subscriber and "nobody heard" is known at once).
  */
 import { isTerminal, type TaskPeer, type TaskRecord, type TaskSignal } from "../ext/task-store.js";
 import type { RedisClient } from "./client.js";
+import type { Link } from "./link.js";
+import { Subscriber } from "./subscriber.js";
 
 /** What the channels need of their store. */
 export interface TaskChannelsOptions {
@@ -12,10 +16,11 @@ export interface TaskChannelsOptions {
   readonly prefix: string;
   /** How long a signal waits for its answer. */
   readonly timeoutMs: number;
-  readonly failed: (error: unknown) => void;
-  /** The subscriber is ready again (after a reconnect, node-redis has subscribed it again by then). */
-  readonly recovered: () => void;
-  /** Reads a task (a waited one is read again after each tick, in case its end was missed). */
+  /** The store's calls to Redis: acks are published through it, and the subscriber's probes feed its health. */
+  readonly link: Link;
+  /** How often each channel is probed. */
+  readonly probeMs?: number;
+  /** Reads a task (a waited one is read again after a re-subscription, in case its end was missed). */
   readonly read: (taskId: string) => Promise<TaskRecord | undefined>;
 }
 
@@ -40,12 +45,12 @@ export class TaskChannels {
   readonly instances: string;
   readonly #o: TaskChannelsOptions;
   readonly #client: RedisClient;
-  readonly #subscriber: RedisClient;
   readonly #peers: TaskPeer[] = [];
   readonly #waiters = new Map<string, Set<Waiter>>();
   readonly #pending = new Map<number, (ran: boolean) => void>();
   #n = 0;
-  #ready: Promise<void> | undefined;
+  /** Made at the first `attach`: a store no server uses subscribes to nothing. */
+  #subscriber: Subscriber | undefined;
   #closed = false;
 
   constructor(client: RedisClient, options: TaskChannelsOptions) {
@@ -53,43 +58,30 @@ export class TaskChannels {
     this.#client = client;
     this.changes = `${options.prefix}changes`;
     this.instances = `${options.prefix}instance:`;
-    this.#subscriber = client.duplicate();
-    this.#subscriber.on("error", options.failed);
-    this.#subscriber.on("ready", options.recovered);
   }
 
-  /** Whether changes and signals are heard: subscribed, or not asked to be (no server attached). */
+  /** Whether changes and signals are heard: every channel's last probe was, or none is asked for (no server attached). */
   get listening(): boolean {
-    return this.#ready === undefined || this.#subscriber.isReady;
+    return this.#subscriber?.listening ?? true;
   }
 
   /** Settles once both channels are subscribed (resolved at once before `attach`). */
   get ready(): Promise<void> {
-    return this.#ready ?? Promise.resolve();
+    return this.#subscriber?.ready ?? Promise.resolve();
   }
 
   attach(peer: TaskPeer): void {
     this.#peers.push(peer);
-    this.#ready ??= this.#subscribe();
-  }
-
-  async #subscribe(): Promise<void> {
-    // a first connect that failed is tried again whenever the store's client is back
-    this.#client.on("ready", () => {
-      if (!this.#closed && !this.#subscriber.isOpen) void this.#connect();
+    if (this.#subscriber !== undefined || this.#closed) return;
+    const s = new Subscriber(this.#client, {
+      link: this.#o.link,
+      ...(this.#o.probeMs === undefined ? {} : { probeMs: this.#o.probeMs }),
     });
-    await this.#connect();
-  }
-
-  async #connect(): Promise<void> {
-    try {
-      if (!this.#subscriber.isOpen) await this.#subscriber.connect();
-      // node-redis subscribes again by itself after each reconnect
-      await this.#subscriber.subscribe(this.changes, (m) => this.#change(m));
-      await this.#subscriber.subscribe(this.instances + this.#o.id, (m) => void this.#own(m));
-    } catch (error) {
-      this.#o.failed(error);
-    }
+    s.add(this.changes, (m) => this.#change(m));
+    s.add(this.instances + this.#o.id, (m) => void this.#own(m), true);
+    // an end published while the channel was lost is found by reading the waited tasks again
+    s.onResubscribed(() => void this.recheck());
+    this.#subscriber = s;
   }
 
   #change(message: string): void {
@@ -136,15 +128,16 @@ export class TaskChannels {
     if (m.kind !== "signal" || typeof m.from !== "string" || typeof m.taskId !== "string" || !signal) return;
     const ran = await this.deliver(m.taskId, signal);
     const ack = JSON.stringify({ kind: "ack", n: m.n, ran });
-    if (this.#client.isReady) this.#client.publish(this.instances + m.from, ack).catch(this.#o.failed);
+    // an ack lost (Redis down meanwhile): the sender answers false at its timeout
+    this.#o.link.publish(this.instances + m.from, ack, true).catch(() => {});
   }
 
   /** Hands a signal to the server running the task here, if one does: whether one did. */
   async deliver(taskId: string, signal: TaskSignal): Promise<boolean> {
     try {
       for (const peer of this.#peers) if (await peer.deliver(taskId, signal)) return true;
-    } catch (error) {
-      this.#o.failed(error);
+    } catch {
+      // a server that failed to take it did not run it
     }
     return false;
   }
@@ -221,6 +214,6 @@ export class TaskChannels {
     this.#closed = true;
     for (const resolve of this.#pending.values()) resolve(false);
     this.#pending.clear();
-    if (this.#subscriber.isOpen) this.#subscriber.destroy();
+    this.#subscriber?.close();
   }
 }

@@ -4,9 +4,9 @@
  * handler (a message on that instance's pub/sub channel, answered once handled); a waiting
  * `tasks/result` hears the end wherever it happens. Each running task holds a lease the instance
  * renews; a task whose instance went away is failed by any other within `leaseMs + renewMs`, and one
- * whose instance drains (picomcp/http's `drain`) is failed by that instance at once, its lease given back.
+ * whose instance drains (picomcp/http's `drain`) is failed by that instance at once.
  */
-import { ErrorCode } from "../errors.js";
+import { ErrorCode, McpError } from "../errors.js";
 import {
   isTerminal,
   SERVER_GONE,
@@ -15,10 +15,23 @@ import {
   type TaskSignal,
   type TaskStore,
 } from "../ext/task-store.js";
-import { Health, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
+import { isOutage, Link, positive, type RedisStats } from "./link.js";
 import { Script } from "./script.js";
 import { TaskChannels } from "./task-channels.js";
-import { CREATE, FAIL, GET, SET, SIGNAL, TICK } from "./task-scripts.js";
+import {
+  CREATE,
+  FAIL,
+  FORGET,
+  GET,
+  INDEX,
+  LAPSED,
+  REGISTER,
+  RENEW,
+  RUNNER,
+  SET,
+  TAKE,
+} from "./task-scripts.js";
 
 /** Options of {@link RedisTaskStore}. */
 export interface RedisTaskStoreOptions {
@@ -30,19 +43,18 @@ export interface RedisTaskStoreOptions {
   renewMs?: number;
   /** How long a signal waits for the running instance to say it was handled. Default: `leaseMs`. */
   signalTimeoutMs?: number;
+  /** The deadline of each call to Redis, in milliseconds; past it the task method fails. Default: 1000. */
+  timeoutMs?: number;
+  /** How often each channel is probed (a probe not heard: subscribed again). Default: 5000. */
+  probeMs?: number;
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
   log?: RedisLog;
 }
 
 /** The error a task gets when the instance running it went away. */
 const LOST = { code: ErrorCode.InternalError, message: SERVER_GONE };
-/** Lapsed leases failed per tick, at most (the next tick takes the rest). */
+/** Tasks of dead runners judged per tick, at most (the next tick takes the rest). */
 const SWEEP = 100;
-
-function positive(n: number, name: string): number {
-  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer`);
-  return n;
-}
 
 function parse(json: unknown): TaskRecord {
   const record = JSON.parse(String(json)) as TaskRecord;
@@ -53,8 +65,9 @@ function parse(json: unknown): TaskRecord {
 
 /**
  * A {@link TaskStore} on Redis, shared by every instance with the same prefix: give each instance its
- * own store on a node-redis client (`createClient()`; the store subscribes on a duplicate of its own).
- * While Redis is down task methods reject (the client gets `-32603`) and a task's end is written once
+ * own store on a node-redis client (`createClient()`, `createCluster()` or `createSentinel()`; the store
+ * subscribes on a duplicate of its own). Every call has a deadline (`timeoutMs`): while Redis is
+ * unreachable task methods reject at once (the client gets `-32603`) and a task's end is written once
  * it is back; no lease is judged until a lease has passed since the last failure.
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
@@ -64,22 +77,22 @@ function parse(json: unknown): TaskRecord {
 export class RedisTaskStore implements TaskStore {
   /** This instance's id: the runner of the tasks it creates, and the name of its channel. */
   readonly id: string;
-  readonly #client: RedisClient;
+  readonly #link: Link;
+  readonly #log: RedisLog;
   readonly #prefix: string;
   readonly #leaseMs: number;
   readonly #renewMs: number;
-  readonly #health: Health;
   readonly #channels: TaskChannels;
-  readonly #scripts: { [K in "create" | "get" | "set" | "fail" | "tick" | "signal"]: Script };
   /** The tasks this instance runs: their leases are renewed each tick. */
   readonly #mine = new Set<string>();
+  /** Tasks of this instance that ended since the last tick: taken out of its index then. */
+  #ended: string[] = [];
   /** Judging leases waits until then (a lease after the last failure): an outage lapses every lease. */
   #quietUntil = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
   constructor(client: RedisClient, options: RedisTaskStoreOptions = {}) {
-    this.#client = client;
     this.#prefix = options.prefix ?? "picomcp:tasks:";
     this.#leaseMs = positive(options.leaseMs ?? 30_000, "leaseMs");
     this.#renewMs = positive(options.renewMs ?? 10_000, "renewMs");
@@ -88,25 +101,19 @@ export class RedisTaskStore implements TaskStore {
     this.id = btoa(String.fromCharCode(...bytes))
       .replaceAll("/", "_")
       .replaceAll("+", "-");
-    this.#health = new Health(options.log, "task methods fail", "tasks are served again");
-    const failed = (error: unknown) => this.#failed(error);
-    client.on("error", failed);
-    client.on("ready", () => this.#recovered());
-    const s = (source: string) => new Script(source);
-    this.#scripts = {
-      create: s(CREATE),
-      get: s(GET),
-      set: s(SET),
-      fail: s(FAIL),
-      tick: s(TICK),
-      signal: s(SIGNAL),
-    };
+    this.#log = options.log ?? ((line) => console.warn(line));
+    this.#link = new Link(client, {
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      log: this.#log,
+      down: "task methods fail",
+      back: "tasks are served again",
+    });
     this.#channels = new TaskChannels(client, {
       id: this.id,
       prefix: this.#prefix,
       timeoutMs: positive(options.signalTimeoutMs ?? this.#leaseMs, "signalTimeoutMs"),
-      failed,
-      recovered: () => this.#recovered(),
+      link: this.#link,
+      ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
       read: (taskId) => this.get(taskId),
     });
   }
@@ -116,12 +123,22 @@ export class RedisTaskStore implements TaskStore {
     return this.#channels.ready;
   }
 
+  /** What this store's calls to Redis have done: calls, failures, timeouts, outages, and whether it is ready. */
+  get stats(): RedisStats {
+    return this.#link.stats;
+  }
+
   #key(taskId: string): string {
     return `${this.#prefix}task:${taskId}`;
   }
 
-  #keys(taskId: string): string[] {
-    return [this.#key(taskId), `${this.#prefix}leases`];
+  /** The set of the tasks a runner started (its own slot on a cluster, apart from its tasks'). */
+  #index(runner: string): string {
+    return `${this.#prefix}runner:${runner}`;
+  }
+
+  get #runners(): string {
+    return `${this.#prefix}runners`;
   }
 
   /** The head of a change message; the script appends the record and the closing brace. */
@@ -129,66 +146,64 @@ export class RedisTaskStore implements TaskStore {
     return `{"from":${JSON.stringify(this.id)},"task":`;
   }
 
-  #failed(error: unknown): void {
-    if (this.#closed) return;
-    this.#quietUntil = Date.now() + this.#leaseMs;
-    this.#health.failed(error);
-  }
-
-  /** Back only when both connections are: commands served, changes and signals heard. */
-  #recovered(): void {
-    if (this.#client.isReady && this.#channels.listening) this.#health.recovered();
-  }
-
-  /** A command queued while disconnected would wait until Redis is back: refuse it now instead. */
-  async #run(script: Script, keys: string[], args: string[]): Promise<unknown> {
-    if (!this.#client.isReady) {
-      const error = new Error("picomcp/redis: the task store's Redis is unreachable");
-      this.#failed(error);
-      throw error;
-    }
+  /**
+   * Runs a script through the link. A failure rejects with an error a client may see (`-32603`, the
+   * reason as its `cause`), never Redis's own words; one that is no outage (Redis refused the call) is
+   * logged, since no outage line tells it.
+   */
+  async #run(script: string, keys: string[], args: string[]): Promise<unknown> {
     try {
-      return await script.send(this.#client, keys, args);
+      return await this.#link.run(SCRIPTS[script]!, keys, args);
     } catch (error) {
-      this.#failed(error);
-      throw error;
+      const outage = isOutage(error);
+      if (outage) this.#quietUntil = Date.now() + this.#leaseMs;
+      else this.#log(`picomcp/redis: the task store's call failed (${(error as Error).message})`);
+      const failure = new McpError(
+        ErrorCode.InternalError,
+        outage ? "Internal error: the task store is unreachable" : "Internal error: the task store failed",
+      );
+      (failure as { cause?: unknown }).cause = error;
+      throw failure;
     }
   }
 
   async create(task: TaskRecord): Promise<void> {
     const ttl = task.ttlMs === null ? "" : String(task.ttlMs);
-    const args = [JSON.stringify(task), task.status, this.id, ttl, String(this.#leaseMs), task.taskId];
-    await this.#run(this.#scripts.create, this.#keys(task.taskId), args);
-    if (!isTerminal(task.status)) this.#mine.add(task.taskId);
+    const args = [JSON.stringify(task), task.status, this.id, ttl, String(this.#leaseMs)];
+    const running = !isTerminal(task.status);
+    // the record, and this runner's index of its tasks (how a sweeper finds them if this instance dies)
+    await Promise.all([
+      this.#run("create", [this.#key(task.taskId)], args),
+      running ? this.#run("index", [this.#index(this.id)], ["0", task.taskId]) : undefined,
+    ]);
+    if (running) this.#mine.add(task.taskId);
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const reply = (await this.#run(this.#scripts.get, this.#keys(taskId), [taskId])) as
-      | [string, number]
-      | null;
+    const reply = (await this.#run("get", [this.#key(taskId)], [])) as [string, number] | null;
     if (reply === null) return undefined;
     const record = parse(reply[0]);
     // its instance went away (no renewal for a lease): the task fails now, not at the next sweep
-    if (Number(reply[1]) === 1 && Date.now() >= this.#quietUntil) return this.#fail(record);
+    if (Number(reply[1]) === 1 && Date.now() >= this.#quietUntil) return (await this.#fail(record))[0];
     return record;
   }
 
   async set(task: TaskRecord): Promise<TaskRecord | undefined> {
     const json = JSON.stringify(task);
-    const args = [json, task.status, task.taskId, this.#channels.changes, this.#head];
+    const args = [json, task.status, this.#channels.changes, this.#head];
     for (;;) {
       try {
-        const reply = await this.#run(this.#scripts.set, this.#keys(task.taskId), args);
+        const reply = await this.#run("set", [this.#key(task.taskId)], args);
         if (reply === null) {
-          this.#mine.delete(task.taskId);
+          this.#forget(task.taskId);
           return undefined;
         }
         if (reply !== 1) {
-          this.#mine.delete(task.taskId);
+          this.#forget(task.taskId);
           return parse(reply);
         }
         if (isTerminal(task.status)) {
-          this.#mine.delete(task.taskId);
+          this.#forget(task.taskId);
           this.#channels.ended(JSON.parse(json) as TaskRecord);
         }
         return JSON.parse(json) as TaskRecord;
@@ -201,8 +216,16 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  /** Fails a task whose lease ran out, unless it ended or was renewed meanwhile; answers what is stored. */
-  async #fail(record: TaskRecord): Promise<TaskRecord | undefined> {
+  /** A task of this instance ended: no more renewals, and out of its index at the next tick. */
+  #forget(taskId: string): void {
+    if (this.#mine.delete(taskId)) this.#ended.push(taskId);
+  }
+
+  /**
+   * Fails a task whose lease ran out, unless it ended or was renewed meanwhile: the record stored
+   * afterwards, and whether its lease is held.
+   */
+  async #fail(record: TaskRecord): Promise<[TaskRecord | undefined, boolean]> {
     const { inputRequests: _, ...rest } = record;
     const failed: TaskRecord = {
       ...rest,
@@ -210,38 +233,91 @@ export class RedisTaskStore implements TaskStore {
       lastUpdatedAt: new Date().toISOString(),
       error: LOST,
     };
-    const args = [JSON.stringify(failed), record.taskId, this.#channels.changes, this.#head];
-    const reply = await this.#run(this.#scripts.fail, this.#keys(record.taskId), args);
-    if (reply === null) return undefined;
-    const stored = parse(reply);
+    const args = [JSON.stringify(failed), this.#channels.changes, this.#head];
+    const reply = (await this.#run("fail", [this.#key(record.taskId)], args)) as [string, number] | null;
+    if (reply === null) return [undefined, false];
+    const stored = parse(reply[0]);
     // this instance failed it, and no server wrote it: its own listeners hear it here, once (the
     // message it published comes back as its own, and is skipped)
-    if (stored.status === "failed" && stored.lastUpdatedAt === failed.lastUpdatedAt)
-      this.#channels.changed(stored, false);
-    return stored;
+    if (Number(reply[1]) === 1) this.#channels.changed(stored, false);
+    return [stored, Number(reply[1]) === 2];
   }
 
-  /** One tick: renews this instance's leases, fails the tasks whose lease ran out, checks waited tasks. */
+  /**
+   * One tick: renews the lease of each task this instance runs (one small script per task, sent
+   * together), then its own lease as a runner (after its tasks', so that a runner found dead has only
+   * lapsed tasks), then fails the tasks of dead runners.
+   */
   async #tick(): Promise<void> {
     const started = Date.now();
-    const args = [String(this.#leaseMs), `${this.#prefix}task:`, String(SWEEP), ...this.#mine];
-    let reply: [string[], string[]];
+    const ids = [...this.#mine];
+    const lease = String(this.#leaseMs);
+    let renewed: unknown[];
     try {
-      reply = (await this.#run(this.#scripts.tick, [`${this.#prefix}leases`], args)) as [string[], string[]];
+      renewed = await Promise.all(ids.map((id) => this.#run("renew", [this.#key(id)], [lease])));
+      await this.#run("register", [this.#runners], [this.id, lease]);
     } catch {
       return;
     }
-    // a tick that waited (a stalled process, a slow Redis) judges no lease: renewals may be late too
-    if (Date.now() - started > this.#renewMs) this.#quietUntil = Date.now() + this.#leaseMs;
-    for (const id of reply[0]) {
-      this.#mine.delete(id);
+    // a tick that waited (a stalled process, a slow Redis), or an outage the subscriber saw, judges no
+    // lease: renewals may be late too
+    if (Date.now() - started > this.#renewMs || !this.#link.ready)
+      this.#quietUntil = Date.now() + this.#leaseMs;
+    const gone = ids.filter((_, i) => Number(renewed[i]) === 0);
+    for (const id of gone) {
+      this.#forget(id);
       // ended elsewhere (a cancel whose signal was lost while this instance was reconnecting): stop it here
       const record = await this.get(id).catch(() => undefined);
-      if (record && isTerminal(record.status)) await this.#channels.deliver(id, { type: "cancel" });
+      if (record === undefined || isTerminal(record.status))
+        await this.#channels.deliver(id, { type: "cancel" });
     }
-    if (Date.now() >= this.#quietUntil)
-      for (const json of reply[1]) await this.#fail(parse(json)).catch(() => {});
+    if (this.#ended.length > 0) {
+      const ended = this.#ended;
+      this.#ended = [];
+      await this.#run("index", [this.#index(this.id)], [String(ended.length), ...ended]).catch(() => {
+        this.#ended.push(...ended);
+      });
+    }
+    if (Date.now() >= this.#quietUntil) await this.#sweep().catch(() => {});
     await this.#channels.recheck();
+  }
+
+  /**
+   * Fails the tasks of runners whose lease ran out: their ids are taken out of the runner's index in
+   * batches (SPOP, so that sweepers on several instances share the work), each failed if its own lease
+   * lapsed too (put back when it is held); a runner whose index is empty is forgotten.
+   */
+  async #sweep(): Promise<void> {
+    let budget = SWEEP;
+    const lapsed = (await this.#run("lapsed", [this.#runners], [String(SWEEP)])) as string[];
+    for (const runner of lapsed) {
+      if (budget <= 0 || Date.now() < this.#quietUntil) return;
+      const ids = (await this.#run("take", [this.#index(runner)], [String(budget)])) as string[];
+      if (ids.length === 0) {
+        await this.#run("forget", [this.#runners], [runner]);
+        continue;
+      }
+      budget -= ids.length;
+      const held: string[] = [];
+      await Promise.all(ids.map(async (id) => (await this.#judge(id)) && held.push(id)));
+      // a task whose lease is still held (or that could not be judged) stays in its runner's index
+      if (held.length > 0) await this.#run("index", [this.#index(runner)], ["0", ...held]);
+    }
+  }
+
+  /** Fails a dead runner's task if its own lease lapsed: whether it stays in the runner's index. */
+  async #judge(taskId: string): Promise<boolean> {
+    try {
+      const reply = (await this.#run("get", [this.#key(taskId)], [])) as [string, number] | null;
+      if (reply === null) return false;
+      const record = parse(reply[0]);
+      if (isTerminal(record.status)) return false;
+      // its lease is held: a runner that came back, or one that made the task after its last renewal
+      if (Number(reply[1]) !== 1) return true;
+      return (await this.#fail(record))[1];
+    } catch {
+      return true;
+    }
   }
 
   attach(peer: TaskPeer): void {
@@ -249,29 +325,41 @@ export class RedisTaskStore implements TaskStore {
     this.#channels.attach(peer);
     if (this.#timer !== undefined) return;
     let ticking = false;
-    this.#timer = setInterval(() => {
+    const tick = () => {
       if (ticking || this.#closed) return;
       ticking = true;
       void this.#tick().finally(() => (ticking = false));
-    }, this.#renewMs);
+    };
+    this.#timer = setInterval(tick, this.#renewMs);
     (this.#timer as { unref?: () => void }).unref?.();
+    // registered as a runner from now on, not a tick later
+    void this.#run("register", [this.#runners], [this.id, String(this.#leaseMs)]).catch(() => {});
   }
 
   async signal(taskId: string, signal: TaskSignal): Promise<boolean> {
+    const runner = await this.#run("runner", [this.#key(taskId)], []);
+    if (runner === null || runner === undefined) return false;
     const { n, message, answer } = this.#channels.outgoing(taskId, signal);
-    const heard = await this.#run(
-      this.#scripts.signal,
-      [this.#key(taskId)],
-      [this.#channels.instances, message],
-    ).catch((error: unknown) => {
+    let heard: number;
+    try {
+      heard = await this.#link.publish(this.#channels.instances + String(runner), message, true);
+    } catch (error) {
       this.#channels.drop(n);
-      throw error;
-    });
-    if (Number(heard) === 0) {
+      throw this.#failure(error);
+    }
+    if (heard === 0) {
       this.#channels.drop(n);
       return false;
     }
     return answer;
+  }
+
+  /** A failed publish, as `#run` tells a failed script. */
+  #failure(error: unknown): McpError {
+    if (isOutage(error)) this.#quietUntil = Date.now() + this.#leaseMs;
+    const failure = new McpError(ErrorCode.InternalError, "Internal error: the task store is unreachable");
+    (failure as { cause?: unknown }).cause = error;
+    return failure;
   }
 
   settled(taskId: string, abort: AbortSignal): Promise<TaskRecord | undefined> {
@@ -286,3 +374,20 @@ export class RedisTaskStore implements TaskStore {
     this.#channels.close();
   }
 }
+
+/** The scripts, by name: made once for every store (each knows its digest once computed). */
+const SCRIPTS: { [name: string]: Script } = Object.fromEntries(
+  Object.entries({
+    create: CREATE,
+    get: GET,
+    set: SET,
+    fail: FAIL,
+    renew: RENEW,
+    register: REGISTER,
+    lapsed: LAPSED,
+    forget: FORGET,
+    index: INDEX,
+    take: TAKE,
+    runner: RUNNER,
+  }).map(([name, source]) => [name, new Script(source)]),
+);

@@ -126,16 +126,16 @@ describe.runIf(withRedisServer)("RedisTaskStore", () => {
     expect(c.got.changes.map((t) => [t.taskId, t.status])).toEqual([["lost", "failed"]]);
   });
 
-  it("drops the lease of a task that expired with its ttl, instead of renewing it forever", async () => {
+  it("takes a task that expired with its ttl out of its runner's index, instead of renewing it forever", async () => {
     const { prefix, raw, peers } = await deployment(1, { leaseMs: 1000, renewMs: 100 });
-    await peers[0]!.store.create(task("short", 300));
-    expect(await raw.zScore(`${prefix}leases`, "short")).not.toBeNull();
-    await until(
-      async () => (await raw.zScore(`${prefix}leases`, "short")) === null,
-      10_000,
-      "the lease to go",
-    );
-    expect(await peers[0]!.store.get("short")).toBeUndefined();
+    const store = peers[0]!.store;
+    await store.create(task("short", 300));
+    const index = `${prefix}runner:${store.id}`;
+    expect(await raw.sIsMember(index, "short")).toBe(1);
+    expect(await raw.hExists(`${prefix}task:short`, "deadline")).toBe(1);
+    await until(async () => (await raw.sIsMember(index, "short")) === 0, 10_000, "the index to drop it");
+    expect(await raw.exists(`${prefix}task:short`)).toBe(0);
+    expect(await store.get("short")).toBeUndefined();
   });
 
   it("keeps a task's end written while Redis is down, and writes it once Redis is back", async () => {

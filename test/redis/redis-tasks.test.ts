@@ -253,9 +253,20 @@ describe.runIf(withRedisServer)("tasks across three instances", () => {
     await redis.stop();
     // meanwhile a task read is a clean internal error, never a made-up answer
     const down = await modern(B, "tasks/get", { taskId: done });
-    expect(down.answer.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(down.answer.error).toEqual({
+      code: -32603,
+      message: "Internal error: the task store is unreachable",
+    });
+    // every instance learns of the outage from its own calls (each tick renews its runner's lease)
+    for (const i of instances)
+      await until(
+        () =>
+          /picomcp\/redis: Redis is unreachable \(.+\); task methods fail until it is back/.test(i.stderr),
+        30_000,
+        "the outage seen",
+      );
     redis = await startRedis(port, dir);
-    // each instance says so once both its connections are back (commands, and its channels)
+    // and says it is over once its calls answer again
     for (const i of instances)
       await until(
         () => i.stderr.includes("picomcp/redis: Redis is back; tasks are served again"),
