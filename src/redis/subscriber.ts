@@ -1,0 +1,376 @@
+/**
+ * `Subscriber`: channels heard on a connection of their own, and checked by what they do: a channel
+ * that has been silent for a probe interval gets a probe published to it, and a probe not heard
+ * within the deadline means the subscription is lost: it is made again (on a fresh connection when
+ * the one it had cannot), whatever events the client emitted or did not.
+ */
+import type { RedisClient } from "./client.js";
+import type { Link } from "./link.js";
+
+/** The default interval between two probes of a silent channel, in milliseconds. */
+export const DEFAULT_PROBE_MS = 5000;
+
+/** Options of a {@link Subscriber}. */
+export interface SubscriberOptions {
+  /** The owner's Link: probes are published through it, and their outcomes feed its health. */
+  link: Link;
+  /** How often a silent channel is probed, in milliseconds. Default: {@link DEFAULT_PROBE_MS}. */
+  probeMs?: number;
+}
+
+/** The start of every probe (so a message is told from a probe without parsing it). */
+const PROBE = '{"picomcp-probe":';
+
+interface Channel {
+  readonly name: string;
+  readonly listener: (message: string) => void;
+  /** SSUBSCRIBE/SPUBLISH: sharded and on a cluster. */
+  readonly sharded: boolean;
+  /** The listener given to the connection (one per channel, so unsubscribing names it). */
+  readonly onMessage: (message: string) => void;
+  /** Subscribed on the current connection. */
+  subscribed: boolean;
+  /** Subscribed once at least: a later subscription is a re-subscription. */
+  once: boolean;
+  /** Something was heard on it since the last tick. */
+  heard: boolean;
+  /** Its last probe was heard (or it has not been probed since it was subscribed). */
+  listening: boolean;
+  /** A probe failed, and no subscription was made since: the next probe heard may follow a gap. */
+  suspect: boolean;
+  /** The number of the probe in flight, 0 for none. */
+  probe: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Settles once it is first subscribed (or the subscriber is closed). */
+  readonly first: Promise<void>;
+  settle: () => void;
+}
+
+/** Rejects once `ms` pass, unless `promise` settled first (its late failure is then ignored). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`picomcp/redis: ${what} took more than ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+const pause = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+
+const unref = (timer: ReturnType<typeof setTimeout>) => {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+};
+
+/**
+ * Listens to channels on a duplicate of `client` (a client, a cluster or Sentinel), connected by the
+ * subscriber itself. Sharded channels use SSUBSCRIBE on a cluster (SPUBLISH reaches them on every
+ * node) and classic SUBSCRIBE elsewhere. Each channel silent for `probeMs` (or every deadline while
+ * the owner's Link is down) is probed: a message `{"picomcp-probe":"<id>","n":<k>}` published
+ * through the Link. A probe heard tells the Link it works; one not heard within `link.timeoutMs`
+ * (or counted by nobody) tells it the subscription is lost, and the channel is subscribed again: on
+ * the same connection, else on a fresh duplicate. Probes never reach the channels' listeners, and
+ * the probes of other subscribers are dropped. Its timers do not keep a process alive.
+ */
+export class Subscriber {
+  /** This subscriber's id in its probes. */
+  readonly id: string;
+  readonly #client: RedisClient;
+  readonly #link: Link;
+  readonly #probeMs: number;
+  readonly #channels = new Map<string, Channel>();
+  readonly #resubscribed = new Set<() => void>();
+  #connection: RedisClient | undefined;
+  #repairing = false;
+  #n = 0;
+  #tick: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(client: RedisClient, options: SubscriberOptions) {
+    const probeMs = options.probeMs ?? DEFAULT_PROBE_MS;
+    if (!Number.isSafeInteger(probeMs) || probeMs < 1)
+      throw new RangeError("probeMs must be a positive integer");
+    this.#client = client;
+    this.#link = options.link;
+    this.#probeMs = probeMs;
+    const bytes = crypto.getRandomValues(new Uint8Array(9));
+    this.id = btoa(String.fromCharCode(...bytes));
+  }
+
+  /** Adds a channel (sharded: SSUBSCRIBE on a cluster, classic elsewhere); its probes never reach `listener`. */
+  add(channel: string, listener: (message: string) => void, sharded = false): void {
+    if (this.#closed) return;
+    if (this.#channels.has(channel))
+      throw new Error(`picomcp/redis: the channel ${channel} is subscribed already`);
+    let settle!: () => void;
+    const first = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const c: Channel = {
+      name: channel,
+      listener,
+      sharded: sharded && this.#link.cluster,
+      onMessage: (message) => this.#message(c, message),
+      subscribed: false,
+      once: false,
+      heard: false,
+      listening: false,
+      suspect: false,
+      probe: 0,
+      timer: undefined,
+      first,
+      settle,
+    };
+    this.#channels.set(channel, c);
+    void this.#repair();
+    this.#schedule();
+  }
+
+  /** Settles once every channel added so far is subscribed (waits, retrying, while Redis is unreachable). */
+  get ready(): Promise<void> {
+    return Promise.all([...this.#channels.values()].map((c) => c.first)).then(() => {});
+  }
+
+  /** Whether every channel was heard by its last probe (or has not been probed yet and is subscribed). */
+  get listening(): boolean {
+    for (const c of this.#channels.values()) if (!c.subscribed || !c.listening) return false;
+    return true;
+  }
+
+  /**
+   * Called after every re-subscription, and when a probe is heard again after probes failed (the
+   * client may have subscribed again by itself): messages may have been missed meanwhile.
+   */
+  onResubscribed(listener: () => void): void {
+    this.#resubscribed.add(listener);
+  }
+
+  /** Stops probing and closes the subscriber's connection. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#tick) clearTimeout(this.#tick);
+    for (const c of this.#channels.values()) {
+      if (c.timer) clearTimeout(c.timer);
+      c.settle();
+    }
+    this.#connection?.destroy();
+    this.#connection = undefined;
+  }
+
+  #message(c: Channel, message: string): void {
+    if (this.#closed) return;
+    c.heard = true;
+    if (!message.startsWith(PROBE)) {
+      try {
+        c.listener(message);
+      } catch {
+        // the listener's failure is its own
+      }
+      return;
+    }
+    let probe: { "picomcp-probe"?: unknown; n?: unknown };
+    try {
+      probe = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (probe["picomcp-probe"] !== this.id || probe.n !== c.probe || c.probe === 0) return;
+    c.probe = 0;
+    if (c.timer) clearTimeout(c.timer);
+    c.timer = undefined;
+    c.listening = true;
+    this.#link.succeeded();
+    if (c.suspect) {
+      c.suspect = false;
+      this.#tell();
+    }
+  }
+
+  /** Arms the next tick: every probe interval, or every deadline while something is wrong. */
+  #schedule(): void {
+    if (this.#closed || this.#channels.size === 0) return;
+    if (this.#tick) clearTimeout(this.#tick);
+    const wrong = !this.#link.ready || !this.listening;
+    const ms = wrong ? Math.min(this.#probeMs, this.#link.timeoutMs) : this.#probeMs;
+    this.#tick = unref(setTimeout(() => this.#onTick(), ms));
+  }
+
+  #onTick(): void {
+    this.#tick = undefined;
+    if (this.#closed) return;
+    const down = !this.#link.ready;
+    for (const c of this.#channels.values()) {
+      if (c.subscribed && c.probe === 0 && (!c.heard || !c.listening || down)) this.#probe(c);
+      c.heard = false;
+    }
+    this.#schedule();
+  }
+
+  #probe(c: Channel): void {
+    const n = ++this.#n;
+    c.probe = n;
+    const message = `${PROBE}${JSON.stringify(this.id)},"n":${n}}`;
+    this.#link.publish(c.name, message, c.sharded).then(
+      (count) => {
+        if (c.probe !== n || this.#closed) return;
+        // nobody subscribed where it was published (where the count covers every subscriber)
+        if (count === 0 && (c.sharded || !this.#link.cluster)) {
+          this.#lost(c, "no subscriber on the channel");
+          return;
+        }
+        c.timer = unref(
+          setTimeout(() => {
+            if (c.probe === n) this.#lost(c, `a probe was not heard within ${this.#link.timeoutMs} ms`);
+          }, this.#link.timeoutMs),
+        );
+      },
+      () => {
+        // the Link has counted the failure: the channel is unknown until a probe is heard
+        if (c.probe !== n) return;
+        c.probe = 0;
+        c.listening = false;
+        c.suspect = true;
+      },
+    );
+  }
+
+  #lost(c: Channel, why: string): void {
+    if (this.#closed) return;
+    c.probe = 0;
+    if (c.timer) clearTimeout(c.timer);
+    c.timer = undefined;
+    c.listening = false;
+    c.subscribed = false;
+    this.#link.failed(new Error(`the subscription to ${c.name} was lost: ${why}`));
+    void this.#repair();
+  }
+
+  /** Subscribes every channel that is not, one repair at a time, until each is (or the subscriber closes). */
+  async #repair(): Promise<void> {
+    if (this.#repairing) return;
+    this.#repairing = true;
+    try {
+      for (;;) {
+        const lost = [...this.#channels.values()].filter((c) => !c.subscribed);
+        if (this.#closed || lost.length === 0) return;
+        // on the connection there is, if it answers; else on a fresh one, every channel
+        if (!(await this.#again(lost))) await this.#fresh();
+      }
+    } finally {
+      this.#repairing = false;
+    }
+  }
+
+  /** Subscribes `lost` again on the current connection; false when it cannot. */
+  async #again(lost: Channel[]): Promise<boolean> {
+    const connection = this.#connection;
+    if (!connection?.isReady) return false;
+    const ms = this.#link.timeoutMs;
+    try {
+      for (const c of lost) {
+        // the client may believe it is still subscribed, and would then send nothing
+        await within(
+          c.sharded ? connection.sUnsubscribe(c.name) : connection.unsubscribe(c.name),
+          ms,
+          "unsubscribing",
+        ).catch(() => {});
+        await within(
+          c.sharded ? connection.sSubscribe(c.name, c.onMessage) : connection.subscribe(c.name, c.onMessage),
+          ms,
+          `subscribing to ${c.name}`,
+        );
+        if (this.#connection !== connection) return true;
+        this.#subscribed(c);
+      }
+    } catch {
+      return false;
+    }
+    this.#told(lost);
+    return true;
+  }
+
+  /** A fresh duplicate connection, every channel subscribed on it; waits a deadline after a failure. */
+  async #fresh(): Promise<void> {
+    this.#connection?.destroy();
+    const connection = this.#client.duplicate();
+    this.#connection = connection;
+    // without an error listener, a lost connection would end the process
+    connection.on("error", () => {});
+    const channels = [...this.#channels.values()];
+    for (const c of channels) {
+      // a probe sent before this connection subscribed proves nothing of it
+      c.subscribed = false;
+      c.probe = 0;
+      if (c.timer) clearTimeout(c.timer);
+      c.timer = undefined;
+    }
+    const ms = this.#link.timeoutMs;
+    try {
+      // a cluster or Sentinel client connects to several nodes: a few deadlines
+      await within(connection.connect(), 5 * ms, "connecting");
+      for (const c of channels) {
+        if (this.#connection !== connection) return;
+        await within(
+          c.sharded ? connection.sSubscribe(c.name, c.onMessage) : connection.subscribe(c.name, c.onMessage),
+          ms,
+          `subscribing to ${c.name}`,
+        );
+      }
+    } catch (error) {
+      if (this.#closed || this.#connection !== connection) return;
+      this.#link.failed(error);
+      connection.destroy();
+      this.#connection = undefined;
+      await pause(ms);
+      return;
+    }
+    if (this.#connection !== connection) return;
+    for (const c of channels) this.#subscribed(c);
+    this.#told(channels);
+  }
+
+  #subscribed(c: Channel): void {
+    c.subscribed = true;
+    c.listening = true;
+    c.heard = false;
+    c.settle();
+  }
+
+  /** After `channels` were subscribed: a re-subscription is told, and probed at once. */
+  #told(channels: Channel[]): void {
+    let again = false;
+    for (const c of channels) {
+      c.suspect = false;
+      if (c.once) {
+        again = true;
+        if (c.probe === 0) this.#probe(c);
+      }
+      c.once = true;
+    }
+    if (again) this.#tell();
+    this.#schedule();
+  }
+
+  #tell(): void {
+    for (const listener of [...this.#resubscribed]) {
+      try {
+        listener();
+      } catch {
+        // one listener's failure is its own
+      }
+    }
+  }
+}

@@ -1,0 +1,200 @@
+// Subscriber against a real redis-server: a subscription killed from outside is found by a probe and
+// made again (one down line, one back line), a paused Redis fails probes within the deadline, probes
+// never reach listeners, the timers keep no process alive, and close() stops everything.
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Link } from "../../src/redis/link.js";
+import { Subscriber } from "../../src/redis/subscriber.js";
+import { RUN, until, useRedis, withRedis } from "../redis-helpers.js";
+
+let redis: { url: string; stop(): Promise<void> };
+const clients: { destroy(): void }[] = [];
+const subscribers: Subscriber[] = [];
+
+async function connected(options: { reconnect?: false } = {}) {
+  const client = createClient({
+    url: redis.url,
+    ...(options.reconnect === false ? { socket: { reconnectStrategy: false as const } } : {}),
+  });
+  client.on("error", () => {});
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+function linked(client: Awaited<ReturnType<typeof connected>>, timeoutMs = 300) {
+  const lines: string[] = [];
+  const link = new Link(client, { timeoutMs, log: (l) => lines.push(l), down: "down", back: "back" });
+  return { link, lines };
+}
+
+function subscriber(client: Awaited<ReturnType<typeof connected>>, link: Link, probeMs = 100) {
+  const s = new Subscriber(client, { link, probeMs });
+  subscribers.push(s);
+  return s;
+}
+
+const pubsubClients = async (admin: Awaited<ReturnType<typeof connected>>) =>
+  (await admin.sendCommand(["CLIENT", "LIST", "TYPE", "pubsub"]))!.toString().split("\n").filter(Boolean)
+    .length;
+
+let n = 0;
+const channel = () => `${RUN}:sub:${++n}`;
+
+beforeAll(async () => {
+  if (withRedis) redis = await useRedis();
+});
+afterAll(async () => {
+  for (const s of subscribers) s.close();
+  for (const c of clients) c.destroy();
+  await redis?.stop();
+});
+
+describe.runIf(withRedis)("Subscriber", () => {
+  it("hears messages and never hands a probe (its own or another's) to a listener", async () => {
+    const [client, admin] = [await connected(), await connected()];
+    const { link, lines } = linked(client);
+    const heard: string[] = [];
+    const other: string[] = [];
+    const ch = channel();
+    const a = subscriber(client, link);
+    a.add(ch, (m) => heard.push(m));
+    const bLink = linked(client).link;
+    const b = subscriber(client, bLink);
+    b.add(ch, (m) => other.push(m));
+    await Promise.all([a.ready, b.ready]);
+    expect(a.listening).toBe(true);
+    // probes go out (through the Links) while the channel is silent; one subscriber's probe is a
+    // message the other heard, so between them the channel is probed about once an interval
+    const probes = () => link.stats.calls + bLink.stats.calls;
+    const calls = probes();
+    await until(() => probes() >= calls + 4, 10_000, "probes");
+    // a probe of a subscriber elsewhere (and anything starting as one) is dropped; messages keep their order
+    await admin.publish(ch, '{"picomcp-probe":"elsewhere","n":1}');
+    await admin.publish(ch, '{"picomcp-probe":');
+    await admin.publish(ch, "one");
+    await admin.publish(ch, '{"picomcp":"two"}');
+    await until(() => heard.length === 2 && other.length === 2, 10_000, "the messages");
+    expect(heard).toEqual(["one", '{"picomcp":"two"}']);
+    expect(other).toEqual(heard);
+    expect(a.listening).toBe(true);
+    expect(link.stats).toMatchObject({ ready: true, failures: 0, outages: 0 });
+    expect(lines).toEqual([]);
+  });
+
+  it("finds a subscription killed from outside by its next probe, and subscribes again on a fresh connection", async () => {
+    // without reconnection the killed connection stays dead: only the subscriber brings it back
+    const [client, admin] = [await connected({ reconnect: false }), await connected()];
+    const { link, lines } = linked(client);
+    const heard: string[] = [];
+    const ch = channel();
+    const s = subscriber(client, link);
+    let resubscribed = 0;
+    s.onResubscribed(() => resubscribed++);
+    s.add(ch, (m) => heard.push(m));
+    await s.ready;
+    await admin.publish(ch, "before");
+    await until(() => heard.length === 1, 10_000, "the first message");
+    await admin.sendCommand(["CLIENT", "KILL", "TYPE", "pubsub"]);
+    await until(() => lines.length > 0, 10_000, "the lost subscription to be found");
+    expect(lines).toEqual([
+      `picomcp/redis: Redis is unreachable (the subscription to ${ch} was lost: no subscriber on the channel); down until it is back`,
+    ]);
+    // messages flow again, each once
+    let k = 0;
+    await until(
+      async () => {
+        await admin.publish(ch, `after ${++k}`);
+        return heard.length > 1;
+      },
+      10_000,
+      "a message after the kill",
+    );
+    await until(() => lines.length === 2 && link.ready, 10_000, "the back line");
+    expect(lines[1]).toBe("picomcp/redis: Redis is back; back");
+    expect(new Set(heard).size).toBe(heard.length);
+    expect(resubscribed).toBe(1);
+    expect(link.stats).toMatchObject({ ready: true, outages: 1 });
+    expect(s.listening).toBe(true);
+  });
+
+  it("comes back when the client reconnects and subscribes again by itself", async () => {
+    const [client, admin] = [await connected(), await connected()];
+    const { link } = linked(client);
+    const heard: string[] = [];
+    const ch = channel();
+    const s = subscriber(client, link);
+    s.add(ch, (m) => heard.push(m));
+    await s.ready;
+    await admin.sendCommand(["CLIENT", "KILL", "TYPE", "pubsub"]);
+    let k = 0;
+    await until(
+      async () => {
+        await admin.publish(ch, `after ${++k}`);
+        return heard.length > 0;
+      },
+      10_000,
+      "a message after the kill",
+    );
+    await until(() => s.listening && link.ready, 10_000, "listening");
+    expect(new Set(heard).size).toBe(heard.length);
+  });
+
+  it("fails probes within the deadline while Redis pauses writes, and is back after", async () => {
+    const [client, admin] = [await connected(), await connected()];
+    const { link, lines } = linked(client, 200);
+    const s = subscriber(client, link, 100);
+    s.add(channel(), () => {});
+    await s.ready;
+    await until(() => link.stats.calls >= 2, 10_000, "a probe");
+    // PUBLISH waits while writes are paused: the probe's deadline passes
+    const paused = performance.now();
+    await admin.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
+    try {
+      await until(() => !link.ready, 10_000, "the outage");
+      // the next probe (within a probe interval) fails at its deadline, with some room for a loaded machine
+      expect(performance.now() - paused).toBeLessThan(100 + 200 + 2000);
+      expect(link.stats.timeouts).toBeGreaterThanOrEqual(1);
+      expect(lines).toEqual([
+        "picomcp/redis: Redis is unreachable (picomcp/redis: Redis did not answer within 200 ms); down until it is back",
+      ]);
+      expect(s.listening).toBe(false);
+    } finally {
+      await admin.sendCommand(["CLIENT", "UNPAUSE"]);
+    }
+    await until(() => link.ready && s.listening, 10_000, "the recovery");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe("picomcp/redis: Redis is back; back");
+  });
+
+  it("keeps no timer alive, and close() stops probing and closes its connection", async () => {
+    const [client, admin] = [await connected(), await connected()];
+    const before = await pubsubClients(admin);
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const idle = timers();
+    const { link } = linked(client);
+    const s = subscriber(client, link, 20);
+    s.add(channel(), () => {});
+    s.add(channel(), () => {}, true);
+    await s.ready;
+    expect(await pubsubClients(admin)).toBe(before + 1);
+    const control = linked(client).link;
+    const c = subscriber(client, control, 20);
+    c.add(channel(), () => {});
+    await c.ready;
+    await until(() => link.stats.calls >= 4, 10_000, "probes");
+    // the tick of each subscriber is always armed: back to the count before them, they are unref'd
+    // (between probes: the deadline of a call in flight is the Link's)
+    await until(() => timers() === idle, 10_000, "no timer keeping the process alive");
+    s.close();
+    const calls = link.stats.calls;
+    // the control subscriber probes on: the closed one does not
+    const seen = control.stats.calls;
+    await until(() => control.stats.calls >= seen + 4, 10_000, "the control's probes");
+    expect(link.stats.calls).toBe(calls);
+    await until(async () => (await pubsubClients(admin)) === before + 1, 10_000, "the connection to close");
+    c.close();
+    await until(async () => (await pubsubClients(admin)) === before, 10_000, "the control to close");
+    await expect(s.ready).resolves.toBeUndefined();
+  });
+});
