@@ -24,12 +24,16 @@ if ARGV[4] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1
 `;
 
-/** KEYS: task. Nil when unknown; else the record and 1 when its lease ran out. */
+/**
+ * KEYS: task. Nil when unknown; else the record, 1 when its lease ran out (else 0), and its runner
+ * (so that a signal right after a read needs no second read).
+ */
 export const GET = `${PRELUDE}
-local v = redis.call('HMGET', KEYS[1], 'record', 'status', 'deadline')
+local v = redis.call('HMGET', KEYS[1], 'record', 'status', 'deadline', 'runner')
 if not v[1] then return false end
-if terminal(v[2]) or (v[3] and tonumber(v[3]) >= now) then return {v[1], 0} end
-return {v[1], 1}
+local lapsed = 1
+if terminal(v[2]) or (v[3] and tonumber(v[3]) >= now) then lapsed = 0 end
+return {v[1], lapsed, v[4] or ''}
 `;
 
 /**

@@ -55,6 +55,8 @@ export interface RedisTaskStoreOptions {
 const LOST = { code: ErrorCode.InternalError, message: SERVER_GONE };
 /** Tasks of dead runners judged per tick, at most (the next tick takes the rest). */
 const SWEEP = 100;
+/** Runners of tasks remembered from reads, at most (a task's runner never changes). */
+const RUNNERS_KEPT = 1024;
 
 function parse(json: unknown): TaskRecord {
   const record = JSON.parse(String(json)) as TaskRecord;
@@ -85,6 +87,8 @@ export class RedisTaskStore implements TaskStore {
   readonly #channels: TaskChannels;
   /** The tasks this instance runs: their leases are renewed each tick. */
   readonly #mine = new Set<string>();
+  /** The runners of tasks read lately: a `tasks/cancel` or `tasks/update` reads, then signals. */
+  readonly #runnerOf = new Map<string, string>();
   /** Tasks of this instance that ended since the last tick: taken out of its index then. */
   #ended: string[] = [];
   /** Judging leases waits until then (a lease after the last failure): an outage lapses every lease. */
@@ -180,9 +184,13 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const reply = (await this.#run("get", [this.#key(taskId)], [])) as [string, number] | null;
+    const reply = (await this.#run("get", [this.#key(taskId)], [])) as [string, number, string] | null;
     if (reply === null) return undefined;
     const record = parse(reply[0]);
+    if (reply[2] && !this.#runnerOf.has(taskId)) {
+      if (this.#runnerOf.size >= RUNNERS_KEPT) this.#runnerOf.delete(this.#runnerOf.keys().next().value!);
+      this.#runnerOf.set(taskId, reply[2]);
+    }
     // its instance went away (no renewal for a lease): the task fails now, not at the next sweep
     if (Number(reply[1]) === 1 && Date.now() >= this.#quietUntil) return (await this.#fail(record))[0];
     return record;
@@ -337,7 +345,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async signal(taskId: string, signal: TaskSignal): Promise<boolean> {
-    const runner = await this.#run("runner", [this.#key(taskId)], []);
+    const runner = this.#runnerOf.get(taskId) ?? (await this.#run("runner", [this.#key(taskId)], []));
     if (runner === null || runner === undefined) return false;
     const { n, message, answer } = this.#channels.outgoing(taskId, signal);
     let heard: number;

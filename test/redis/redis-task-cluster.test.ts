@@ -1,0 +1,333 @@
+// RedisTaskStore on a real 6-node Redis Cluster (test/redis-cluster.ts), with cluster clients as users
+// create them: signals through another instance heard in every run (a sharded channel per instance:
+// SPUBLISH counts every subscriber, where a classic PUBLISH counts one node's), tasks spread over the
+// masters, the commands of a tasks/get and of a tasks/cancel through another instance, a master killed
+// and everything restarted with no task lost, and a runner killed: its tasks failed by another instance.
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TaskPeer, TaskRecord, TaskSignal } from "../../src/ext/task-store.js";
+import { RedisTaskStore, type RedisTaskStoreOptions } from "../../src/redis/index.js";
+import { slotOf } from "../../src/redis/link.js";
+import { type AnyClient, startCluster, withDeployment } from "../redis-deployments.js";
+import { type Instance, RUN, startInstance, startProxy, until } from "../redis-helpers.js";
+
+const SCRIPT = fileURLToPath(new URL("../fixtures/redis-task-instance.js", import.meta.url));
+const run = withDeployment("cluster");
+
+let cluster: Awaited<ReturnType<typeof startCluster>>;
+const open: AnyClient[] = [];
+const stores: RedisTaskStore[] = [];
+let n = 0;
+
+beforeAll(async () => {
+  if (run) cluster = await startCluster();
+}, 60_000);
+
+afterAll(async () => {
+  for (const s of stores) s.close();
+  for (const c of open) void c.destroy();
+  await cluster?.stop();
+});
+
+async function connected(): Promise<AnyClient> {
+  const client = cluster.client();
+  client.on("error", () => {});
+  open.push(client);
+  await client.connect();
+  return client;
+}
+
+interface Got {
+  signals: [string, TaskSignal][];
+  changes: TaskRecord[];
+  running: Set<string>;
+}
+
+/** `count` stores on one fresh prefix, each on a cluster client of its own, attached to a recording peer. */
+async function deployment(count: number, options: RedisTaskStoreOptions = {}) {
+  const prefix = `picomcp:tasks:${RUN}:${++n}:`;
+  const lines: string[] = [];
+  const peers: { store: RedisTaskStore; got: Got }[] = [];
+  for (let i = 0; i < count; i++) {
+    const store = new RedisTaskStore(await connected(), { prefix, log: (l) => lines.push(l), ...options });
+    stores.push(store);
+    const got: Got = { signals: [], changes: [], running: new Set() };
+    const peer: TaskPeer = {
+      deliver: async (taskId, signal) => {
+        if (!got.running.has(taskId)) return false;
+        got.signals.push([taskId, signal]);
+        return true;
+      },
+      changed: (task) => void got.changes.push(task),
+    };
+    store.attach(peer);
+    await store.ready;
+    peers.push({ store, got });
+  }
+  return { prefix, lines, peers };
+}
+
+const task = (taskId: string, ttlMs: number | null = 600_000): TaskRecord => ({
+  taskId,
+  status: "working",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  lastUpdatedAt: "2026-01-01T00:00:00.000Z",
+  ttlMs,
+});
+
+/** No background call during a measure: no tick, no probe within the test. */
+const QUIET = { leaseMs: 600_000, renewMs: 300_000, probeMs: 300_000 };
+
+/** Script runs per master since the last reset, in the order of the masters' first slot. */
+async function scriptsPerMaster(): Promise<number[]> {
+  const out = [];
+  for (const m of await cluster.masterNodes()) {
+    const s = await m.commandStats();
+    out.push((s.evalsha ?? 0) + (s.eval ?? 0));
+  }
+  return out;
+}
+
+/** Waits until every replica has every write its master had now (replication is asynchronous). */
+async function replicasCaughtUp(): Promise<void> {
+  const offsets = async (m: { cli(...args: string[]): Promise<string> }) => {
+    const info = await m.cli("INFO", "replication");
+    return {
+      master: Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? Number.NaN),
+      replica: Number(/slave0:.*offset=(\d+)/.exec(info)?.[1] ?? -1),
+    };
+  };
+  for (const m of await cluster.masterNodes()) {
+    const { master } = await offsets(m);
+    await until(async () => (await offsets(m)).replica >= master, 15_000, `the replica of ${m.name}`).catch(
+      async (e) => {
+        throw new Error(`${e.message}: ${master} ${await m.cli("INFO", "replication")}`);
+      },
+    );
+  }
+}
+
+describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
+  it("signals through another instance are heard in every run: 20 of 20, and none for a task that does not run", async () => {
+    const { peers } = await deployment(2, QUIET);
+    const [a, b] = peers as [(typeof peers)[0], (typeof peers)[0]];
+    const ids = Array.from({ length: 20 }, (_, i) => `signal-${i}`);
+    for (const id of ids) {
+      await a.store.create(task(id));
+      a.got.running.add(id);
+    }
+    const heard: boolean[] = [];
+    for (const id of ids) {
+      const responses = { approve: { action: "accept", content: {} } };
+      heard.push(await b.store.signal(id, { type: "update", responses }));
+      heard.push(await b.store.signal(id, { type: "cancel" }));
+    }
+    expect(heard.filter(Boolean).length).toBe(40);
+    expect(a.got.signals.length).toBe(40);
+    // a task its runner does not run (ended there): nobody heard, at once
+    a.got.running.delete("signal-0");
+    expect(await b.store.signal("signal-0", { type: "cancel" })).toBe(false);
+    expect(await b.store.signal("never-made", { type: "cancel" })).toBe(false);
+  });
+
+  it("spreads tasks over the masters: each task's script runs on the master of its own key", async () => {
+    const { prefix, peers } = await deployment(1, QUIET);
+    const store = peers[0]!.store;
+    const ids = Array.from({ length: 60 }, (_, i) => `spread-${i}`);
+    // every master knows the script first (a node that does not is taught it once, by EVAL)
+    for (const id of ids) await store.get(id);
+    await cluster.resetStats();
+    for (const id of ids) await store.get(id);
+    const reads = await scriptsPerMaster();
+    console.log(`task reads per master (60 tasks/get): ${reads.join(", ")}`);
+    expect(reads.reduce((x, y) => x + y, 0)).toBe(60);
+    for (const count of reads) expect(count).toBeGreaterThanOrEqual(8);
+    for (const id of ids) await store.create(task(id));
+    await cluster.resetStats();
+    await Promise.all(ids.map((id) => store.create(task(id))));
+    const creates = await scriptsPerMaster();
+    // each create: the task's hash (on its own slot), and the runner's index (one key per runner)
+    console.log(`commands per master (60 creates: the task, and its runner's index): ${creates.join(", ")}`);
+    expect(creates.reduce((x, y) => x + y, 0)).toBe(120);
+    for (const count of creates) expect(count).toBeGreaterThanOrEqual(8);
+    expect(new Set(ids.map((id) => slotOf(`${prefix}task:${id}`))).size).toBeGreaterThan(50);
+  });
+
+  it("a tasks/get is one command; a cancel through another instance four (read, write, signal, answer)", async () => {
+    const { peers } = await deployment(2, QUIET);
+    const [a, b] = peers as [(typeof peers)[0], (typeof peers)[0]];
+    await a.store.create(task("counted"));
+    a.got.running.add("counted");
+    const calls = () => a.store.stats.calls + b.store.stats.calls;
+    let before = calls();
+    expect((await b.store.get("counted"))?.status).toBe("working");
+    expect(calls() - before).toBe(1);
+    // what the tasks extension does for a tasks/cancel that reaches an instance not running the task
+    before = calls();
+    const record = (await b.store.get("counted"))!;
+    const cancelled = { ...record, status: "cancelled" as const };
+    expect(await b.store.set(cancelled)).toStrictEqual(cancelled);
+    expect(await b.store.signal("counted", { type: "cancel" })).toBe(true);
+    const cancel = calls() - before;
+    console.log(`commands per tasks/cancel through another instance: ${cancel}`);
+    expect(cancel).toBe(4);
+    expect(await b.store.get("counted")).toStrictEqual(cancelled);
+  });
+
+  it("a master killed (failover), then everything restarted: no task lost, control still crosses", async () => {
+    const { peers, lines } = await deployment(2, { leaseMs: 3000, renewMs: 300, timeoutMs: 500 });
+    const [a, b] = peers as [(typeof peers)[0], (typeof peers)[0]];
+    const running = Array.from({ length: 20 }, (_, i) => `run-${i}`);
+    const ended = Array.from({ length: 10 }, (_, i) => `end-${i}`);
+    for (const id of running) {
+      await a.store.create(task(id));
+      a.got.running.add(id);
+    }
+    const done = (id: string): TaskRecord => ({ ...task(id), status: "completed", result: { content: [] } });
+    for (const id of ended) {
+      await a.store.create(task(id));
+      await a.store.set(done(id));
+    }
+    const everyTaskKept = async () => {
+      for (const id of ended) expect(await b.store.get(id)).toStrictEqual(done(id));
+      for (const id of running) expect(await b.store.get(id)).toStrictEqual(task(id));
+    };
+    const reads = async () => {
+      try {
+        await everyTaskKept();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const heard = (id: string) => b.store.signal(id, { type: "update", responses: {} }).catch(() => false);
+
+    await replicasCaughtUp();
+    const killed = await cluster.killMaster(0);
+    await until(reads, 30_000, "every task read after the failover");
+    await everyTaskKept();
+    for (const id of running) await until(() => heard(id), 30_000, `a signal for ${id} heard`);
+    // the old master comes back as the replica of the new one
+    await cluster.restart(killed);
+
+    await replicasCaughtUp();
+    await cluster.restartAll();
+    await until(reads, 60_000, "every task read after the restart");
+    // no running task was failed for the outages (no lease is judged after one): their runner lives
+    await everyTaskKept();
+    for (const id of running) await until(() => heard(id), 30_000, `a signal for ${id} heard`);
+    // each outage told once, and its end once
+    await until(() => a.store.stats.ready && b.store.stats.ready, 30_000, "both stores back");
+    const down = lines.filter((l) => l.endsWith("task methods fail until it is back"));
+    expect(down.length).toBeGreaterThan(0);
+    expect(lines.filter((l) => l === "picomcp/redis: Redis is back; tasks are served again").length).toBe(
+      down.length,
+    );
+    console.log(`outage lines: ${JSON.stringify(down)}`);
+  }, 180_000);
+
+  it("a runner gone: its tasks are failed by another instance within leaseMs + renewMs, heard once", async () => {
+    const leaseMs = 2000;
+    const renewMs = 300;
+    const { peers } = await deployment(3, { leaseMs, renewMs });
+    const [a, b, c] = peers as [(typeof peers)[0], (typeof peers)[0], (typeof peers)[0]];
+    const ids = Array.from({ length: 10 }, (_, i) => `lost-${i}`);
+    for (const id of ids) {
+      await a.store.create(task(id));
+      a.got.running.add(id);
+    }
+    // its process died: it renews nothing and answers nothing
+    a.store.close();
+    const gone = Date.now();
+    const failedOn = (p: (typeof peers)[0]) => p.got.changes.filter((t) => t.status === "failed").length;
+    await until(() => failedOn(b) === 10 && failedOn(c) === 10, 30_000, "b and c to hear every failure");
+    const took = Date.now() - gone;
+    console.log(`a dead runner's 10 tasks failed ${took} ms after its last renewal at the latest`);
+    expect(took).toBeGreaterThanOrEqual(leaseMs - renewMs);
+    expect(took).toBeLessThanOrEqual(leaseMs + renewMs + 1000);
+    for (const id of ids)
+      expect(await c.store.get(id)).toMatchObject({
+        status: "failed",
+        error: { code: -32603, message: "The server running the task went away" },
+      });
+    expect(failedOn(b)).toBe(10);
+  }, 60_000);
+});
+
+// The same through the wire: two picomcp processes on the cluster behind a proxy.
+const V = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": V,
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} }, elicitation: {} },
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+};
+
+describe.runIf(run)("tasks across two instances on a Redis Cluster", () => {
+  const instances: Instance[] = [];
+  let proxy: { url: string; close(): Promise<void> };
+  let ids = 0;
+  beforeAll(async () => {
+    if (!run) return;
+    const env = { REDIS_CLUSTER: cluster.rootNodes.map((r) => r.url).join(","), CHANNEL: `${RUN}-wire` };
+    instances.push(...(await Promise.all(["A", "B"].map((name) => startInstance(name, env, SCRIPT)))));
+    proxy = await startProxy(
+      instances.map((i) => i.url),
+      false,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await Promise.all(instances.map((i) => i.stop()));
+  });
+
+  async function modern(to: number, method: string, params: { [k: string]: unknown }) {
+    const id = ++ids;
+    const name = (params.name ?? params.taskId) as string;
+    const res = await fetch(proxy.url, {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": V,
+        "mcp-method": method,
+        "mcp-name": name,
+        "x-to": String(to),
+        "x-user": "ada",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: META, ...params } }),
+    });
+    expect(res.headers.get("content-type")).toContain("application/json");
+    return (await res.json()) as { result?: any; error?: any };
+  }
+
+  async function start(name: string): Promise<string> {
+    const answer = await modern(0, "tools/call", { name, arguments: {} });
+    expect(answer.result?.resultType).toBe("task");
+    const { taskId } = answer.result;
+    await until(() => instances[0]!.stderr.includes(`started ${taskId}`), 15_000, `${name} to start`);
+    return taskId;
+  }
+
+  it("20 of 20 cancels and 20 of 20 updates through B reach the handler on A before B answers", async () => {
+    for (let i = 0; i < 20; i++) {
+      const asking = await start("approve");
+      await until(
+        async () => (await modern(1, "tasks/get", { taskId: asking })).result.status === "input_required",
+      );
+      const update = await modern(1, "tasks/update", {
+        taskId: asking,
+        inputResponses: { approve: { action: "accept", content: {} } },
+      });
+      expect(update.result.resultType).toBe("complete");
+      // B answered once A resumed the handler and stored it: a read right after no longer asks
+      expect((await modern(1, "tasks/get", { taskId: asking })).result.status).not.toBe("input_required");
+
+      const hanging = await start("hang");
+      const cancel = await modern(1, "tasks/cancel", { taskId: hanging });
+      expect(cancel.result.resultType).toBe("complete");
+      expect((await modern(1, "tasks/get", { taskId: hanging })).result.status).toBe("cancelled");
+      await until(() => instances[0]!.stderr.includes(`aborted ${hanging}`), 15_000, "the abort on A");
+    }
+  }, 120_000);
+});
