@@ -1,5 +1,6 @@
 /**
- * The Lua scripts of `RedisTaskStore`, each on one key, so that on a cluster every script runs on the
+ * The Lua scripts of `RedisTaskStore`, and how it calls them (keys named, failures told in words a
+ * client may see). Each script is on one key, so that on a cluster every script runs on the
  * node of that key and tasks spread over the masters. A task is a hash (`record`: its JSON, `status`,
  * `runner`: the id of the store that runs it, `deadline`: its lease, on Redis's own clock so that
  * instances whose clocks differ agree) expiring with the task's ttl. The runners are one sorted set
@@ -7,6 +8,12 @@
  * how a dead runner's tasks are found. The record's JSON is stored as given and never re-encoded in Lua
  * (cjson would turn `[]` into `{}`).
  */
+
+import { ErrorCode, McpError } from "../errors.js";
+import type { TaskRecord } from "../ext/task-store.js";
+import type { RedisLog } from "./client.js";
+import { isOutage, type Link } from "./link.js";
+import { Script } from "./script.js";
 
 /** Redis's clock in milliseconds, and the statuses that never change again. */
 const PRELUDE = `
@@ -109,3 +116,89 @@ return redis.call('SPOP', KEYS[1], tonumber(ARGV[1]))
 export const RUNNER = `
 return redis.call('HGET', KEYS[1], 'runner')
 `;
+
+/** The scripts, by name: made once for every store (each knows its digest once computed). */
+const SCRIPTS = {
+  create: new Script(CREATE),
+  get: new Script(GET),
+  set: new Script(SET),
+  fail: new Script(FAIL),
+  renew: new Script(RENEW),
+  register: new Script(REGISTER),
+  lapsed: new Script(LAPSED),
+  forget: new Script(FORGET),
+  index: new Script(INDEX),
+  take: new Script(TAKE),
+  runner: new Script(RUNNER),
+};
+
+/** A record read from Redis, checked to be one picomcp wrote. */
+export function parse(json: unknown): TaskRecord {
+  const record = JSON.parse(String(json)) as TaskRecord;
+  if (typeof record !== "object" || record === null || typeof record.taskId !== "string")
+    throw new Error("picomcp/redis: a task record in Redis is not one picomcp wrote");
+  return record;
+}
+
+/**
+ * One store's calls: its keys, and each call through its Link. A failure rejects with an error a
+ * client may see (`-32603`, the reason as its `cause`), never Redis's own words; one that is no outage
+ * (Redis refused the call) is logged, since no outage line tells it.
+ */
+export class TaskCalls {
+  readonly #link: Link;
+  readonly #prefix: string;
+  readonly #log: RedisLog;
+  readonly #outage: () => void;
+
+  constructor(link: Link, prefix: string, log: RedisLog, outage: () => void) {
+    this.#link = link;
+    this.#prefix = prefix;
+    this.#log = log;
+    this.#outage = outage;
+  }
+
+  /** A task's hash. */
+  task(taskId: string): string {
+    return `${this.#prefix}task:${taskId}`;
+  }
+
+  /** The set of the tasks a runner started (a slot of its own on a cluster, apart from its tasks'). */
+  index(runner: string): string {
+    return `${this.#prefix}runner:${runner}`;
+  }
+
+  /** The runners, by the deadline of their own lease. */
+  get runners(): string {
+    return `${this.#prefix}runners`;
+  }
+
+  async run(script: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.#link.run(SCRIPTS[script], keys, args);
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  /** Publishes on an instance's channel (SPUBLISH on a cluster: its count is every subscriber's). */
+  async publish(channel: string, message: string): Promise<number> {
+    try {
+      return await this.#link.publish(channel, message, true);
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  #failure(error: unknown): McpError {
+    const outage = isOutage(error);
+    if (outage) this.#outage();
+    else this.#log(`picomcp/redis: the task store's call failed (${(error as Error).message})`);
+    const failure = new McpError(
+      ErrorCode.InternalError,
+      outage ? "Internal error: the task store is unreachable" : "Internal error: the task store failed",
+    );
+    (failure as { cause?: unknown }).cause = error;
+    return failure;
+  }
+}

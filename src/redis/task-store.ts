@@ -6,7 +6,7 @@
  * renews; a task whose instance went away is failed by any other within `leaseMs + renewMs`, and one
  * whose instance drains (picomcp/http's `drain`) is failed by that instance at once.
  */
-import { ErrorCode, McpError } from "../errors.js";
+import { ErrorCode } from "../errors.js";
 import {
   isTerminal,
   SERVER_GONE,
@@ -16,22 +16,9 @@ import {
   type TaskStore,
 } from "../ext/task-store.js";
 import type { RedisClient, RedisLog } from "./client.js";
-import { isOutage, Link, positive, type RedisStats } from "./link.js";
-import { Script } from "./script.js";
+import { Link, positive, type RedisStats } from "./link.js";
 import { TaskChannels } from "./task-channels.js";
-import {
-  CREATE,
-  FAIL,
-  FORGET,
-  GET,
-  INDEX,
-  LAPSED,
-  REGISTER,
-  RENEW,
-  RUNNER,
-  SET,
-  TAKE,
-} from "./task-scripts.js";
+import { parse, TaskCalls } from "./task-scripts.js";
 
 /** Options of {@link RedisTaskStore}. */
 export interface RedisTaskStoreOptions {
@@ -58,13 +45,6 @@ const SWEEP = 100;
 /** Runners of tasks remembered from reads, at most (a task's runner never changes). */
 const RUNNERS_KEPT = 1024;
 
-function parse(json: unknown): TaskRecord {
-  const record = JSON.parse(String(json)) as TaskRecord;
-  if (typeof record !== "object" || record === null || typeof record.taskId !== "string")
-    throw new Error("picomcp/redis: a task record in Redis is not one picomcp wrote");
-  return record;
-}
-
 /**
  * A {@link TaskStore} on Redis, shared by every instance with the same prefix: give each instance its
  * own store on a node-redis client (`createClient()`, `createCluster()` or `createSentinel()`; the store
@@ -80,7 +60,7 @@ export class RedisTaskStore implements TaskStore {
   /** This instance's id: the runner of the tasks it creates, and the name of its channel. */
   readonly id: string;
   readonly #link: Link;
-  readonly #log: RedisLog;
+  readonly #calls: TaskCalls;
   readonly #prefix: string;
   readonly #leaseMs: number;
   readonly #renewMs: number;
@@ -105,12 +85,16 @@ export class RedisTaskStore implements TaskStore {
     this.id = btoa(String.fromCharCode(...bytes))
       .replaceAll("/", "_")
       .replaceAll("+", "-");
-    this.#log = options.log ?? ((line) => console.warn(line));
+    const log = options.log ?? ((line: string) => console.warn(line));
     this.#link = new Link(client, {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      log: this.#log,
+      log,
       down: "task methods fail",
       back: "tasks are served again",
+    });
+    // an outage lapses every lease: none is judged until a lease has passed since
+    this.#calls = new TaskCalls(this.#link, this.#prefix, log, () => {
+      this.#quietUntil = Date.now() + this.#leaseMs;
     });
     this.#channels = new TaskChannels(client, {
       id: this.id,
@@ -132,43 +116,9 @@ export class RedisTaskStore implements TaskStore {
     return this.#link.stats;
   }
 
-  #key(taskId: string): string {
-    return `${this.#prefix}task:${taskId}`;
-  }
-
-  /** The set of the tasks a runner started (its own slot on a cluster, apart from its tasks'). */
-  #index(runner: string): string {
-    return `${this.#prefix}runner:${runner}`;
-  }
-
-  get #runners(): string {
-    return `${this.#prefix}runners`;
-  }
-
   /** The head of a change message; the script appends the record and the closing brace. */
   get #head(): string {
     return `{"from":${JSON.stringify(this.id)},"task":`;
-  }
-
-  /**
-   * Runs a script through the link. A failure rejects with an error a client may see (`-32603`, the
-   * reason as its `cause`), never Redis's own words; one that is no outage (Redis refused the call) is
-   * logged, since no outage line tells it.
-   */
-  async #run(script: string, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.#link.run(SCRIPTS[script]!, keys, args);
-    } catch (error) {
-      const outage = isOutage(error);
-      if (outage) this.#quietUntil = Date.now() + this.#leaseMs;
-      else this.#log(`picomcp/redis: the task store's call failed (${(error as Error).message})`);
-      const failure = new McpError(
-        ErrorCode.InternalError,
-        outage ? "Internal error: the task store is unreachable" : "Internal error: the task store failed",
-      );
-      (failure as { cause?: unknown }).cause = error;
-      throw failure;
-    }
   }
 
   async create(task: TaskRecord): Promise<void> {
@@ -177,14 +127,16 @@ export class RedisTaskStore implements TaskStore {
     const running = !isTerminal(task.status);
     // the record, and this runner's index of its tasks (how a sweeper finds them if this instance dies)
     await Promise.all([
-      this.#run("create", [this.#key(task.taskId)], args),
-      running ? this.#run("index", [this.#index(this.id)], ["0", task.taskId]) : undefined,
+      this.#calls.run("create", [this.#calls.task(task.taskId)], args),
+      running ? this.#calls.run("index", [this.#calls.index(this.id)], ["0", task.taskId]) : undefined,
     ]);
     if (running) this.#mine.add(task.taskId);
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const reply = (await this.#run("get", [this.#key(taskId)], [])) as [string, number, string] | null;
+    const reply = (await this.#calls.run("get", [this.#calls.task(taskId)], [])) as
+      | [string, number, string]
+      | null;
     if (reply === null) return undefined;
     const record = parse(reply[0]);
     if (reply[2] && !this.#runnerOf.has(taskId)) {
@@ -201,7 +153,7 @@ export class RedisTaskStore implements TaskStore {
     const args = [json, task.status, this.#channels.changes, this.#head];
     for (;;) {
       try {
-        const reply = await this.#run("set", [this.#key(task.taskId)], args);
+        const reply = await this.#calls.run("set", [this.#calls.task(task.taskId)], args);
         if (reply === null) {
           this.#forget(task.taskId);
           return undefined;
@@ -242,7 +194,9 @@ export class RedisTaskStore implements TaskStore {
       error: LOST,
     };
     const args = [JSON.stringify(failed), this.#channels.changes, this.#head];
-    const reply = (await this.#run("fail", [this.#key(record.taskId)], args)) as [string, number] | null;
+    const reply = (await this.#calls.run("fail", [this.#calls.task(record.taskId)], args)) as
+      | [string, number]
+      | null;
     if (reply === null) return [undefined, false];
     const stored = parse(reply[0]);
     // this instance failed it, and no server wrote it: its own listeners hear it here, once (the
@@ -262,8 +216,8 @@ export class RedisTaskStore implements TaskStore {
     const lease = String(this.#leaseMs);
     let renewed: unknown[];
     try {
-      renewed = await Promise.all(ids.map((id) => this.#run("renew", [this.#key(id)], [lease])));
-      await this.#run("register", [this.#runners], [this.id, lease]);
+      renewed = await Promise.all(ids.map((id) => this.#calls.run("renew", [this.#calls.task(id)], [lease])));
+      await this.#calls.run("register", [this.#calls.runners], [this.id, lease]);
     } catch {
       return;
     }
@@ -282,9 +236,11 @@ export class RedisTaskStore implements TaskStore {
     if (this.#ended.length > 0) {
       const ended = this.#ended;
       this.#ended = [];
-      await this.#run("index", [this.#index(this.id)], [String(ended.length), ...ended]).catch(() => {
-        this.#ended.push(...ended);
-      });
+      await this.#calls
+        .run("index", [this.#calls.index(this.id)], [String(ended.length), ...ended])
+        .catch(() => {
+          this.#ended.push(...ended);
+        });
     }
     if (Date.now() >= this.#quietUntil) await this.#sweep().catch(() => {});
     await this.#channels.recheck();
@@ -297,26 +253,26 @@ export class RedisTaskStore implements TaskStore {
    */
   async #sweep(): Promise<void> {
     let budget = SWEEP;
-    const lapsed = (await this.#run("lapsed", [this.#runners], [String(SWEEP)])) as string[];
+    const lapsed = (await this.#calls.run("lapsed", [this.#calls.runners], [String(SWEEP)])) as string[];
     for (const runner of lapsed) {
       if (budget <= 0 || Date.now() < this.#quietUntil) return;
-      const ids = (await this.#run("take", [this.#index(runner)], [String(budget)])) as string[];
+      const ids = (await this.#calls.run("take", [this.#calls.index(runner)], [String(budget)])) as string[];
       if (ids.length === 0) {
-        await this.#run("forget", [this.#runners], [runner]);
+        await this.#calls.run("forget", [this.#calls.runners], [runner]);
         continue;
       }
       budget -= ids.length;
       const held: string[] = [];
       await Promise.all(ids.map(async (id) => (await this.#judge(id)) && held.push(id)));
       // a task whose lease is still held (or that could not be judged) stays in its runner's index
-      if (held.length > 0) await this.#run("index", [this.#index(runner)], ["0", ...held]);
+      if (held.length > 0) await this.#calls.run("index", [this.#calls.index(runner)], ["0", ...held]);
     }
   }
 
   /** Fails a dead runner's task if its own lease lapsed: whether it stays in the runner's index. */
   async #judge(taskId: string): Promise<boolean> {
     try {
-      const reply = (await this.#run("get", [this.#key(taskId)], [])) as [string, number] | null;
+      const reply = (await this.#calls.run("get", [this.#calls.task(taskId)], [])) as [string, number] | null;
       if (reply === null) return false;
       const record = parse(reply[0]);
       if (isTerminal(record.status)) return false;
@@ -341,33 +297,26 @@ export class RedisTaskStore implements TaskStore {
     this.#timer = setInterval(tick, this.#renewMs);
     (this.#timer as { unref?: () => void }).unref?.();
     // registered as a runner from now on, not a tick later
-    void this.#run("register", [this.#runners], [this.id, String(this.#leaseMs)]).catch(() => {});
+    void this.#calls.run("register", [this.#calls.runners], [this.id, String(this.#leaseMs)]).catch(() => {});
   }
 
   async signal(taskId: string, signal: TaskSignal): Promise<boolean> {
-    const runner = this.#runnerOf.get(taskId) ?? (await this.#run("runner", [this.#key(taskId)], []));
+    const runner =
+      this.#runnerOf.get(taskId) ?? (await this.#calls.run("runner", [this.#calls.task(taskId)], []));
     if (runner === null || runner === undefined) return false;
     const { n, message, answer } = this.#channels.outgoing(taskId, signal);
     let heard: number;
     try {
-      heard = await this.#link.publish(this.#channels.instances + String(runner), message, true);
+      heard = await this.#calls.publish(this.#channels.instances + String(runner), message);
     } catch (error) {
       this.#channels.drop(n);
-      throw this.#failure(error);
+      throw error;
     }
     if (heard === 0) {
       this.#channels.drop(n);
       return false;
     }
     return answer;
-  }
-
-  /** A failed publish, as `#run` tells a failed script. */
-  #failure(error: unknown): McpError {
-    if (isOutage(error)) this.#quietUntil = Date.now() + this.#leaseMs;
-    const failure = new McpError(ErrorCode.InternalError, "Internal error: the task store is unreachable");
-    (failure as { cause?: unknown }).cause = error;
-    return failure;
   }
 
   settled(taskId: string, abort: AbortSignal): Promise<TaskRecord | undefined> {
@@ -382,20 +331,3 @@ export class RedisTaskStore implements TaskStore {
     this.#channels.close();
   }
 }
-
-/** The scripts, by name: made once for every store (each knows its digest once computed). */
-const SCRIPTS: { [name: string]: Script } = Object.fromEntries(
-  Object.entries({
-    create: CREATE,
-    get: GET,
-    set: SET,
-    fail: FAIL,
-    renew: RENEW,
-    register: REGISTER,
-    lapsed: LAPSED,
-    forget: FORGET,
-    index: INDEX,
-    take: TAKE,
-    runner: RUNNER,
-  }).map(([name, source]) => [name, new Script(source)]),
-);
