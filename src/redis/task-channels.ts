@@ -60,11 +60,6 @@ export class TaskChannels {
     this.instances = `${options.prefix}instance:`;
   }
 
-  /** Whether changes and signals are heard: every channel's last probe was, or none is asked for (no server attached). */
-  get listening(): boolean {
-    return this.#subscriber?.listening ?? true;
-  }
-
   /** Settles once both channels are subscribed (resolved at once before `attach`). */
   get ready(): Promise<void> {
     return this.#subscriber?.ready ?? Promise.resolve();

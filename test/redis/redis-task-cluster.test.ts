@@ -45,11 +45,11 @@ interface Got {
 
 /** `count` stores on one fresh prefix, each on a cluster client of its own, attached to a recording peer. */
 async function deployment(count: number, options: RedisTaskStoreOptions = {}) {
-  const prefix = `picomcp:tasks:${RUN}:${++n}:`;
+  const prefix = options.prefix ?? `picomcp:tasks:${RUN}:${++n}:`;
   const lines: string[] = [];
   const peers: { store: RedisTaskStore; got: Got }[] = [];
   for (let i = 0; i < count; i++) {
-    const store = new RedisTaskStore(await connected(), { prefix, log: (l) => lines.push(l), ...options });
+    const store = new RedisTaskStore(await connected(), { log: (l) => lines.push(l), ...options, prefix });
     stores.push(store);
     const got: Got = { signals: [], changes: [], running: new Set() };
     const peer: TaskPeer = {
@@ -173,6 +173,65 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
     expect(cancel).toBe(4);
     expect(await b.store.get("counted")).toStrictEqual(cancelled);
   });
+
+  it("a prefix with a hash tag: every key and channel in its slot, and signals and leases still work", async () => {
+    const { prefix, peers } = await deployment(3, {
+      prefix: `{app-${RUN}}:tasks:`,
+      leaseMs: 1500,
+      renewMs: 300,
+    });
+    const [a, b, c] = peers as [(typeof peers)[0], (typeof peers)[0], (typeof peers)[0]];
+    const ids = ["tag-1", "tag-2", "tag-3"];
+    for (const id of ids) {
+      await a.store.create(task(id));
+      a.got.running.add(id);
+    }
+    const slots = new Set(
+      [...ids.map((id) => `${prefix}task:${id}`), `${prefix}runners`, `${prefix}runner:${a.store.id}`].map(
+        slotOf,
+      ),
+    );
+    expect(slots.size).toBe(1);
+    for (const id of ids) expect(await b.store.signal(id, { type: "cancel" })).toBe(true);
+    a.store.close();
+    const failedOn = (p: (typeof peers)[0]) => p.got.changes.filter((t) => t.status === "failed").length;
+    await until(() => failedOn(b) === 3 && failedOn(c) === 3, 15_000, "the lost tasks failed");
+  });
+
+  it("a master paused: a read of a task on it fails within timeoutMs with a clear error; others answer", async () => {
+    const timeoutMs = 400;
+    const { prefix, peers } = await deployment(1, { ...QUIET, timeoutMs });
+    const store = peers[0]!.store;
+    const masters = await cluster.masterNodes();
+    // a task on the first master, and one on another
+    const ids: string[] = [];
+    for (let i = 0; ids.length < 2; i++) {
+      const id = `paused-${i}`;
+      const master = (await cluster.masterOf(`${prefix}task:${id}`)).port;
+      if ((ids.length === 0) === (master === masters[0]!.port)) ids.push(id);
+    }
+    const [onPaused, elsewhere] = ids as [string, string];
+    for (const id of ids) await store.create(task(id));
+    cluster.pause(masters[0]!);
+    try {
+      const started = Date.now();
+      const failure = await store.get(onPaused).then(
+        () => undefined,
+        (e: { code: number; message: string; cause?: Error }) => e,
+      );
+      const took = Date.now() - started;
+      console.log(`a read on a paused master failed after ${took} ms (timeoutMs ${timeoutMs})`);
+      expect(failure).toMatchObject({
+        code: -32603,
+        message: "Internal error: the task store is unreachable",
+      });
+      expect(failure?.cause?.message).toBe(`picomcp/redis: Redis did not answer within ${timeoutMs} ms`);
+      expect(took).toBeLessThan(timeoutMs + 500);
+      expect((await store.get(elsewhere))?.taskId).toBe(elsewhere);
+    } finally {
+      await cluster.resume(masters[0]!);
+    }
+  }, 60_000);
 
   it("a master killed (failover), then everything restarted: no task lost, control still crosses", async () => {
     const { peers, lines } = await deployment(2, { leaseMs: 3000, renewMs: 300, timeoutMs: 500 });

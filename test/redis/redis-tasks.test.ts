@@ -253,10 +253,12 @@ describe.runIf(withRedisServer)("tasks across three instances", () => {
     await redis.stop();
     // meanwhile a task read is a clean internal error, never a made-up answer
     const down = await modern(B, "tasks/get", { taskId: done });
-    expect(down.answer.error).toEqual({
-      code: -32603,
-      message: "Internal error: the task store is unreachable",
-    });
+    const unreachable = { code: -32603, message: "Internal error: the task store is unreachable" };
+    expect(down.answer.error).toEqual(unreachable);
+    // and a task that cannot be stored is the same error, never Redis's own words in a tool result
+    expect((await modern(A, "tools/call", { name: "hang", arguments: {} })).answer.error).toEqual(
+      unreachable,
+    );
     // every instance learns of the outage from its own calls (each tick renews its runner's lease)
     for (const i of instances)
       await until(
