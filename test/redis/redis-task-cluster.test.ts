@@ -141,7 +141,7 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
     const reads = await scriptsPerMaster();
     console.log(`task reads per master (60 tasks/get): ${reads.join(", ")}`);
     expect(reads.reduce((x, y) => x + y, 0)).toBe(60);
-    for (const count of reads) expect(count).toBeGreaterThanOrEqual(8);
+    for (const count of reads) expect(count).toBeGreaterThanOrEqual(5);
     for (const id of ids) await store.create(task(id));
     await cluster.resetStats();
     await Promise.all(ids.map((id) => store.create(task(id))));
@@ -149,7 +149,7 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
     // each create: the task's hash (on its own slot), and the runner's index (one key per runner)
     console.log(`commands per master (60 creates: the task, and its runner's index): ${creates.join(", ")}`);
     expect(creates.reduce((x, y) => x + y, 0)).toBe(120);
-    for (const count of creates) expect(count).toBeGreaterThanOrEqual(8);
+    for (const count of creates) expect(count).toBeGreaterThanOrEqual(5);
     expect(new Set(ids.map((id) => slotOf(`${prefix}task:${id}`))).size).toBeGreaterThan(50);
   });
 
