@@ -230,8 +230,7 @@ export class RedisTaskStore implements TaskStore {
       this.#forget(id);
       // ended elsewhere (a cancel whose signal was lost while this instance was reconnecting): stop it here
       const record = await this.get(id).catch(() => undefined);
-      if (record === undefined || isTerminal(record.status))
-        await this.#channels.deliver(id, { type: "cancel" });
+      if (record && isTerminal(record.status)) await this.#channels.deliver(id, { type: "cancel" });
     }
     if (this.#ended.length > 0) {
       const ended = this.#ended;
