@@ -328,7 +328,14 @@ describe.runIf(run)("tasks across two instances on a Redis Cluster", () => {
   let ids = 0;
   beforeAll(async () => {
     if (!run) return;
-    const env = { REDIS_CLUSTER: cluster.rootNodes.map((r) => r.url).join(","), CHANNEL: `${RUN}-wire` };
+    const env = {
+      REDIS_CLUSTER: cluster.rootNodes.map((r) => r.url).join(","),
+      CHANNEL: `${RUN}-wire`,
+      // no tick and no probe while commands are counted
+      LEASE_MS: "600000",
+      RENEW_MS: "300000",
+      PROBE_MS: "300000",
+    };
     instances.push(...(await Promise.all(["A", "B"].map((name) => startInstance(name, env, SCRIPT)))));
     proxy = await startProxy(
       instances.map((i) => i.url),
@@ -389,4 +396,31 @@ describe.runIf(run)("tasks across two instances on a Redis Cluster", () => {
       await until(() => instances[0]!.stderr.includes(`aborted ${hanging}`), 15_000, "the abort on A");
     }
   }, 120_000);
+
+  it("counts the commands on every node: a tasks/get 1, a tasks/cancel through another instance 4 calls (5 with the PUBLISH its write script makes)", async () => {
+    const taskId = await start("hang");
+    const commands = async () => {
+      let total = 0;
+      for (const node of cluster.nodes.filter((n) => n.answering)) {
+        const s = await node.commandStats();
+        total += (s.evalsha ?? 0) + (s.eval ?? 0) + (s.spublish ?? 0) + (s.publish ?? 0);
+      }
+      return total;
+    };
+    // every script known on every master first (a node that lacks one learns it by EVAL once)
+    await modern(1, "tasks/get", { taskId });
+    await cluster.resetStats();
+    expect((await modern(1, "tasks/get", { taskId })).result.status).toBe("working");
+    const get = await commands();
+    await cluster.resetStats();
+    expect((await modern(1, "tasks/cancel", { taskId })).result.resultType).toBe("complete");
+    await until(() => instances[0]!.stderr.includes(`aborted ${taskId}`), 15_000, "the abort on A");
+    // the scripts' own PUBLISH of the change counts once in its script's node; the rest are calls
+    const cancel = await commands();
+    console.log(
+      `commands on the cluster: tasks/get ${get}; tasks/cancel through another instance ${cancel} (with the change's PUBLISH inside the write)`,
+    );
+    expect(get).toBe(1);
+    expect(cancel).toBe(5);
+  });
 });
