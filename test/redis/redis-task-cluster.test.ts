@@ -286,8 +286,8 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
   }, 180_000);
 
   it("a runner gone: its tasks are failed by another instance within leaseMs + renewMs, heard once", async () => {
-    const leaseMs = 2000;
-    const renewMs = 300;
+    const leaseMs = 2500;
+    const renewMs = 500;
     const { peers } = await deployment(3, { leaseMs, renewMs });
     const [a, b, c] = peers as [(typeof peers)[0], (typeof peers)[0], (typeof peers)[0]];
     const ids = Array.from({ length: 10 }, (_, i) => `lost-${i}`);
