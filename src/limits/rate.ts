@@ -34,6 +34,11 @@ export interface Bucket {
   readonly capacity: number;
   /** Tokens that come back per millisecond. */
   readonly perMs: number;
+  /**
+   * The caller, when `key` is `<rule> <group>`: a store may keep a caller's buckets together (the Redis
+   * store puts them in one cluster slot). The memory store ignores it.
+   */
+  readonly group?: string;
 }
 
 /** Keeps token buckets. */
@@ -131,7 +136,12 @@ export class RateLimiter {
       if (t) rules.push(t);
     }
     if (rules.length === 0) return undefined;
-    const buckets = rules.map((r) => ({ key: `${r.name} ${key}`, capacity: r.capacity, perMs: r.perMs }));
+    const buckets = rules.map((r) => ({
+      key: `${r.name} ${key}`,
+      capacity: r.capacity,
+      perMs: r.perMs,
+      group: key,
+    }));
     const waited = this.#store.take(buckets);
     const verdict = (wait: number) => (wait > 0 ? refusal(rules, wait) : undefined);
     return isPromiseLike(waited) ? Promise.resolve(waited).then(verdict) : verdict(waited);

@@ -33,6 +33,8 @@ export const A = {
   taskStatus: "mcp.task.status",
   /** picomcp's own: a task's id, on its span. */
   taskId: "mcp.task.id",
+  /** picomcp's own: the name `instrument`'s `redis` option gives a picomcp/redis store. */
+  redisStore: "picomcp.redis.store",
 } as const;
 
 /**

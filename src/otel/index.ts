@@ -14,11 +14,13 @@ import type { McpServer, Registration } from "../server.js";
 import { Kinds } from "./attributes.js";
 import { Instruments } from "./metrics.js";
 import { MetaPropagation } from "./propagation.js";
+import { observeRedis, type RedisCounted } from "./redis.js";
 import { TaskSpans } from "./tasks.js";
 import { Telemetry } from "./telemetry.js";
 
 export { A as ATTRIBUTES } from "./attributes.js";
 export { DURATION_BUCKETS, M as METRICS } from "./metrics.js";
+export type { RedisCounted, RedisCounters } from "./redis.js";
 
 /** Options of {@link instrument}. */
 export interface InstrumentOptions {
@@ -46,6 +48,11 @@ export interface InstrumentOptions {
   recordSessionId?: boolean;
   /** A CLIENT span for each progress and log notification the server sends. Default: true. */
   notificationSpans?: boolean;
+  /**
+   * picomcp/redis stores whose counters become metrics, by a name of yours (`picomcp.redis.store`):
+   * `{ bus, sessions: sessionStore, rates: rateStore }`. Default: none.
+   */
+  redis?: { readonly [name: string]: RedisCounted };
 }
 
 /** The instrumentation scope's name (the tracer's and the meter's). */
@@ -54,7 +61,7 @@ export const SCOPE = "picomcp";
 /**
  * Turns on OpenTelemetry for `server`: a SERVER span per request and notification (both eras, any
  * transport), a CLIENT span per request the server sends, trace context through `params._meta`, and
- * the metrics. `remove()` turns it off again.
+ * the metrics (and those of the picomcp/redis stores named in `redis`). `remove()` turns it off again.
  * @example
  * instrument(server); // spans and metrics go to the providers the Node SDK registered
  * instrument(server, { tracerProvider, meterProvider }); // or to these
@@ -79,5 +86,13 @@ export function instrument(server: McpServer, options: InstrumentOptions = {}): 
     },
     kinds: new Kinds((what, name) => server.knows(what, name)),
   });
-  return server.use({ id: "picomcp/otel", observer: telemetry });
+  const stopRedis = options.redis ? observeRedis(meter, options.redis) : undefined;
+  const registration = server.use({ id: "picomcp/otel", observer: telemetry });
+  if (!stopRedis) return registration;
+  return {
+    remove() {
+      registration.remove();
+      stopRedis();
+    },
+  };
 }

@@ -18,6 +18,10 @@ export const M = {
   refused: "mcp.server.request.refused",
   tasks: "mcp.server.task.count",
   tasksEnded: "mcp.server.task.ended",
+  redisCalls: "picomcp.redis.calls",
+  redisFailures: "picomcp.redis.failures",
+  redisOutages: "picomcp.redis.outages",
+  redisReady: "picomcp.redis.ready",
 } as const;
 
 /** The instruments of one instrumented server. */

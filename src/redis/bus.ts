@@ -4,7 +4,9 @@
  * instance ignores its own messages when they come back, so nothing is delivered twice.
  */
 import { type ChangeBus, type ChangeEvent, LocalBus } from "../bus.js";
-import { Health, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
+import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
+import { DEFAULT_PROBE_MS, Subscriber } from "./subscriber.js";
 
 /** Options of {@link RedisBus}. */
 export interface RedisBusOptions {
@@ -18,6 +20,10 @@ export interface RedisBusOptions {
   share?: "updates" | "all";
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
   log?: RedisLog;
+  /** The deadline of each publish, and of each probe of the subscription, in milliseconds. Default: 1000. */
+  timeoutMs?: number;
+  /** How often a silent channel is probed (a message to itself), in milliseconds. Default: 5000. */
+  probeMs?: number;
 }
 
 const KINDS = new Set(["tools", "resources", "prompts"]);
@@ -41,10 +47,18 @@ function parse(message: string): { from: string; event: ChangeEvent } | undefine
 }
 
 /**
- * A change bus across instances on Redis pub/sub. Give it a node-redis client (`createClient()`,
- * connected or not); it publishes on it and subscribes on a duplicate of its own, which reconnects
- * and resubscribes by itself after an outage. While Redis is down, events still reach this
- * instance's clients, and one log line says so.
+ * A change bus across instances on Redis pub/sub. Give it a node-redis client as it is: `createClient()`,
+ * `createCluster()` or `createSentinel()`, connected or not (the bus connects it). It publishes on it,
+ * and listens on a duplicate of its own: on a cluster on sharded channels (SPUBLISH, SSUBSCRIBE: the
+ * shard of each channel carries it to every instance), elsewhere on classic ones.
+ *
+ * Its health is told by what its calls do, never by the client's events: each publish has a deadline
+ * (`timeoutMs`, default {@link DEFAULT_TIMEOUT_MS}); a channel silent for `probeMs` (default
+ * {@link DEFAULT_PROBE_MS}) gets a probe of the bus's own, and a probe not heard within the deadline
+ * subscribes the channel again (on a fresh connection if need be), so the bus comes back after a
+ * failover, a restart of everything or a lost subscription, whatever the client emitted. While Redis
+ * is down, events still reach this instance's clients; one log line says so, one more when events
+ * cross again, and {@link stats} counts it all.
  * @example
  * const bus = new RedisBus(createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }));
  * const server = new McpServer({ name: "notes", version: "1.0.0", bus });
@@ -52,104 +66,49 @@ function parse(message: string): { from: string; event: ChangeEvent } | undefine
 export class RedisBus implements ChangeBus {
   /** This instance's id in the messages it publishes. */
   readonly id: string;
-  /** Settles once the subscription is in place; while Redis is unreachable it waits (the client retries). */
+  /** Settles once both channels are subscribed; while Redis is unreachable it waits (the bus retries). */
   readonly ready: Promise<void>;
   readonly #local = new LocalBus();
   readonly #client: RedisClient;
-  readonly #subscriber: RedisClient;
+  readonly #link: Link;
+  readonly #subscriber: Subscriber;
   readonly #channel: string;
   readonly #relayChannel: string;
   readonly #relays = new Set<(message: string) => void>();
   readonly #shareLists: boolean;
-  readonly #health: Health;
   #closed = false;
-  #subscribed = false;
-  #subscribing: Promise<void> | undefined;
-  #connecting: Promise<void> | undefined;
-  // one listener for the bus's life: node-redis keeps a set, so it is never added twice
-  readonly #onMessage = (message: string, channel: string) =>
-    channel === this.#relayChannel ? this.#relayed(message) : this.#receive(message);
 
   constructor(client: RedisClient, options: RedisBusOptions = {}) {
     this.#client = client;
     this.#channel = options.channel ?? "picomcp:changes";
     this.#relayChannel = `${this.#channel}:relay`;
     this.#shareLists = (options.share ?? "updates") === "all";
-    this.#health = new Health(
-      options.log,
-      "change events reach this instance's clients only",
-      "change events cross instances again",
-    );
+    this.#link = new Link(client, {
+      ...options,
+      down: "change events reach this instance's clients only",
+      back: "change events cross instances again",
+    });
     const bytes = crypto.getRandomValues(new Uint8Array(9));
     this.id = btoa(String.fromCharCode(...bytes));
-    // a client without an error listener crashes the process on the first lost connection
-    const failed = (error: Error) => this.#failed(error);
-    client.on("error", failed);
-    this.#subscriber = client.duplicate();
-    this.#subscriber.on("error", failed);
-    // (re)subscribe whenever the subscriber becomes ready: a first connect that failed (a
-    // reconnectStrategy that gave up, Redis down at start) is retried when the client is back
-    this.#subscriber.on("ready", () => {
-      this.#subscribe();
-      // after a reconnect node-redis has put the subscription back by the time it is ready
-      this.#recovered();
-    });
-    client.on("ready", () => {
-      if (!this.#closed) void this.#connectSubscriber();
-      this.#recovered();
-    });
+    this.#subscriber = new Subscriber(client, { link: this.#link, probeMs: options.probeMs });
+    this.#subscriber.add(this.#channel, (message) => this.#receive(message), true);
+    this.#subscriber.add(this.#relayChannel, (message) => this.#relayed(message), true);
     this.ready = this.#start();
+  }
+
+  /** What the bus's calls to Redis have done: publishes and probes, their failures, the outages. */
+  get stats(): RedisStats {
+    return this.#link.stats;
   }
 
   async #start(): Promise<void> {
     try {
       if (!this.#client.isOpen) await this.#client.connect();
     } catch (error) {
-      this.#failed(error);
+      // the client retries by itself, or publishes are refused (and counted) until it does
+      if (!this.#closed) this.#link.failed(error);
     }
-    await this.#connectSubscriber();
-  }
-
-  /** Connects the subscriber unless it is open (connecting, or retrying by itself); settles once subscribed. */
-  #connectSubscriber(): Promise<void> {
-    if (!this.#subscriber.isOpen) this.#connecting = this.#connectOnce();
-    return this.#connecting ?? Promise.resolve();
-  }
-
-  async #connectOnce(): Promise<void> {
-    try {
-      await this.#subscriber.connect();
-      await this.#subscribing;
-    } catch (error) {
-      this.#failed(error);
-    }
-  }
-
-  /** Subscribes once; node-redis itself resubscribes after each reconnect. */
-  #subscribe(): void {
-    if (this.#subscribed || this.#subscribing || this.#closed) return;
-    this.#subscribing = this.#subscriber
-      .subscribe([this.#channel, this.#relayChannel], this.#onMessage)
-      .then(
-        () => {
-          this.#subscribed = true;
-          this.#recovered();
-        },
-        (error: unknown) => this.#failed(error),
-      )
-      .finally(() => {
-        this.#subscribing = undefined;
-      });
-  }
-
-  /** Back only when both connections are: the subscription in place, the publisher able to publish. */
-  #recovered(): void {
-    if (this.#subscribed && this.#client.isReady && this.#subscriber.isReady) this.#health.recovered();
-  }
-
-  /** A failure, unless the bus was closed: then the connection's end is no outage. */
-  #failed(error: unknown): void {
-    if (!this.#closed) this.#health.failed(error);
+    await this.#subscriber.ready;
   }
 
   #receive(message: string): void {
@@ -162,14 +121,10 @@ export class RedisBus implements ChangeBus {
   publish(event: ChangeEvent): void {
     this.#local.publish(event);
     if (this.#closed || !this.#crosses(event)) return;
-    // a command sent while disconnected would wait in the client's queue and arrive late, or never;
-    // after a failure on either connection, wait for both to be back (the client may not know yet)
-    if (this.#health.down || !this.#client.isReady) {
-      this.#failed(new Error("the client is not connected"));
-      return;
-    }
+    // within the deadline, or refused at once while the client is not connected: the Link counts
+    // and tells the failure, and the event has reached this instance's clients
     const message = JSON.stringify({ from: this.id, event });
-    this.#client.publish(this.#channel, message).catch((error: unknown) => this.#failed(error));
+    this.#link.publish(this.#channel, message, true).catch(() => {});
   }
 
   /**
@@ -186,16 +141,12 @@ export class RedisBus implements ChangeBus {
 
   /**
    * Sends `message` to every instance's relay listeners (this one's too) on the channel
-   * `<channel>:relay`: how `RedisSessionStore` reaches the instance that holds a session's stream.
-   * Lost while Redis is down (one log line says so).
+   * `<channel>:relay` (sharded on a cluster): how `RedisSessionStore` reaches the instance that holds
+   * a session's stream. Lost while Redis is down (one log line says so).
    */
   relay(message: string): void {
     if (this.#closed) return;
-    if (this.#health.down || !this.#client.isReady) {
-      this.#failed(new Error("the client is not connected"));
-      return;
-    }
-    this.#client.publish(this.#relayChannel, message).catch((error: unknown) => this.#failed(error));
+    this.#link.publish(this.#relayChannel, message, true).catch(() => {});
   }
 
   /** Hears the messages of {@link relay}, from every instance; returns what stops it. */
@@ -219,6 +170,6 @@ export class RedisBus implements ChangeBus {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#subscriber.destroy();
+    this.#subscriber.close();
   }
 }

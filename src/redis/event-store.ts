@@ -3,7 +3,8 @@
  * length and expiring, so a stream's buffer lives outside the process and every instance reads it.
  */
 import type { EventStore, StoredEvent } from "../http/event-store.js";
-import { Health, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
+import { DEFAULT_TIMEOUT_MS, Link, positive, type RedisStats } from "./link.js";
 
 /** Options of {@link RedisEventStore}. */
 export interface RedisEventStoreOptions {
@@ -17,63 +18,62 @@ export interface RedisEventStoreOptions {
   ttlMs?: number;
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
   log?: RedisLog;
-}
-
-function positive(n: number, name: string): number {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer`);
-  return n;
+  /** The deadline of each call, in milliseconds: past it the event is not kept, or none is found. Default: 1000. */
+  timeoutMs?: number;
 }
 
 /**
- * An {@link EventStore} on Redis lists (give it a connected node-redis client). While Redis is down
- * nothing is kept and nothing is found: live events still flow, and a client resuming then misses
- * them, as with a full memory store; one log line says so. Never rejects.
+ * An {@link EventStore} on Redis lists: give it a node-redis client as it is (`createClient()`,
+ * `createCluster()` or `createSentinel()`, connected). Each stream is one key (on a cluster, the
+ * streams spread over the slots). Every call has a deadline (`timeoutMs`, default
+ * {@link DEFAULT_TIMEOUT_MS}); while Redis is down or slow nothing is kept and nothing is found: live
+ * events still flow, and a client resuming then misses them, as with a full memory store. One log
+ * line says so, one more when events are kept again, and {@link stats} counts it all. Never rejects.
  */
 export class RedisEventStore implements EventStore {
-  readonly #client: RedisClient;
+  readonly #link: Link;
   readonly #prefix: string;
   readonly #max: number;
   readonly #maxChars: number;
   readonly #ttlMs: number;
-  readonly #health: Health;
 
   constructor(client: RedisClient, options: RedisEventStoreOptions = {}) {
-    this.#client = client;
     this.#prefix = options.prefix ?? "picomcp:events:";
     this.#max = positive(options.maxEventsPerStream ?? 1000, "maxEventsPerStream");
     this.#maxChars = positive(options.maxEventChars ?? 4 * 1024 * 1024, "maxEventChars");
     this.#ttlMs = positive(options.ttlMs ?? 30 * 60_000, "ttlMs");
-    this.#health = new Health(
-      options.log,
-      "SSE events are delivered live but not kept",
-      "SSE events are kept again",
-    );
-    client.on("error", (error) => this.#health.failed(error));
-    client.on("ready", () => this.#health.recovered());
+    this.#link = new Link(client, {
+      ...options,
+      down: "SSE events are delivered live but not kept",
+      back: "SSE events are kept again",
+    });
+  }
+
+  /** What the store's calls to Redis have done: calls, failures, deadlines passed, outages. */
+  get stats(): RedisStats {
+    return this.#link.stats;
   }
 
   async append(streamId: string, seq: number, data: string): Promise<void> {
-    if (data.length > this.#maxChars || !this.#ready()) return;
+    if (data.length > this.#maxChars) return;
     const key = this.#prefix + streamId;
-    try {
-      // one connection keeps the order, and the client pipelines the three
-      await Promise.all([
-        this.#client.rPush(key, `${seq} ${data}`),
-        this.#client.lTrim(key, -this.#max, -1),
-        this.#client.pExpire(key, this.#ttlMs),
-      ]);
-    } catch (error) {
-      this.#health.failed(error);
-    }
+    // one key: one node, whose connection keeps the order; the client pipelines the three
+    await this.#link
+      .call((client) =>
+        Promise.all([
+          client.rPush(key, `${seq} ${data}`),
+          client.lTrim(key, -this.#max, -1),
+          client.pExpire(key, this.#ttlMs),
+        ]),
+      )
+      .catch(() => {});
   }
 
   async after(streamId: string, seq: number): Promise<readonly StoredEvent[]> {
-    if (!this.#ready()) return [];
     let entries: string[];
     try {
-      entries = await this.#client.lRange(this.#prefix + streamId, 0, -1);
-    } catch (error) {
-      this.#health.failed(error);
+      entries = await this.#link.call((client) => client.lRange(this.#prefix + streamId, 0, -1));
+    } catch {
       return [];
     }
     const out: StoredEvent[] = [];
@@ -86,18 +86,6 @@ export class RedisEventStore implements EventStore {
   }
 
   async drop(streamId: string): Promise<void> {
-    if (!this.#ready()) return;
-    try {
-      await this.#client.del(this.#prefix + streamId);
-    } catch (error) {
-      this.#health.failed(error);
-    }
-  }
-
-  /** Whether commands can go out now; one queued while disconnected would wait until Redis is back. */
-  #ready(): boolean {
-    if (this.#client.isReady) return true;
-    this.#health.failed(new Error("the client is not connected"));
-    return false;
+    await this.#link.call((client) => client.del(this.#prefix + streamId)).catch(() => {});
   }
 }

@@ -4,7 +4,8 @@
  * on Redis's own clock, so replicas whose clocks differ still agree.
  */
 import { type Bucket, MemoryRateStore, type RateStore } from "../limits/rate.js";
-import { Health, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
+import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
 import { Script } from "./script.js";
 
 /** Options of {@link RedisRateStore}. */
@@ -13,6 +14,8 @@ export interface RedisRateStoreOptions {
   prefix?: string;
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
   log?: RedisLog;
+  /** The deadline of each take, in milliseconds: past it the request is counted here. Default: 1000. */
+  timeoutMs?: number;
 }
 
 /**
@@ -49,48 +52,60 @@ return 0
 `);
 
 /**
- * A {@link RateStore} on Redis (give it a connected node-redis client): every replica with the same
- * prefix shares each caller's buckets. While Redis is down each replica counts on its own, in memory
- * (a caller may then get up to one budget per replica), and one log line says so. Never rejects.
+ * A {@link RateStore} on Redis: give it a node-redis client as it is (`createClient()`,
+ * `createCluster()` or `createSentinel()`, connected); every replica with the same prefix shares each
+ * caller's buckets. A caller's buckets are keyed `<prefix>{<caller>}:<rule>`: they share a slot, so one
+ * script takes from all of a request's at once even on a cluster, and callers spread over the slots.
+ * Each take has a deadline (`timeoutMs`, default {@link DEFAULT_TIMEOUT_MS}); past it, or while Redis
+ * is down, each replica counts on its own, in memory (a caller may then get up to one budget per
+ * replica). One log line says so, one more when the limits are shared again, and {@link stats}
+ * counts it all. Never rejects.
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
  * const rates = { methods: { "tools/call": { perMinute: 60 } }, store: new RedisRateStore(redis) };
  * const server = new McpServer({ name: "search", version: "1.0.0", limits: { rates } });
  */
 export class RedisRateStore implements RateStore {
-  readonly #client: RedisClient;
+  readonly #link: Link;
   readonly #prefix: string;
-  readonly #health: Health;
   readonly #local = new MemoryRateStore();
 
   constructor(client: RedisClient, options: RedisRateStoreOptions = {}) {
-    this.#client = client;
     this.#prefix = options.prefix ?? "picomcp:rate:";
-    this.#health = new Health(
-      options.log,
-      "each instance counts rate limits on its own",
-      "rate limits are shared again",
-    );
-    client.on("error", (error) => this.#health.failed(error));
-    client.on("ready", () => this.#health.recovered());
+    this.#link = new Link(client, {
+      ...options,
+      down: "each instance counts rate limits on its own",
+      back: "rate limits are shared again",
+    });
+  }
+
+  /** What the store's calls to Redis have done: calls, failures, deadlines passed, outages. */
+  get stats(): RedisStats {
+    return this.#link.stats;
   }
 
   async take(buckets: readonly Bucket[]): Promise<number> {
-    // a command queued while disconnected would wait until Redis is back: count here meanwhile
-    if (!this.#client.isReady) {
-      this.#health.failed(new Error("the client is not connected"));
-      return this.#local.take(buckets);
-    }
-    const keys = buckets.map((b) => this.#prefix + b.key);
+    const keys = buckets.map((b) => this.#key(b));
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
-      const reply = await TAKE.send(this.#client, keys, args);
+      const reply = await this.#link.run(TAKE, keys, args);
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);
       return wait;
-    } catch (error) {
-      this.#health.failed(error);
+    } catch {
+      // past the deadline, refused, or failed (the Link has told it): counted here meanwhile
       return this.#local.take(buckets);
     }
+  }
+
+  /**
+   * `<prefix>{<caller>}:<rule>`: the caller's hash tag puts all of a request's buckets in one slot.
+   * (Keys of the earlier layout, `<prefix><rule> <caller>`, are no longer read: they expire once full,
+   * and a bucket that starts over starts full, as those would have been soon anyway.)
+   */
+  #key(b: Bucket): string {
+    const group = b.group;
+    if (!group || !b.key.endsWith(` ${group}`)) return this.#prefix + b.key;
+    return `${this.#prefix}{${group}}:${b.key.slice(0, -group.length - 1)}`;
   }
 }

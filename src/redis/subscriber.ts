@@ -15,7 +15,7 @@ export interface SubscriberOptions {
   /** The owner's Link: probes are published through it, and their outcomes feed its health. */
   link: Link;
   /** How often a silent channel is probed, in milliseconds. Default: {@link DEFAULT_PROBE_MS}. */
-  probeMs?: number;
+  probeMs?: number | undefined;
 }
 
 /** The start of every probe (so a message is told from a probe without parsing it). */
@@ -68,6 +68,15 @@ const pause = (ms: number) =>
     const timer = setTimeout(resolve, ms);
     (timer as { unref?: () => void }).unref?.();
   });
+
+/** Closes a connection at once, whatever state it is in. */
+function destroy(connection: RedisClient | undefined): void {
+  try {
+    connection?.destroy();
+  } catch {
+    // closed already
+  }
+}
 
 const unref = (timer: ReturnType<typeof setTimeout>) => {
   (timer as { unref?: () => void }).unref?.();
@@ -166,7 +175,7 @@ export class Subscriber {
       if (c.timer) clearTimeout(c.timer);
       c.settle();
     }
-    this.#connection?.destroy();
+    destroy(this.#connection);
     this.#connection = undefined;
   }
 
@@ -304,11 +313,18 @@ export class Subscriber {
 
   /** A fresh duplicate connection, every channel subscribed on it; waits a deadline after a failure. */
   async #fresh(): Promise<void> {
-    this.#connection?.destroy();
+    destroy(this.#connection);
     const connection = this.#client.duplicate();
     this.#connection = connection;
-    // without an error listener, a lost connection would end the process
-    connection.on("error", () => {});
+    // the first error heard while connecting says why at once (a client that retries by itself
+    // would only be given up at the deadline); and without an error listener a lost connection
+    // would end the process
+    let connecting = true;
+    connection.on("error", (error) => {
+      if (!connecting || this.#closed || this.#connection !== connection) return;
+      connecting = false;
+      this.#link.failed(error);
+    });
     const channels = [...this.#channels.values()];
     for (const c of channels) {
       // a probe sent before this connection subscribed proves nothing of it
@@ -331,12 +347,14 @@ export class Subscriber {
       }
     } catch (error) {
       if (this.#closed || this.#connection !== connection) return;
-      this.#link.failed(error);
-      connection.destroy();
+      if (connecting) this.#link.failed(error);
+      connecting = false;
+      destroy(connection);
       this.#connection = undefined;
       await pause(ms);
       return;
     }
+    connecting = false;
     if (this.#connection !== connection) return;
     for (const c of channels) this.#subscribed(c);
     this.#told(channels);

@@ -1,8 +1,12 @@
 // RedisRateStore against a real redis-server: two picomcp processes share each caller's budget (a
 // caller spends it on one instance and is refused on the other), callers keep budgets of their own,
-// and while Redis is down each instance counts on its own, saying so once.
+// and while Redis is down each instance counts on its own, saying so once; a caller's buckets share a slot.
 import { fileURLToPath } from "node:url";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RateLimiter } from "../../src/limits/rate.js";
+import { RedisRateStore } from "../../src/redis/index.js";
+import { slotOf } from "../../src/redis/link.js";
 import { freePort, type Instance, startInstance, startRedis, withRedisServer } from "../redis-helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/rate-instance.js", import.meta.url));
@@ -111,5 +115,44 @@ describe.skipIf(!withRedisServer)("RedisRateStore: one budget per caller across 
     expect(lines[0]).toMatch(
       /^picomcp\/redis: Redis is unreachable \(.+\); each instance counts rate limits on its own until it is back$/,
     );
+  });
+});
+
+describe.skipIf(!withRedisServer)("RedisRateStore: a caller's buckets in one slot", () => {
+  it("keys each bucket <prefix>{<caller>}:<rule>, a request's all in the caller's slot; a prefix's own tag still works", async () => {
+    const port = await freePort();
+    const server = await startRedis(port);
+    const client = createClient({ url: `redis://127.0.0.1:${port}` });
+    client.on("error", () => {});
+    await client.connect();
+    try {
+      for (const prefix of ["rate:", "{app}:rate:"]) {
+        const store = new RedisRateStore(client, { prefix });
+        const limiter = new RateLimiter({
+          all: { perMinute: 60 },
+          methods: { "tools/call": { perMinute: 60 } },
+          tools: { echo: { perMinute: 2 } },
+          store,
+        });
+        for (let i = 0; i < 2; i++)
+          expect(await limiter.admit("principal:alice", "tools/call", { name: "echo" })).toBeUndefined();
+        // the tool's bucket is spent: refused, and the other two not taken from (all or none)
+        expect(await limiter.admit("principal:alice", "tools/call", { name: "echo" })).toBeDefined();
+        const keys = (await client.keys(`${prefix}*`)).sort();
+        expect(keys).toEqual(
+          ["all", "tools/call", "tools/call:echo"].map((rule) => `${prefix}{principal:alice}:${rule}`),
+        );
+        expect(new Set(keys.map(slotOf)).size).toBe(1);
+        expect(Math.floor(Number(await client.hGet(`${prefix}{principal:alice}:all`, "tokens")))).toBe(58);
+        expect(store.stats).toMatchObject({ ready: true, calls: 3, failures: 0 });
+      }
+      // a bucket without a caller keeps its key as it is
+      const plain = new RedisRateStore(client, { prefix: "plain:" });
+      expect(await plain.take([{ key: "all", capacity: 1, perMs: 0.001 }])).toBe(0);
+      expect(await client.keys("plain:*")).toEqual(["plain:all"]);
+    } finally {
+      client.destroy();
+      await server.stop();
+    }
   });
 });

@@ -106,6 +106,12 @@ describe.runIf(withRedis)("RedisEventStore", () => {
       down = await startRedis(port);
       try {
         await until(() => client.isReady, 15_000, "the client to be back");
+        // back once a call answers after the failures stopped (for a deadline)
+        await until(
+          async () => (await store.after("s", 0)).length === 0 && lines.length === 2,
+          15_000,
+          "the store to be back",
+        );
         // a fresh server: what was kept before is gone with it (no persistence), what comes now is kept
         await store.append("s", 3, "again");
         expect(await store.after("s", 0)).toEqual([{ seq: 3, data: "again" }]);

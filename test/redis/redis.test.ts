@@ -322,14 +322,21 @@ describe.runIf(withRedisServer)("RedisBus started while Redis is down", () => {
     const bus = new RedisBus(client, { channel: "picomcp:test-late", log: (l) => lines.push(l) });
     const got: unknown[] = [];
     bus.subscribe((e) => void got.push(e));
-    await bus.ready;
+    let ready = false;
+    void bus.ready.then(() => {
+      ready = true;
+    });
+    await until(() => lines.length > 0);
     expect(lines).toEqual([
       `picomcp/redis: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}); ${BUS_DOWN}`,
     ]);
+    // it waits (retrying) for the subscription
+    expect(ready).toBe(false);
     const late = await startRedis(port);
     const raw = createClient({ url });
     try {
       await raw.connect();
+      await bus.ready;
       await client.connect();
       await until(() => lines.length === 2);
       expect(lines[1]).toBe(BUS_BACK);
