@@ -4,7 +4,7 @@
 // masters, the commands of a tasks/get and of a tasks/cancel through another instance, a master killed
 // and everything restarted with no task lost, and a runner killed: its tasks failed by another instance.
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TaskPeer, TaskRecord, TaskSignal } from "../../src/ext/task-store.js";
 import { RedisTaskStore, type RedisTaskStoreOptions } from "../../src/redis/index.js";
 import { slotOf } from "../../src/redis/link.js";
@@ -23,11 +23,13 @@ beforeAll(async () => {
   if (run) cluster = await startCluster();
 }, 60_000);
 
-afterAll(async () => {
-  for (const s of stores) s.close();
-  for (const c of open) void c.destroy();
-  await cluster?.stop();
+// each test's stores go with it: no tick or probe of theirs in a later test's counts
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+  for (const c of open.splice(0)) void c.destroy();
 });
+
+afterAll(() => cluster?.stop());
 
 async function connected(): Promise<AnyClient> {
   const client = cluster.client();
