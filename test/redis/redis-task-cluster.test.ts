@@ -426,3 +426,59 @@ describe.runIf(run)("tasks across two instances on a Redis Cluster", () => {
     expect(cancel).toBe(5);
   });
 });
+
+describe.runIf(run)("an instance killed on a Redis Cluster", () => {
+  const LEASE_MS = 2500;
+  const RENEW_MS = 500;
+  const instances: Instance[] = [];
+  beforeAll(async () => {
+    if (!run) return;
+    const env = {
+      REDIS_CLUSTER: cluster.rootNodes.map((r) => r.url).join(","),
+      CHANNEL: `${RUN}-killed`,
+      LEASE_MS: String(LEASE_MS),
+      RENEW_MS: String(RENEW_MS),
+    };
+    instances.push(...(await Promise.all(["A", "B"].map((name) => startInstance(name, env, SCRIPT)))));
+  }, 60_000);
+  afterAll(() => Promise.all(instances.map((i) => i.stop())));
+
+  it("its tasks are failed by the other instance once their lease runs out", async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const call = async (on: Instance, method: string, params: { [k: string]: unknown }) => {
+      const res = await fetch(on.url, {
+        method: "POST",
+        headers: {
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          "mcp-protocol-version": V,
+          "mcp-method": method,
+          "mcp-name": (params.name ?? params.taskId) as string,
+          "x-user": "ada",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { _meta: META, ...params } }),
+      });
+      return ((await res.json()) as { result: any }).result;
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push((await call(a, "tools/call", { name: "hang", arguments: {} })).taskId);
+    await until(() => ids.every((id) => a.stderr.includes(`started ${id}`)), 15_000, "the tasks to start");
+    a.child.kill("SIGKILL");
+    const killed = Date.now();
+    const status = async (id: string) => (await call(b, "tasks/get", { taskId: id })).status;
+    await until(async () => (await status(ids[0]!)) === "failed", 30_000, "the first task to fail");
+    const took = Date.now() - killed;
+    console.log(
+      `tasks of a killed instance failed ${took} ms after the kill (lease ${LEASE_MS}, renew ${RENEW_MS})`,
+    );
+    expect(took).toBeGreaterThanOrEqual(LEASE_MS - RENEW_MS);
+    for (const id of ids) {
+      await until(async () => (await status(id)) === "failed", 2 * (LEASE_MS + RENEW_MS), `${id} to fail`);
+      expect(await call(b, "tasks/get", { taskId: id })).toMatchObject({
+        status: "failed",
+        error: { code: -32603, message: "The server running the task went away" },
+      });
+    }
+  }, 60_000);
+});
