@@ -99,6 +99,15 @@ if deadline and tonumber(deadline) < now then redis.call('ZREM', KEYS[1], ARGV[1
 return 1
 `;
 
+/**
+ * KEYS: runners. ARGV: runner id. Keeps a runner whose tasks were put back to be swept again: one that
+ * another sweeper forgot meanwhile is back, lapsed (a live runner's own lease is left as it is).
+ */
+export const KEEP = `
+redis.call('ZADD', KEYS[1], 'NX', 0, ARGV[1])
+return 1
+`;
+
 /** KEYS: a runner's tasks. ARGV: how many ids follow to remove, those ids, then ids to add. */
 export const INDEX = `
 local n = tonumber(ARGV[1])
@@ -127,6 +136,7 @@ const SCRIPTS = {
   register: new Script(REGISTER),
   lapsed: new Script(LAPSED),
   forget: new Script(FORGET),
+  keep: new Script(KEEP),
   index: new Script(INDEX),
   take: new Script(TAKE),
   runner: new Script(RUNNER),

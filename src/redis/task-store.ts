@@ -264,7 +264,10 @@ export class RedisTaskStore implements TaskStore {
       const held: string[] = [];
       await Promise.all(ids.map(async (id) => (await this.#judge(id)) && held.push(id)));
       // a task whose lease is still held (or that could not be judged) stays in its runner's index
-      if (held.length > 0) await this.#calls.run("index", [this.#calls.index(runner)], ["0", ...held]);
+      if (held.length === 0) continue;
+      await this.#calls.run("index", [this.#calls.index(runner)], ["0", ...held]);
+      // and its runner stays to be swept, though another sweeper found its index empty meanwhile
+      await this.#calls.run("keep", [this.#calls.runners], [runner]);
     }
   }
 
