@@ -96,9 +96,11 @@ export class Node {
     this.#paused = false;
     this.#exited = once(child, "exit");
     await new Promise<void>((resolve, reject) => {
+      let fresh = ""; // what this start printed: an earlier start's line says nothing of this one
       const heard = (chunk: Buffer) => {
         this.output = (this.output + chunk).slice(-8_000);
-        if (this.output.includes(this.#ready)) resolve();
+        if (fresh.length < 100_000) fresh += chunk;
+        if (fresh.includes(this.#ready)) resolve();
       };
       child.stdout!.on("data", heard);
       child.stderr!.on("data", heard);
