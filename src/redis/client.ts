@@ -18,6 +18,11 @@ export interface RedisClient {
   connect(): Promise<unknown>;
   /** A new client with the same options (the bus subscribes on a connection of its own). */
   duplicate(): RedisClient;
+  /**
+   * The same client, its commands sent with `options`: with `timeout`, a command not yet written when
+   * it passes is dropped from the client's queue (so it never reaches Redis late).
+   */
+  withCommandOptions(options: { timeout: number }): RedisClient;
   /** Closes the connection at once, without waiting for pending replies. */
   destroy(): void;
   on(event: "error", listener: (error: Error) => void): unknown;

@@ -88,7 +88,11 @@ export class RedisRateStore implements RateStore {
     const keys = buckets.map((b) => this.#key(b));
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
-      const reply = await this.#link.run(TAKE, keys, args);
+      // a take still queued in the client at the deadline is dropped there: never taken late as well
+      const timeout = this.#link.timeoutMs;
+      const reply = await this.#link.call((client) =>
+        TAKE.send(client.withCommandOptions({ timeout }), keys, args),
+      );
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);
       return wait;

@@ -208,12 +208,16 @@ export class Subscriber {
     }
   }
 
-  /** Arms the next tick: every probe interval, or every deadline while something is wrong. */
+  /**
+   * Arms the next tick: every probe interval, or every half deadline while something is wrong. A
+   * probe that fails then does so less than a deadline after the last one, so the Link cannot be
+   * told back (by an owner's call that answers) while the channels are not heard yet.
+   */
   #schedule(): void {
     if (this.#closed || this.#channels.size === 0) return;
     if (this.#tick) clearTimeout(this.#tick);
     const wrong = !this.#link.ready || !this.listening;
-    const ms = wrong ? Math.min(this.#probeMs, this.#link.timeoutMs) : this.#probeMs;
+    const ms = wrong ? Math.min(this.#probeMs, Math.ceil(this.#link.timeoutMs / 2)) : this.#probeMs;
     this.#tick = unref(setTimeout(() => this.#onTick(), ms));
   }
 
