@@ -4,7 +4,7 @@
  * instance ignores its own messages when they come back, so nothing is delivered twice.
  */
 import { type ChangeBus, type ChangeEvent, LocalBus } from "../bus.js";
-import type { RedisClient, RedisLog } from "./client.js";
+import { bounded, type RedisClient, type RedisLog } from "./client.js";
 import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
 import { DEFAULT_PROBE_MS, Subscriber } from "./subscriber.js";
 
@@ -150,15 +150,15 @@ export class RedisBus implements ChangeBus {
 
   /**
    * Publishes within the deadline (sharded on a cluster), and never later: a message the client still
-   * holds when the deadline passes is dropped from its queue, not sent once Redis is back. A failure
-   * is the Link's to count and tell.
+   * holds when the deadline passes is dropped, not sent once Redis is back. A failure is the Link's to
+   * count and tell.
    */
   #publish(channel: string, message: string): void {
     const sharded = this.#link.cluster;
     const timeout = this.#link.timeoutMs;
     this.#link
       .call(async (client) => {
-        const c = client.withCommandOptions({ timeout });
+        const c = bounded(client, timeout);
         return Number(await (sharded ? c.sPublish(channel, message) : c.publish(channel, message)));
       })
       .catch(() => {});
