@@ -4,7 +4,7 @@
  * instance ignores its own messages when they come back, so nothing is delivered twice.
  */
 import { type ChangeBus, type ChangeEvent, LocalBus } from "../bus.js";
-import type { RedisClient, RedisLog } from "./client.js";
+import { bounded, type RedisClient, type RedisLog } from "./client.js";
 import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
 import { DEFAULT_PROBE_MS, Subscriber } from "./subscriber.js";
 
@@ -123,8 +123,7 @@ export class RedisBus implements ChangeBus {
     if (this.#closed || !this.#crosses(event)) return;
     // within the deadline, or refused at once while the client is not connected: the Link counts
     // and tells the failure, and the event has reached this instance's clients
-    const message = JSON.stringify({ from: this.id, event });
-    this.#link.publish(this.#channel, message, true).catch(() => {});
+    this.#publish(this.#channel, JSON.stringify({ from: this.id, event }));
   }
 
   /**
@@ -146,7 +145,23 @@ export class RedisBus implements ChangeBus {
    */
   relay(message: string): void {
     if (this.#closed) return;
-    this.#link.publish(this.#relayChannel, message, true).catch(() => {});
+    this.#publish(this.#relayChannel, message);
+  }
+
+  /**
+   * Publishes within the deadline (sharded on a cluster), and never later: a message the client still
+   * holds when the deadline passes is dropped, not sent once Redis is back. A failure is the Link's to
+   * count and tell.
+   */
+  #publish(channel: string, message: string): void {
+    const sharded = this.#link.cluster;
+    const timeout = this.#link.timeoutMs;
+    this.#link
+      .call(async (client) => {
+        const c = bounded(client, timeout);
+        return Number(await (sharded ? c.sPublish(channel, message) : c.publish(channel, message)));
+      })
+      .catch(() => {});
   }
 
   /** Hears the messages of {@link relay}, from every instance; returns what stops it. */

@@ -18,6 +18,11 @@ export interface RedisClient {
   connect(): Promise<unknown>;
   /** A new client with the same options (the bus subscribes on a connection of its own). */
   duplicate(): RedisClient;
+  /**
+   * The same client, its commands sent with `options`: once `abortSignal` aborts, a command not yet
+   * written is dropped from the client's queue, and none is sent again after a reconnection.
+   */
+  withCommandOptions(options: { abortSignal: AbortSignal }): RedisClient;
   /** Closes the connection at once, without waiting for pending replies. */
   destroy(): void;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -44,6 +49,14 @@ export interface RedisClient {
   EVAL(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   /** Runs a known script by its digest (a `NOSCRIPT` error where the node does not know it). */
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+/**
+ * `client`, its commands given up once `ms` pass: one the client still holds then (queued while it
+ * reconnects, or to be sent again after a failover) is dropped, never sent late.
+ */
+export function bounded(client: RedisClient, ms: number): RedisClient {
+  return client.withCommandOptions({ abortSignal: AbortSignal.timeout(ms) });
 }
 
 /** Where picomcp/redis writes its one line per outage and per recovery. Default: `console.warn`. */

@@ -3,7 +3,7 @@
  * length and expiring, so a stream's buffer lives outside the process and every instance reads it.
  */
 import type { EventStore, StoredEvent } from "../http/event-store.js";
-import type { RedisClient, RedisLog } from "./client.js";
+import { bounded, type RedisClient, type RedisLog } from "./client.js";
 import { DEFAULT_TIMEOUT_MS, Link, positive, type RedisStats } from "./link.js";
 
 /** Options of {@link RedisEventStore}. */
@@ -36,6 +36,8 @@ export class RedisEventStore implements EventStore {
   readonly #max: number;
   readonly #maxChars: number;
   readonly #ttlMs: number;
+  /** Each stream's last call not yet settled: the next waits for it, so calls keep their order. */
+  readonly #tails = new Map<string, Promise<unknown>>();
 
   constructor(client: RedisClient, options: RedisEventStoreOptions = {}) {
     this.#prefix = options.prefix ?? "picomcp:events:";
@@ -57,22 +59,19 @@ export class RedisEventStore implements EventStore {
   async append(streamId: string, seq: number, data: string): Promise<void> {
     if (data.length > this.#maxChars) return;
     const key = this.#prefix + streamId;
-    // one key: one node, whose connection keeps the order; the client pipelines the three
-    await this.#link
-      .call((client) =>
-        Promise.all([
-          client.rPush(key, `${seq} ${data}`),
-          client.lTrim(key, -this.#max, -1),
-          client.pExpire(key, this.#ttlMs),
-        ]),
-      )
-      .catch(() => {});
+    await this.#inOrder(streamId, (client) =>
+      Promise.all([
+        client.rPush(key, `${seq} ${data}`),
+        client.lTrim(key, -this.#max, -1),
+        client.pExpire(key, this.#ttlMs),
+      ]),
+    ).catch(() => {});
   }
 
   async after(streamId: string, seq: number): Promise<readonly StoredEvent[]> {
     let entries: string[];
     try {
-      entries = await this.#link.call((client) => client.lRange(this.#prefix + streamId, 0, -1));
+      entries = await this.#inOrder(streamId, (client) => client.lRange(this.#prefix + streamId, 0, -1));
     } catch {
       return [];
     }
@@ -86,6 +85,25 @@ export class RedisEventStore implements EventStore {
   }
 
   async drop(streamId: string): Promise<void> {
-    await this.#link.call((client) => client.del(this.#prefix + streamId)).catch(() => {});
+    await this.#inOrder(streamId, (client) => client.del(this.#prefix + streamId)).catch(() => {});
+  }
+
+  /**
+   * Sends a stream's call once its previous one has settled (at once when none is pending). The
+   * transport does not wait for appends, and a client need not keep the order of what it was given:
+   * a cluster client routes a DEL by a longer path than an RPUSH, and a read could pass a write.
+   */
+  #inOrder<T>(streamId: string, send: (client: RedisClient) => Promise<T>): Promise<T> {
+    const before = this.#tails.get(streamId);
+    // a command the client still holds at the deadline is dropped, never written late
+    const timeout = this.#link.timeoutMs;
+    const call = () => this.#link.call((client) => send(bounded(client, timeout)));
+    const result = before ? before.then(call) : call();
+    const tail = result.catch(() => {});
+    this.#tails.set(streamId, tail);
+    void tail.then(() => {
+      if (this.#tails.get(streamId) === tail) this.#tails.delete(streamId);
+    });
+    return result;
   }
 }

@@ -5,7 +5,7 @@
  * the one it had cannot), whatever events the client emitted or did not.
  */
 import type { RedisClient } from "./client.js";
-import type { Link } from "./link.js";
+import { type Link, positive } from "./link.js";
 
 /** The default interval between two probes of a silent channel, in milliseconds. */
 export const DEFAULT_PROBE_MS = 5000;
@@ -46,28 +46,21 @@ interface Channel {
   settle: () => void;
 }
 
+const unref = (timer: ReturnType<typeof setTimeout>) => {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+};
+
 /** Rejects once `ms` pass, unless `promise` settled first (its late failure is then ignored). */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`picomcp/redis: ${what} took more than ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = unref(setTimeout(() => reject(new Error(`picomcp/redis: ${what} took more than ${ms} ms`)), ms));
   });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-const pause = (ms: number) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    (timer as { unref?: () => void }).unref?.();
-  });
+const pause = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
 
 /** Closes a connection at once, whatever state it is in. */
 function destroy(connection: RedisClient | undefined): void {
@@ -78,16 +71,11 @@ function destroy(connection: RedisClient | undefined): void {
   }
 }
 
-const unref = (timer: ReturnType<typeof setTimeout>) => {
-  (timer as { unref?: () => void }).unref?.();
-  return timer;
-};
-
 /**
  * Listens to channels on a duplicate of `client` (a client, a cluster or Sentinel), connected by the
  * subscriber itself. Sharded channels use SSUBSCRIBE on a cluster (SPUBLISH reaches them on every
- * node) and classic SUBSCRIBE elsewhere. Each channel silent for `probeMs` (or every deadline while
- * the owner's Link is down) is probed: a message `{"picomcp-probe":"<id>","n":<k>}` published
+ * node) and classic SUBSCRIBE elsewhere. Each channel silent for `probeMs` (every half deadline
+ * while the owner's Link is down or a channel unheard) is probed: a message `{"picomcp-probe":"<id>","n":<k>}` published
  * through the Link. A probe heard tells the Link it works; one not heard within `link.timeoutMs`
  * (or counted by nobody) tells it the subscription is lost, and the channel is subscribed again: on
  * the same connection, else on a fresh duplicate. Probes never reach the channels' listeners, and
@@ -108,12 +96,9 @@ export class Subscriber {
   #closed = false;
 
   constructor(client: RedisClient, options: SubscriberOptions) {
-    const probeMs = options.probeMs ?? DEFAULT_PROBE_MS;
-    if (!Number.isSafeInteger(probeMs) || probeMs < 1)
-      throw new RangeError("probeMs must be a positive integer");
     this.#client = client;
     this.#link = options.link;
-    this.#probeMs = probeMs;
+    this.#probeMs = positive(options.probeMs ?? DEFAULT_PROBE_MS, "probeMs");
     const bytes = crypto.getRandomValues(new Uint8Array(9));
     this.id = btoa(String.fromCharCode(...bytes));
   }
@@ -208,12 +193,16 @@ export class Subscriber {
     }
   }
 
-  /** Arms the next tick: every probe interval, or every deadline while something is wrong. */
+  /**
+   * Arms the next tick: every probe interval, or every half deadline while something is wrong. A
+   * probe that fails then does so less than a deadline after the last one, so the Link cannot be
+   * told back (by an owner's call that answers) while the channels are not heard yet.
+   */
   #schedule(): void {
     if (this.#closed || this.#channels.size === 0) return;
     if (this.#tick) clearTimeout(this.#tick);
     const wrong = !this.#link.ready || !this.listening;
-    const ms = wrong ? Math.min(this.#probeMs, this.#link.timeoutMs) : this.#probeMs;
+    const ms = wrong ? Math.min(this.#probeMs, Math.ceil(this.#link.timeoutMs / 2)) : this.#probeMs;
     this.#tick = unref(setTimeout(() => this.#onTick(), ms));
   }
 

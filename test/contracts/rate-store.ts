@@ -22,11 +22,14 @@ export interface RateStoreFeatures {
 }
 
 let made = 0;
+/** The caller of this run's buckets: a request's buckets are one caller's, as the limiter makes them. */
+const CALLER = `contract-${Math.random().toString(36).slice(2)}`;
 /** A bucket no other test uses: `capacity` tokens, one back every `everyMs`. */
 const bucket = (capacity: number, everyMs: number): Bucket => ({
-  key: `contract bucket-${++made}-${Math.random().toString(36).slice(2)}`,
+  key: `bucket-${++made} ${CALLER}`,
   capacity,
   perMs: 1 / everyMs,
+  group: CALLER,
 });
 
 export function rateStoreContract(

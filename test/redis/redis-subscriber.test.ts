@@ -1,10 +1,12 @@
 // Subscriber against a real redis-server: a subscription killed from outside is found by a probe and
 // made again (one down line, one back line), a paused Redis fails probes within the deadline, probes
-// never reach listeners, the timers keep no process alive, and close() stops everything.
+// never reach listeners, the timers keep no process alive, and close() stops everything; on a
+// Cluster, a classic channel is heard from every node and subscribed again when its node dies.
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Link } from "../../src/redis/link.js";
 import { Subscriber } from "../../src/redis/subscriber.js";
+import { startCluster, withDeployment } from "../redis-deployments.js";
 import { RUN, until, useRedis, withRedis } from "../redis-helpers.js";
 
 let redis: { url: string; stop(): Promise<void> };
@@ -197,4 +199,56 @@ describe.runIf(withRedis)("Subscriber", () => {
     await until(async () => (await pubsubClients(admin)) === before, 10_000, "the control to close");
     await expect(s.ready).resolves.toBeUndefined();
   });
+});
+
+describe.runIf(withDeployment("cluster"))("Subscriber on a Redis Cluster", () => {
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  const open: { destroy(): void }[] = [];
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of subscribers) s.close();
+    for (const c of open) c.destroy();
+    await cluster?.stop();
+  });
+
+  it("hears a classic channel wherever it is published, and subscribes again when the node holding it dies", async () => {
+    const client = cluster.client();
+    client.on("error", () => {});
+    open.push(client);
+    await client.connect();
+    const lines: string[] = [];
+    const link = new Link(client, { log: (l) => lines.push(l), down: "down", back: "back" });
+    const heard: string[] = [];
+    const s = new Subscriber(client, { link, probeMs: 200 });
+    subscribers.push(s);
+    let resubscribed = 0;
+    s.onResubscribed(() => resubscribed++);
+    const ch = channel();
+    s.add(ch, (m) => heard.push(m));
+    await s.ready;
+    // a classic PUBLISH reaches every node: from any of them it is heard
+    for (const n of cluster.nodes) await n.cli("PUBLISH", ch, `from ${n.port}`);
+    await until(() => heard.length === 6, 10_000, "a message from every node");
+    // the node holding the subscription dies: the probes find it, and the channel is subscribed elsewhere
+    let holder: (typeof cluster.nodes)[number] | undefined;
+    for (const n of cluster.nodes) if ((await n.cli("PUBSUB", "NUMSUB", ch)).endsWith("\n1")) holder = n;
+    expect(holder).toBeDefined();
+    await holder!.kill();
+    const others = cluster.nodes.filter((n) => n !== holder);
+    await until(
+      async () => {
+        await others[0]!.cli("PUBLISH", ch, "after");
+        return heard.includes("after");
+      },
+      30_000,
+      "a message after the holder died",
+    );
+    expect(resubscribed).toBeGreaterThanOrEqual(1);
+    expect(lines[0]).toMatch(/^picomcp\/redis: Redis is unreachable \(.+\); down until it is back$/);
+    await until(() => link.ready && s.listening, 30_000, "the link to be back");
+    expect(lines.at(-1)).toBe("picomcp/redis: Redis is back; back");
+    await cluster.restart(holder!);
+  }, 90_000);
 });
