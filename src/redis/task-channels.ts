@@ -16,8 +16,10 @@ export interface TaskChannelsOptions {
   readonly prefix: string;
   /** How long a signal waits for its answer. */
   readonly timeoutMs: number;
-  /** The store's calls to Redis: acks are published through it, and the subscriber's probes feed its health. */
+  /** The store's calls to Redis: the subscriber's probes feed its health. */
   readonly link: Link;
+  /** Publishes on an instance's channel (an ack): how many heard it. */
+  readonly publish: (channel: string, message: string) => Promise<number>;
   /** How often each channel is probed. */
   readonly probeMs?: number;
   /** Reads a task (a waited one is read again after a re-subscription, in case its end was missed). */
@@ -124,7 +126,7 @@ export class TaskChannels {
     const ran = await this.deliver(m.taskId, signal);
     const ack = JSON.stringify({ kind: "ack", n: m.n, ran });
     // an ack lost (Redis down meanwhile): the sender answers false at its timeout
-    this.#o.link.publish(this.instances + m.from, ack, true).catch(() => {});
+    this.#o.publish(this.instances + m.from, ack).catch(() => {});
   }
 
   /** Hands a signal to the server running the task here, if one does: whether one did. */

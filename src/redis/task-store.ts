@@ -101,6 +101,7 @@ export class RedisTaskStore implements TaskStore {
       prefix: this.#prefix,
       timeoutMs: positive(options.signalTimeoutMs ?? this.#leaseMs, "signalTimeoutMs"),
       link: this.#link,
+      publish: (channel, message) => this.#calls.publish(channel, message),
       ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
       read: (taskId) => this.get(taskId),
     });
