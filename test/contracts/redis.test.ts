@@ -1,54 +1,21 @@
 // The Redis implementations of the pluggable interfaces run their contracts against a real
-// redis-server (test/contracts/redis-targets.ts). Without redis-server they are skipped, loudly;
-// under PICOMCP_REQUIRE_SERVICES=1 they fail instead.
+// redis-server of the file's own (test/contracts/redis-suites.ts); the same suites run on a Cluster,
+// a Sentinel set and Valkey in the files beside this one. Without redis-server they are skipped,
+// loudly; under PICOMCP_REQUIRE_SERVICES=1 they fail instead.
+import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../src/bus.js";
-import { changeBusContract } from "./change-bus.js";
-import { eventStoreContract } from "./event-store.js";
-import { rateStoreContract } from "./rate-store.js";
-import { EVENT_TTL_MS, useRedisTargets, withRedis } from "./redis-targets.js";
-import { sessionBackendContract } from "./session-backend.js";
-import { sessionStoreContract } from "./session-store.js";
+import { redisContracts } from "./redis-suites.js";
 import { until } from "./support.js";
-import { taskStoreContract } from "./task-store.js";
 
-const redis = useRedisTargets();
+const { run, redis } = redisContracts("Redis", "single");
 
-describe.runIf(withRedis)("Redis", () => {
-  eventStoreContract("RedisEventStore", redis.eventStore, {
-    shared: true,
-    ttlMs: EVENT_TTL_MS,
-    outage: redis.eventStoreOutage,
-  });
-
-  rateStoreContract("RedisRateStore", redis.rateStore, { shared: true });
-
-  sessionStoreContract("RedisSessionStore", redis.sessionStore);
-  sessionBackendContract(
-    "shared (sessions: RedisSessionStore)",
-    async () => {
-      const t = await redis.sessionStore();
-      return { sessions: t.store, peer: t.peer, close: () => t.close?.() };
-    },
-    { sessions: true, shared: true },
-  );
-  taskStoreContract("RedisTaskStore", redis.taskStore, { shared: true });
-
-  changeBusContract("RedisBus, share: 'updates'", () => redis.buses({}), {
-    shared: true,
-    crosses: (e) => e.type === "resource_updated",
-    outage: () => redis.busOutage({}),
-  });
-
-  changeBusContract("RedisBus, share: 'all'", () => redis.buses({ share: "all" }), {
-    shared: true,
-    crosses: (e) => e.type !== "task",
-  });
-
+describe.runIf(run)("Redis", () => {
   describe("RedisBus, beyond the contract", () => {
     it("sends Redis only what other instances take: task changes stay in their instance", async () => {
       const d = await redis.buses({ share: "all" });
-      const raw = await redis.connected();
+      const [url] = await redis.deployment().masters();
+      const raw = await createClient({ url: url! }).connect();
       const sent: unknown[] = [];
       await raw.subscribe(d.channel, (m) => void sent.push(JSON.parse(m).event));
       try {
