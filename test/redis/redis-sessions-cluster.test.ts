@@ -9,15 +9,13 @@
 // a master and lost with it before its replica had it is lost; the store's JSDoc says so).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpHandler } from "../../src/http/index.js";
-import type { SessionRecord } from "../../src/http/session-store.js";
 import { McpServer } from "../../src/index.js";
-import type { RedisBus } from "../../src/redis/index.js";
 import { RedisSessionStore } from "../../src/redis/index.js";
 import { slotOf } from "../../src/redis/link.js";
 import * as scripts from "../../src/redis/session-scripts.js";
 import { startCluster, withDeployment } from "../redis-deployments.js";
 import { until } from "../redis-helpers.js";
-import { info } from "../redis-nodes.js";
+import { everySession, hex, NO_BUS, RECORD, replicated } from "../redis-sessions-faults.js";
 import { authenticate } from "../redis-sessions-helpers.js";
 
 const run = withDeployment("cluster");
@@ -31,9 +29,6 @@ afterAll(async () => {
   for (const c of clients) c.destroy();
   await d?.stop();
 });
-
-/** The relay is no part of these tests: a bus that carries nothing (and sends Redis nothing). */
-const NO_BUS = { relay: () => {}, onRelay: () => () => {} } as unknown as RedisBus;
 
 async function connected() {
   const client = d.client();
@@ -62,32 +57,6 @@ async function ran(): Promise<Map<number, number>> {
     out.set(m.port, (s.evalsha ?? 0) + (s.eval ?? 0));
   }
   return out;
-}
-
-const RECORD: SessionRecord = {
-  protocolVersion: "2025-11-25",
-  capabilities: {},
-  principal: "ada",
-  authenticated: true,
-  caller: "principal:ada",
-  subscriptions: [],
-};
-const hex = () => crypto.randomUUID().replaceAll("-", "");
-
-/** Waits until every master's replica has every write it acknowledged (replication is asynchronous). */
-async function replicated(): Promise<void> {
-  await until(
-    async () => {
-      for (const m of await d.masterNodes()) {
-        const r = info(await m.cli("INFO", "replication"));
-        const offset = /offset=(\d+)/.exec(r.slave0 ?? "")?.[1];
-        if (offset !== r.master_repl_offset) return false;
-      }
-      return true;
-    },
-    15_000,
-    "the replicas to have every write",
-  );
 }
 
 describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
@@ -301,31 +270,7 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
     const ids = Array.from({ length: 60 }, hex);
     for (const id of ids) expect(await store.create(id, RECORD, caps)).toBe("ok");
     for (const id of ids.slice(0, 10)) await store.update(id, { logLevel: "debug" });
-    /** Every session, touched until each answers (calls fail while the client finds the new masters): none missing. */
-    const all = async (what: string) => {
-      const began = Date.now();
-      const missing: string[] = [];
-      const pending = new Set(ids);
-      await until(
-        async () => {
-          await Promise.all(
-            [...pending].map(async (id) => {
-              const record = await store.touch(id, caps.ttlMs).catch(() => null);
-              if (record === null) return;
-              pending.delete(id);
-              if (record === undefined) missing.push(id);
-              else expect(record.logLevel).toBe(ids.indexOf(id) < 10 ? "debug" : undefined);
-            }),
-          );
-          return pending.size === 0;
-        },
-        30_000,
-        `every session after ${what}`,
-      );
-      expect([what, missing]).toEqual([what, []]);
-      return Date.now() - began;
-    };
-    await replicated();
+    await replicated(() => d.masterNodes());
     const victim = (await d.masterNodes())[1]!;
     const onVictim = ids.filter(
       (id) => masterPort(client, `picomcp:failover:s:${id}`) === victim.port,
@@ -333,13 +278,13 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
     const killedAt = Date.now();
     await d.killMaster(1);
     const failedOver = Date.now() - killedAt;
-    const afterKill = await all("a master killed");
+    const afterKill = await everySession(store, ids, 10, "a master killed");
     await d.restart(victim);
-    await replicated();
+    await replicated(() => d.masterNodes());
     const restartedAt = Date.now();
     await d.restartAll();
     const up = Date.now() - restartedAt;
-    const afterRestart = await all("every node restarted");
+    const afterRestart = await everySession(store, ids, 10, "every node restarted");
     console.log(
       `a master killed (${onVictim} of ${ids.length} sessions on it): the cluster failed over in ${failedOver} ms, every session served ${afterKill} ms later; every node restarted: up in ${up} ms, every session served ${afterRestart} ms later; none lost`,
     );
