@@ -2,17 +2,18 @@
 // two seconds; its faults (a master killed, a node paused, everything restarted) resolve once every node
 // says the cluster is ok again (CLUSTER INFO, CLUSTER NODES, INFO replication: polled, never slept on).
 import { join } from "node:path";
-import { freePort, INSTALL_REDIS, until } from "./redis-helpers.js";
+import { freePort, until } from "./redis-helpers.js";
 import {
   type Deployment,
   HEALTHY_MS,
   info,
   Node,
+  needRedisCli,
   newCluster,
   PERSIST,
-  redisCli,
   redisCliRun,
   scratch,
+  startOnFreePorts,
 } from "./redis-nodes.js";
 
 /** One line of `CLUSTER NODES`. */
@@ -47,11 +48,10 @@ export const CLUSTER_NODE_TIMEOUT_MS = 1_000;
  * is ok, all 16384 slots served and every replica in sync.
  */
 export async function startCluster() {
-  if (!redisCli && process.env.PICOMCP_REQUIRE_SERVICES !== "1")
-    throw new Error(`redis-cli is missing: ${INSTALL_REDIS}`);
+  needRedisCli();
   const dir = scratch("cluster");
   const nodes: Node[] = [];
-  for (let i = 0; i < 6; i++) {
+  const node = async (i: number) => {
     const config = [
       "cluster-enabled yes",
       "cluster-config-file nodes.conf",
@@ -61,10 +61,11 @@ export async function startCluster() {
       "cluster-replica-validity-factor 0",
       PERSIST,
     ].join("\n");
-    nodes.push(new Node(`node ${i}`, await freePort(), join(dir.root, String(i)), config));
-  }
+    return new Node(`node ${i}`, await freePort(), join(dir.root, String(i)), config);
+  };
   try {
-    await Promise.all(nodes.map((n) => n.start()));
+    await Promise.all([0, 1, 2, 3, 4, 5].map((i) => startOnFreePorts(nodes, () => node(i))));
+    nodes.sort((a, b) => a.name.localeCompare(b.name));
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await redisCliRun(HEALTHY_MS, [
       "--cluster",

@@ -12,11 +12,12 @@ import {
   PERSIST,
   redisCli,
   scratch,
+  startOnFreePorts,
 } from "./redis-nodes.js";
 import { startSentinel } from "./redis-sentinel.js";
 
 export type { AnyClient, Deployment, DeploymentKind } from "./redis-nodes.js";
-export { Node, redisCli } from "./redis-nodes.js";
+export { INSTALL_REDIS_CLI, Node, redisCli } from "./redis-nodes.js";
 export { startCluster, startSentinel };
 
 /** A Valkey server: `PICOMCP_VALKEY` names its binary, else `valkey-server` on the PATH. */
@@ -55,8 +56,11 @@ export async function startSingle(kind: "single" | "valkey" = "single", { persis
   if (kind === "valkey" && !bin) throw new Error(`Valkey is not installed: ${INSTALL_VALKEY}`);
   const dir = scratch(kind);
   const config = persist ? PERSIST : 'appendonly no\nsave ""';
-  const node = new Node(kind, await freePort(), join(dir.root, "0"), config, { bin });
-  await node.start();
+  const started: Node[] = [];
+  const node = await startOnFreePorts(
+    started,
+    async () => new Node(kind, await freePort(), join(dir.root, "0"), config, { bin }),
+  );
   return {
     kind,
     nodes: [node],

@@ -10,6 +10,13 @@ import { INSTALL_REDIS, onPath, redisServer } from "./redis-helpers.js";
 
 /** redis-cli, which creates a cluster and asks the nodes how they are. */
 export const redisCli = onPath("redis-cli");
+/** The install command that brings redis-cli. */
+export const INSTALL_REDIS_CLI = "apt-get install -y redis-tools";
+
+/** Fails at once, saying how to get it, where redis-cli is missing (a cluster or Sentinel set needs it). */
+export function needRedisCli(): void {
+  if (!redisCli) throw new Error(`redis-cli is not on the PATH: ${INSTALL_REDIS_CLI}`);
+}
 
 /** How long a deployment may take to become healthy again after a start or a fault. */
 export const HEALTHY_MS = 30_000;
@@ -19,6 +26,7 @@ export function cli(port: number, ...args: string[]): Promise<string> {
   return redisCliRun(2_000, ["-h", "127.0.0.1", "-p", String(port), ...args]);
 }
 
+/** What redis-cli prints for `args`; rejects when it fails or takes more than `timeout` ms. */
 export function redisCliRun(timeout: number, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(redisCli ?? "redis-cli", args, { timeout }, (error, stdout, stderr) => {
@@ -96,9 +104,11 @@ export class Node {
     this.#paused = false;
     this.#exited = once(child, "exit");
     await new Promise<void>((resolve, reject) => {
+      let fresh = ""; // what this start printed: an earlier start's line says nothing of this one
       const heard = (chunk: Buffer) => {
         this.output = (this.output + chunk).slice(-8_000);
-        if (this.output.includes(this.#ready)) resolve();
+        if (fresh.length < 100_000) fresh += chunk;
+        if (fresh.includes(this.#ready)) resolve();
       };
       child.stdout!.on("data", heard);
       child.stderr!.on("data", heard);
@@ -171,6 +181,24 @@ export type AnyClient =
   | ReturnType<typeof newClient>
   | ReturnType<typeof newCluster>
   | ReturnType<typeof newSentinel>;
+
+/**
+ * Makes a node on free ports (`make` picks them) and starts it, into `into`; when another process took a
+ * port between the pick and the bind, makes it again on others (a few times).
+ */
+export async function startOnFreePorts(into: Node[], make: () => Promise<Node>): Promise<Node> {
+  for (let attempt = 1; ; attempt++) {
+    const node = await make();
+    into.push(node);
+    try {
+      await node.start();
+      return node;
+    } catch (error) {
+      into.splice(into.indexOf(node), 1);
+      if (attempt >= 5 || !String(error).includes("Address already in use")) throw error;
+    }
+  }
+}
 
 /** What every deployment gives the tests. */
 export interface Deployment {

@@ -3,7 +3,17 @@
 // agree on a master that takes writes (polled, never slept on).
 import { join } from "node:path";
 import { freePort, until } from "./redis-helpers.js";
-import { type Deployment, HEALTHY_MS, info, Node, newSentinel, PERSIST, scratch } from "./redis-nodes.js";
+import {
+  type Deployment,
+  HEALTHY_MS,
+  info,
+  Node,
+  needRedisCli,
+  newSentinel,
+  PERSIST,
+  scratch,
+  startOnFreePorts,
+} from "./redis-nodes.js";
 
 /** The Sentinel set's master name. */
 export const SENTINEL_NAME = "picomcp";
@@ -13,23 +23,17 @@ export const SENTINEL_NAME = "picomcp";
  * second of silence. Resolves once the sentinels agree on the master, see each other and the replica is in sync.
  */
 export async function startSentinel() {
+  needRedisCli();
   const dir = scratch("sentinel");
-  const [mp, rp] = [await freePort(), await freePort()];
-  const master = new Node("master", mp, join(dir.root, "master"), PERSIST);
-  const replica = new Node("replica", rp, join(dir.root, "replica"), `${PERSIST}\nreplicaof 127.0.0.1 ${mp}`);
-  const data = [master, replica];
+  const nodes: Node[] = [];
+  const data: Node[] = [];
   const sentinels: Node[] = [];
-  for (let i = 0; i < 3; i++) {
-    const config = [
+  const monitor = (mp: number) =>
+    [
       `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${mp} 2`,
       `sentinel down-after-milliseconds ${SENTINEL_NAME} 1000`,
       `sentinel failover-timeout ${SENTINEL_NAME} 3000`,
     ].join("\n");
-    sentinels.push(
-      new Node(`sentinel ${i}`, await freePort(), join(dir.root, `s${i}`), config, { sentinel: true }),
-    );
-  }
-  const nodes = [...data, ...sentinels];
 
   /** The master's port as every answering sentinel says, if they agree. */
   async function agreed(): Promise<number | undefined> {
@@ -63,8 +67,21 @@ export async function startSentinel() {
   const settled = (what: string) => until(healthy, HEALTHY_MS, what);
 
   try {
-    await Promise.all(data.map((n) => n.start()));
-    await Promise.all(sentinels.map((n) => n.start()));
+    const dirOf = (name: string) => join(dir.root, name);
+    const master = await startOnFreePorts(
+      nodes,
+      async () => new Node("master", await freePort(), dirOf("master"), PERSIST),
+    );
+    const replicaOf = `${PERSIST}\nreplicaof 127.0.0.1 ${master.port}`;
+    await startOnFreePorts(
+      nodes,
+      async () => new Node("replica", await freePort(), dirOf("replica"), replicaOf),
+    );
+    data.push(...nodes);
+    const sentinel = async (i: number) =>
+      new Node(`sentinel ${i}`, await freePort(), dirOf(`s${i}`), monitor(master.port), { sentinel: true });
+    await Promise.all([0, 1, 2].map((i) => startOnFreePorts(nodes, () => sentinel(i))));
+    sentinels.push(...nodes.slice(2).sort((a, b) => a.name.localeCompare(b.name)));
     await settled("the Sentinel set to be ready");
   } catch (error) {
     await dir.remove(nodes);

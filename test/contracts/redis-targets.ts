@@ -72,8 +72,12 @@ function advance(d: Deployment, prefix: string, ms: number): Promise<void> {
   });
 }
 
+/** Whether an outage has the file's deployment down now (a failed test leaves it so: its close brings it back). */
+let isDown = false;
+
 /** Takes the deployment away; on one node, waits until `clients` have seen it go (their `isReady`). */
 async function down(d: Deployment, clients: readonly AnyClient[]): Promise<void> {
+  isDown = true;
   await d.down();
   if (d.kind === "single" || d.kind === "valkey")
     await until(() => clients.every((c) => !c.isReady), "the clients to lose Redis");
@@ -82,6 +86,7 @@ async function down(d: Deployment, clients: readonly AnyClient[]): Promise<void>
 /** Brings the deployment back, empty, as an outage's `up` means; on one node, waits until `clients` are ready. */
 async function up(d: Deployment, clients: readonly AnyClient[]): Promise<void> {
   await d.up();
+  isDown = false;
   for (const url of await d.masters()) {
     const client = plain(url);
     await client.connect();
@@ -90,6 +95,12 @@ async function up(d: Deployment, clients: readonly AnyClient[]): Promise<void> {
   }
   if (d.kind === "single" || d.kind === "valkey")
     await until(() => clients.every((c) => c.isReady), "the clients to reconnect");
+}
+
+/** Ends an outage target: the deployment is back for the file's next tests, whatever the test did. */
+async function closeOutage(d: Deployment, clients: readonly AnyClient[]): Promise<void> {
+  for (const c of clients) void c.destroy();
+  if (isDown) await up(d, []);
 }
 
 /** Two instances' buses on one fresh channel, each on a client of its own that the bus connects. */
@@ -225,9 +236,7 @@ export function useRedisTargets(kind: DeploymentKind = "single", run = true) {
         },
         down: () => down(d, [client]),
         up: () => up(d, [client]),
-        close: async () => {
-          void client.destroy();
-        },
+        close: () => closeOutage(d, [client]),
       };
     },
 
@@ -260,6 +269,7 @@ export function useRedisTargets(kind: DeploymentKind = "single", run = true) {
         up: () => up(d, b.clients),
         close: async () => {
           b.close();
+          await closeOutage(d, []);
         },
       };
     },
