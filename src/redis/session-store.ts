@@ -151,12 +151,15 @@ export class RedisSessionStore implements SessionStore {
         this.#link.run(RESERVE, [sets[0]], [String(caps.perCaller), ahead, id, "1"]),
         this.#link.run(RESERVE, [sets[1]], [String(caps.total), ahead, id, ""]),
       ]);
-      const scores = [mine, all].map((r) => (r.status === "fulfilled" ? Number(r.value) : 0));
+      // the score written, 0 at the cap, -1 unknown (the call failed: it may still have been written)
+      const scores = [mine, all].map((r) => (r.status === "fulfilled" ? Number(r.value) : -1));
       const failed = [mine, all].find((r) => r.status === "rejected");
       if (failed || scores.includes(0)) {
         this.#release(id, sets, scores);
-        if (failed) throw failed.reason;
-        return scores[0] === 0 ? "caller" : "total";
+        // a refusal is the answer even when the other call failed: no session was to be made
+        if (scores[0] === 0) return "caller";
+        if (scores[1] === 0) return "total";
+        throw (failed as PromiseRejectedResult).reason;
       }
       const args = [String(caps.ttlMs), String(Math.min(...scores)), ...fields];
       if (Number(await this.#link.run(WRITE, [this.#record(id)], args)) === 1) return "ok";
@@ -226,10 +229,14 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  /** Gives back the places reserved (score above 0) in `sets`; a failure leaves them to lapse. */
+  /**
+   * Gives back the places that may have been reserved in `sets` (every score but a refusal's 0: a call
+   * that failed may have been run all the same, and a release sent after it on the node's connection
+   * runs after it); a release that fails leaves its place to lapse by its score.
+   */
   #release(id: string, sets: readonly string[], scores: readonly number[]): void {
     sets.forEach((key, i) => {
-      if (scores[i]! > 0) this.#link.run(RELEASE, [key], [id]).catch(() => {});
+      if (scores[i] !== 0) this.#link.run(RELEASE, [key], [id]).catch(() => {});
     });
   }
 

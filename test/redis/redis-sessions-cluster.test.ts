@@ -59,6 +59,13 @@ async function ran(): Promise<Map<number, number>> {
   return out;
 }
 
+const INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
 describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
   it("spreads 300 sessions of 50 callers over the three masters: each command on the master of its one key", async () => {
     const client = await connected();
@@ -180,7 +187,8 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
         new Request(url, { method: "POST", headers: { ...headers, ...more }, body: JSON.stringify(body) }),
       );
     const masters = await d.masterNodes();
-    const paused = masters[0]!;
+    // the master of the total: sessions on it get 503, and so does every initialize (its place in the total)
+    const paused = masters.find((m) => m.port === masterPort(client, `${prefix}all`))!;
     // sessions until every master holds two
     const sessions: { sid: string; auth: string; port: number }[] = [];
     await teach();
@@ -245,6 +253,19 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
         `a paused master: ${answers.filter((a) => a.res.status === 503).length} of ${sessions.length} sessions answered 503 (the slowest in ${Math.round(slowest)} ms, deadline ${timeoutMs} ms), the others 200`,
       );
       expect(store.stats.timeouts).toBeGreaterThan(0);
+      // an initialize: its caller's place reserved on a master that answers, the total's on the paused
+      // one: 503 within the deadline, and the caller's place taken back
+      let n = 0;
+      while (masterPort(client, `${prefix}caller:principal:new${n}`) === paused.port) n++;
+      const began = performance.now();
+      const refused = await post(INIT, { authorization: `Bearer new${n}` });
+      expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "1"]);
+      expect(performance.now() - began).toBeLessThan(timeoutMs + 500);
+      await until(
+        async () => (await client.zCard(`${prefix}caller:principal:new${n}`)) === 0,
+        5_000,
+        "the caller's place taken back",
+      );
     } finally {
       await d.resume(paused);
     }

@@ -134,6 +134,8 @@ describe.runIf(withRedis)("a fleet of the release before and this one on one Red
     expect(await f.previous.create(hex(), RECORD, caps)).toBe("caller");
     expect(await f.current.create(hex(), RECORD, caps)).toBe("caller");
     expect(await f.current.create(c, { ...RECORD, caller: "principal:bo" }, caps)).toBe("ok");
+    // both full: the caller's share is the answer
+    expect(await f.current.create(hex(), RECORD, caps)).toBe("caller");
     expect(await f.previous.create(hex(), { ...RECORD, caller: "principal:cy" }, caps)).toBe("total");
     expect(await f.current.create(hex(), { ...RECORD, caller: "principal:cy" }, caps)).toBe("total");
     // a refusal takes back what it reserved: the total holds the three, the refused caller nothing
