@@ -180,7 +180,9 @@ export class RedisSessionStore implements SessionStore {
     const record = fromHash(reply[1] as unknown[]);
     const score = Number(reply[0]);
     if (score > 0) {
-      // the rare request: the sets' score would lapse before the session; a failure leaves the old one
+      // the rare request: the sets' score would lapse before the session. It waits for both (at most the
+      // deadline) and is served whatever they do: a set that missed it keeps the old score, and may let
+      // go of the session early, until the next push (an undercount, never a session lost)
       const push = (key: string, keep: string) => this.#link.run(PUSH, [key], [String(score), id, keep]);
       await Promise.allSettled([push(this.#caller(record.caller), "1"), push(this.#all(), "")]);
     }
