@@ -153,17 +153,23 @@ export class RedisSessionStore implements SessionStore {
       ]);
       // the score written, 0 at the cap, -1 unknown (the call failed: it may still have been written)
       const scores = [mine, all].map((r) => (r.status === "fulfilled" ? Number(r.value) : -1));
-      const failed = [mine, all].find((r) => r.status === "rejected");
-      if (failed || scores.includes(0)) {
-        this.#release(id, sets, scores);
+      const failed = [mine, all].find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) {
+        // not waited for: Redis is failing, the answer goes now
+        void this.#release(id, sets, scores);
         // a refusal is the answer even when the other call failed: no session was to be made
         if (scores[0] === 0) return "caller";
         if (scores[1] === 0) return "total";
-        throw (failed as PromiseRejectedResult).reason;
+        throw failed.reason;
+      }
+      if (scores.includes(0)) {
+        // given back before the answer: the caller's next create must not find it still held
+        await this.#release(id, sets, scores);
+        return scores[0] === 0 ? "caller" : "total";
       }
       const args = [String(caps.ttlMs), String(Math.min(...scores)), ...fields];
       if (Number(await this.#link.run(WRITE, [this.#record(id)], args)) === 1) return "ok";
-      this.#release(id, sets, scores);
+      await this.#release(id, sets, scores);
       if (tries === TRIES) {
         throw new Error(
           `picomcp/redis: a session's places in the caps lapsed ${TRIES} times before its record was written`,
@@ -236,10 +242,10 @@ export class RedisSessionStore implements SessionStore {
    * that failed may have been run all the same, and a release sent after it on the node's connection
    * runs after it); a release that fails leaves its place to lapse by its score.
    */
-  #release(id: string, sets: readonly string[], scores: readonly number[]): void {
-    sets.forEach((key, i) => {
-      if (scores[i] !== 0) this.#link.run(RELEASE, [key], [id]).catch(() => {});
-    });
+  async #release(id: string, sets: readonly string[], scores: readonly number[]): Promise<void> {
+    await Promise.allSettled(
+      sets.filter((_, i) => scores[i] !== 0).map((key) => this.#link.run(RELEASE, [key], [id])),
+    );
   }
 
   /**
