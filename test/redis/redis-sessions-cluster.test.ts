@@ -8,7 +8,7 @@
 // is asynchronous: each fault waits for the replicas to have every write first (a write acknowledged by
 // a master and lost with it before its replica had it is lost; the store's JSDoc says so).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpHandler } from "../../src/http/index.js";
+import { serve } from "../../src/http/node.js";
 import { McpServer } from "../../src/index.js";
 import { RedisSessionStore } from "../../src/redis/index.js";
 import { slotOf } from "../../src/redis/link.js";
@@ -179,13 +179,11 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
       log: (l) => void log.push(l),
     });
     const server = new McpServer({ name: "paused", version: "1.0.0", onError: () => {} });
-    const handler = createHttpHandler(server, { sessions: store, authenticate });
-    const url = "http://127.0.0.1:3000/mcp";
+    // on the wire: a listener of its own on 127.0.0.1
+    const http = await serve(server, { port: 0, sessions: store, authenticate });
     const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
     const post = (body: unknown, more: Record<string, string>) =>
-      handler(
-        new Request(url, { method: "POST", headers: { ...headers, ...more }, body: JSON.stringify(body) }),
-      );
+      fetch(http.url, { method: "POST", headers: { ...headers, ...more }, body: JSON.stringify(body) });
     const masters = await d.masterNodes();
     // the master of the total: sessions on it get 503, and so does every initialize (its place in the total)
     const paused = masters.find((m) => m.port === masterPort(client, `${prefix}all`))!;
@@ -281,7 +279,7 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
       /^picomcp\/redis: Redis is unreachable \(.+\); requests of shared sessions get 503 until it is back$/,
     );
     expect(log.at(-1)).toBe("picomcp/redis: Redis is back; shared sessions are served again");
-    handler.close();
+    await http.close();
   }, 60_000);
 
   it("loses no session when a master is killed (its replica takes over), nor when every node restarts", async () => {

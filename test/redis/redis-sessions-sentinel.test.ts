@@ -5,7 +5,7 @@
 // killed, and then every process restarted → no session lost. Replication is asynchronous: each fault
 // waits for the replica to have every write first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpHandler } from "../../src/http/index.js";
+import { serve } from "../../src/http/node.js";
 import { McpServer } from "../../src/index.js";
 import { RedisSessionStore } from "../../src/redis/index.js";
 import { startSentinel, withDeployment } from "../redis-deployments.js";
@@ -47,20 +47,15 @@ describe.runIf(run)("RedisSessionStore on Sentinel", () => {
       log: (l) => void log.push(l),
     });
     const server = new McpServer({ name: "paused", version: "1.0.0", onError: () => {} });
-    const handler = createHttpHandler(server, { sessions: store, authenticate });
+    // on the wire: a listener of its own on 127.0.0.1
+    const http = await serve(server, { port: 0, sessions: store, authenticate });
     const headers = {
       accept: "application/json, text/event-stream",
       "content-type": "application/json",
       authorization: "Bearer ada",
     };
     const post = (body: unknown, more: Record<string, string> = {}) =>
-      handler(
-        new Request("http://127.0.0.1:3000/mcp", {
-          method: "POST",
-          headers: { ...headers, ...more },
-          body: JSON.stringify(body),
-        }),
-      );
+      fetch(http.url, { method: "POST", headers: { ...headers, ...more }, body: JSON.stringify(body) });
     const init = await post({
       jsonrpc: "2.0",
       id: 0,
@@ -112,7 +107,7 @@ describe.runIf(run)("RedisSessionStore on Sentinel", () => {
       /^picomcp\/redis: Redis is unreachable \(.+\); requests of shared sessions get 503 until it is back$/,
     );
     expect(log.at(-1)).toBe("picomcp/redis: Redis is back; shared sessions are served again");
-    handler.close();
+    await http.close();
   }, 60_000);
 
   it("loses no session when the master is killed (the replica takes over), a sentinel is killed, or every process restarts", async () => {
