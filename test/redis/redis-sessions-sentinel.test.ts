@@ -1,7 +1,7 @@
 // Shared 2025 sessions on a real Sentinel set of the file's own (a master, a replica, three sentinels:
 // test/redis-sentinel.ts), through a Sentinel client as users create it. Faults: the master paused → a
 // session's request gets 503 with Retry-After within the deadline (never a wait of the client's choosing),
-// and is served once the set has a master again; the master killed (the replica takes over), a sentinel
+// and is served once the set has a master again; a session of the layout before found and moved; the master killed (the replica takes over), a sentinel
 // killed, and then every process restarted → no session lost. Replication is asynchronous: each fault
 // waits for the replica to have every write first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,6 +109,22 @@ describe.runIf(run)("RedisSessionStore on Sentinel", () => {
     expect(log.at(-1)).toBe("picomcp/redis: Redis is back; shared sessions are served again");
     await http.close();
   }, 60_000);
+
+  it("finds a session of the layout before (prefix + id) and moves it, as on one node", async () => {
+    const client = await connected();
+    const prefix = "picomcp:layout:";
+    const store = new RedisSessionStore(client, { bus: NO_BUS, prefix, log: () => {} });
+    const id = hex();
+    await client.hSet(prefix + id, {
+      r: JSON.stringify({ v: "2025-11-25", c: {}, a: false }),
+      k: "anonymous",
+    });
+    await client.pExpire(prefix + id, 60_000);
+    expect((await store.touch(id, 60_000))?.caller).toBe("anonymous");
+    expect([await client.exists(prefix + id), await client.exists(`${prefix}s:${id}`)]).toEqual([0, 1]);
+    expect(await store.end(id)).toBe(true);
+    expect(store.stats.failures).toBe(0);
+  });
 
   it("loses no session when the master is killed (the replica takes over), a sentinel is killed, or every process restarts", async () => {
     const client = await connected();
