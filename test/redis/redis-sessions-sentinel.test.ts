@@ -1,9 +1,10 @@
 // Shared 2025 sessions on a real Sentinel set of the file's own (a master, a replica, three sentinels:
 // test/redis-sentinel.ts), through a Sentinel client as users create it. Faults: the master paused → a
-// session's request gets 503 with Retry-After within the deadline (never a wait of the client's choosing),
-// and is served once the set has a master again; a session of the layout before found and moved; the master killed (the replica takes over), a sentinel
-// killed, and then every process restarted → no session lost. Replication is asynchronous: each fault
-// waits for the replica to have every write first.
+// session's request gets 503 with Retry-After within the deadline (never a wait of the client's
+// choosing), and is served once the set has a master again; the master killed (the replica takes
+// over), a sentinel killed, and then every process restarted → no session lost. Replication is
+// asynchronous: each fault waits for the replica to have every write first. A session of the layout
+// before is found and moved, as on one node.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "../../src/http/node.js";
 import { McpServer } from "../../src/index.js";
