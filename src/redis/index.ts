@@ -9,6 +9,7 @@
 export { RedisBus, type RedisBusOptions } from "./bus.js";
 export type { RedisClient, RedisLog } from "./client.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
+export type { RedisStats } from "./link.js";
 export { RedisRateStore, type RedisRateStoreOptions } from "./rate-store.js";
 export { RedisSessionStore, type RedisSessionStoreOptions } from "./session-store.js";
 export { RedisTaskStore, type RedisTaskStoreOptions } from "./task-store.js";
