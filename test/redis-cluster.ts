@@ -84,24 +84,25 @@ export async function startCluster() {
   const view = (n: Node) => n.cli("CLUSTER", "NODES").then(clusterNodes, () => undefined);
   const byPort = (port: number) => nodes.find((n) => n.port === port)!;
 
-  /** Whether every answering node says: cluster ok, all slots served by answering masters, no answering node failed, replicas in sync. */
-  async function healthy(): Promise<boolean> {
-    const live = nodes.filter((n) => n.answering);
-    for (const n of live) {
-      const state = info(await n.cli("CLUSTER", "INFO").catch(() => ""));
-      if (state.cluster_state !== "ok" || state.cluster_slots_ok !== "16384") return false;
-      const lines = await view(n);
-      if (!lines) return false;
-      for (const line of lines) {
-        const node = byPort(line.port);
-        if (node.answering && line.flags.some((f) => f.startsWith("fail"))) return false;
-        if (line.slots.length > 0 && (!node.answering || !line.flags.includes("master"))) return false;
-      }
-      const replication = info(await n.cli("INFO", "replication").catch(() => ""));
-      if (replication.role === "slave" && replication.master_link_status !== "up") return false;
+  /** Whether `n` says: cluster ok, all slots served by answering masters, no answering node failed, in sync if a replica. */
+  async function saysOk(n: Node): Promise<boolean> {
+    const state = info(await n.cli("CLUSTER", "INFO").catch(() => ""));
+    if (state.cluster_state !== "ok" || state.cluster_slots_ok !== "16384") return false;
+    const lines = await view(n);
+    if (!lines) return false;
+    for (const line of lines) {
+      const node = nodes.find((m) => m.port === line.port);
+      // a node it knows by no address yet (a handshake) is not settled either
+      if (!node) return false;
+      if (node.answering && line.flags.some((f) => f.startsWith("fail"))) return false;
+      if (line.slots.length > 0 && (!node.answering || !line.flags.includes("master"))) return false;
     }
-    return true;
+    const replication = info(await n.cli("INFO", "replication").catch(() => ""));
+    return replication.role !== "slave" || replication.master_link_status === "up";
   }
+  /** Whether every answering node says the cluster is ok. */
+  const healthy = async () =>
+    (await Promise.all(nodes.filter((n) => n.answering).map(saysOk))).every(Boolean);
   const settled = (what: string) => until(healthy, HEALTHY_MS, what);
 
   /** The masters now, as one answering node sees them, with their slot ranges. */

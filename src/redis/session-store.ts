@@ -1,8 +1,10 @@
 /**
  * `RedisSessionStore`: 2025 sessions that every instance serves. A session is one Redis hash that
- * expires when idle (under `s:`, apart from the indexes; found once at its old key and moved, after a
- * rolling deploy); each caller's sessions and all of them are sorted sets scored by expiry, so the
- * caps hold across instances; instances tell each other of a session through the bus's relay channel.
+ * expires when idle (under `s:`, apart from the caps' sets; found once at its old key and moved, after
+ * a rolling deploy); each caller's sessions and all of them are sorted sets, so the caps hold across
+ * instances; instances tell each other of a session through the bus's relay channel. Every script
+ * touches one key (session-scripts.ts): on a cluster, sessions, callers and the total spread over the
+ * masters.
  */
 import type {
   HomeChange,
@@ -14,8 +16,9 @@ import type {
 } from "../http/session-store.js";
 import type { LoggingLevel } from "../types.js";
 import type { RedisBus } from "./bus.js";
-import { Health, type RedisClient, type RedisLog } from "./client.js";
-import { Script } from "./script.js";
+import type { RedisClient, RedisLog } from "./client.js";
+import { Link, type RedisStats, slotOf } from "./link.js";
+import { END, PUSH, RELEASE, RESERVE, TOUCH, UPDATE, WRITE } from "./session-scripts.js";
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -23,93 +26,27 @@ export interface RedisSessionStoreOptions {
   bus: RedisBus;
   /** The prefix of the keys. Default: `"picomcp:session:"`. */
   prefix?: string;
+  /**
+   * The deadline of each call to Redis, in milliseconds: past it the call fails and the session's
+   * request gets 503 with `Retry-After`. Default: 1000.
+   */
+  timeoutMs?: number;
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
   log?: RedisLog;
 }
 
 /**
- * Redis's clock in milliseconds, so that instances whose clocks differ agree on expiry. Keys expire at
- * `now + ttl` too (PEXPIREAT), the deadline the caps' scores hold: a relative PEXPIRE counts from the
- * script's start, which on a starved Redis lags TIME, and the record outlived its count. Redis expires
- * a key once its deadline has passed (the millisecond after it), so a count lets go of a session only
- * then too: scores below `now`, never at it.
+ * How long past a session's expiry its places in the caps' sets hold: a quarter of its time to live,
+ * at most a minute. An idle session that expired is still counted up to that much longer (one ended
+ * by DELETE leaves at once); in return a busy session moves its places on once per slack, not on
+ * every request.
  */
-const NOW = `local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+export function slackOf(ttlMs: number): number {
+  return Math.min(Math.ceil(ttlMs / 4), 60_000);
+}
 
-/**
- * A session of the release before hashes moved under `s:` is found at the id's old key (the last of
- * KEYS; the session's own key when there is none): renamed once, where the session is missing, so a
- * rolling deploy loses no live session. Its TTL and its place in the caps' sets stay as they were.
- */
-const MOVED = `local function moved()
-  local old = KEYS[#KEYS]
-  if old == KEYS[1] or redis.call('TYPE', old).ok ~= 'hash' then return false end
-  redis.call('RENAME', old, KEYS[1])
-  return true
-end
-`;
-
-/**
- * KEYS: the session, its caller's set, the set of all. ARGV: ttl, the caller's cap, the total, the
- * id, then the hash's fields and values. 1: the caller is at its cap; 2: all are; 0: kept.
- */
-const CREATE = new Script(`${NOW}
-local ttl = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 1 end
-if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 2 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
-redis.call('PEXPIREAT', KEYS[1], now + ttl)
-redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
-redis.call('PEXPIREAT', KEYS[2], now + ttl)
-redis.call('ZADD', KEYS[3], now + ttl, ARGV[4])
-return 0`);
-
-/**
- * KEYS: the session, the prefix of the callers' sets, the set of all, its old key. ARGV: ttl, the id,
- * then "claim"/"release" and an instance, or nothing. The hash as it was (false: no session), its
- * expiry pushed ahead in all three places.
- */
-const TOUCH = new Script(`${NOW}
-${MOVED}
-local h = redis.call('HGETALL', KEYS[1])
-if #h == 0 and moved() then h = redis.call('HGETALL', KEYS[1]) end
-if #h == 0 then return false end
-local ttl = tonumber(ARGV[1])
-redis.call('PEXPIREAT', KEYS[1], now + ttl)
-local caller = redis.call('HGET', KEYS[1], 'k')
-redis.call('ZADD', KEYS[2] .. caller, 'XX', now + ttl, ARGV[2])
-redis.call('PEXPIREAT', KEYS[2] .. caller, now + ttl)
-redis.call('ZADD', KEYS[3], 'XX', now + ttl, ARGV[2])
-if ARGV[3] == 'claim' then
-  redis.call('HSET', KEYS[1], 'h', ARGV[4])
-elseif ARGV[3] == 'release' and redis.call('HGET', KEYS[1], 'h') == ARGV[4] then
-  redis.call('HDEL', KEYS[1], 'h')
-end
-return h`);
-
-/** KEYS: the session, its old key. ARGV: the log level (empty: unchanged), then "+uri" and "-uri". Nothing for a session that ended. */
-const UPDATE = new Script(`${MOVED}
-if redis.call('EXISTS', KEYS[1]) == 0 and not moved() then return 0 end
-if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], 'l', ARGV[1]) end
-for i = 2, #ARGV do
-  local field = 's:' .. string.sub(ARGV[i], 2)
-  if string.sub(ARGV[i], 1, 1) == '+' then redis.call('HSET', KEYS[1], field, '1')
-  else redis.call('HDEL', KEYS[1], field) end
-end
-return 1`);
-
-/** KEYS: the session, the prefix of the callers' sets, the set of all, its old key. ARGV: the id. 1 when it was live. */
-const END = new Script(`${MOVED}
-local caller = redis.call('HGET', KEYS[1], 'k')
-if not caller and moved() then caller = redis.call('HGET', KEYS[1], 'k') end
-if not caller then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2] .. caller, ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return 1`);
+/** Tries of a create whose places lapsed before its record was written (Redis slower than its time to live). */
+const TRIES = 3;
 
 /** The form of the ids the release before kept at `prefix + id` (the handler's own, see `isSessionId`). */
 const OLD_ID = /^[0-9a-f]{32}$/;
@@ -157,9 +94,19 @@ function fromHash(flat: readonly unknown[]): SessionRecord {
 const TYPES = new Set(["client", "out", "state", "home", "event", "end"]);
 
 /**
- * A {@link SessionStore} on Redis: give it a connected node-redis client and the server's `RedisBus`.
- * While Redis is down every call rejects at once (nothing waits in the client's queue), and the
- * handler answers a session's requests with 503; one log line says so.
+ * A {@link SessionStore} on Redis: give it a connected node-redis client (`createClient()`,
+ * `createCluster()` or `createSentinel()`) and the server's `RedisBus`. Every call has a deadline
+ * (`timeoutMs`); while Redis is down or past it, calls reject and the handler answers a session's
+ * requests with 503 and `Retry-After`; one log line says so, another when calls answer again.
+ *
+ * A session request costs one command (its hash: read, expiry pushed), and two more on the rare one
+ * whose places in the caps' sets must move on (once per {@link slackOf}); a create three (the caller's
+ * set and the total in parallel, then the hash), a DELETE three (the hash, then both sets in
+ * parallel). A step that fails part way leaves places that lapse by their score.
+ *
+ * On a cluster or Sentinel, replication is asynchronous: a write a master acknowledged and lost in a
+ * failover before its replica had it is lost with it (a session created just before: its client gets
+ * 404 and starts again).
  * @example
  * const redis = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
  * const bus = new RedisBus(redis);
@@ -168,23 +115,25 @@ const TYPES = new Set(["client", "out", "state", "home", "event", "end"]);
  * await serve(server, { port: 3000, sessions, eventStore: new RedisEventStore(redis) });
  */
 export class RedisSessionStore implements SessionStore {
-  readonly #client: RedisClient;
+  readonly #link: Link;
   readonly #bus: RedisBus;
   readonly #prefix: string;
-  readonly #health: Health;
 
   constructor(client: RedisClient, options: RedisSessionStoreOptions) {
     if (!options?.bus) throw new TypeError("RedisSessionStore needs the server's RedisBus: { bus }");
-    this.#client = client;
     this.#bus = options.bus;
     this.#prefix = options.prefix ?? "picomcp:session:";
-    this.#health = new Health(
-      options.log,
-      "requests of shared sessions get 503",
-      "shared sessions are served again",
-    );
-    client.on("error", (error) => this.#health.failed(error));
-    client.on("ready", () => this.#health.recovered());
+    this.#link = new Link(client, {
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      down: "requests of shared sessions get 503",
+      back: "shared sessions are served again",
+    });
+  }
+
+  /** What this store's calls to Redis have done: whether they answer, how many failed or timed out. */
+  get stats(): RedisStats {
+    return this.#link.stats;
   }
 
   async create(id: string, record: SessionRecord, caps: SessionCaps): Promise<"ok" | "caller" | "total"> {
@@ -194,18 +143,55 @@ export class RedisSessionStore implements SessionStore {
     const fields = ["r", JSON.stringify(fixed), "k", record.caller];
     if (record.logLevel !== undefined) fields.push("l", record.logLevel);
     for (const uri of record.subscriptions) fields.push(`s:${uri}`, "1");
-    const args = [String(caps.ttlMs), String(caps.perCaller), String(caps.total), id, ...fields];
-    const keys = [this.#record(id), `${this.#prefix}caller:${record.caller}`, `${this.#prefix}all`];
-    const reply = Number(await this.#run(CREATE, keys, args));
-    return reply === 0 ? "ok" : reply === 1 ? "caller" : "total";
+    const ahead = String(caps.ttlMs + slackOf(caps.ttlMs));
+    const sets = [this.#caller(record.caller), this.#all()] as const;
+    for (let tries = 1; ; tries++) {
+      // both places at once, each on its own key
+      const [mine, all] = await Promise.allSettled([
+        this.#link.run(RESERVE, [sets[0]], [String(caps.perCaller), ahead, id, "1"]),
+        this.#link.run(RESERVE, [sets[1]], [String(caps.total), ahead, id, ""]),
+      ]);
+      // the score written, 0 at the cap, -1 unknown (the call failed: it may still have been written)
+      const scores = [mine, all].map((r) => (r.status === "fulfilled" ? Number(r.value) : -1));
+      const failed = [mine, all].find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) {
+        // not waited for: Redis is failing, the answer goes now
+        void this.#release(id, sets, scores);
+        // a refusal is the answer even when the other call failed: no session was to be made
+        if (scores[0] === 0) return "caller";
+        if (scores[1] === 0) return "total";
+        throw failed.reason;
+      }
+      if (scores.includes(0)) {
+        // given back before the answer: the caller's next create must not find it still held
+        await this.#release(id, sets, scores);
+        return scores[0] === 0 ? "caller" : "total";
+      }
+      const args = [String(caps.ttlMs), String(Math.min(...scores)), ...fields];
+      if (Number(await this.#link.run(WRITE, [this.#record(id)], args)) === 1) return "ok";
+      await this.#release(id, sets, scores);
+      if (tries === TRIES) {
+        throw new Error(
+          `picomcp/redis: a session's places in the caps lapsed ${TRIES} times before its record was written`,
+        );
+      }
+    }
   }
 
   async touch(id: string, ttlMs: number, home?: HomeChange): Promise<SessionRecord | undefined> {
-    const args = [String(ttlMs), id];
+    const args = [String(ttlMs), String(slackOf(ttlMs))];
     if (home) args.push(...("claim" in home ? ["claim", home.claim] : ["release", home.release]));
-    const reply = await this.#run(TOUCH, this.#keys(id), args);
+    const reply = await this.#link.run(TOUCH, this.#keys(id), args);
     if (!Array.isArray(reply)) return undefined;
-    const record = fromHash(reply);
+    const record = fromHash(reply[1] as unknown[]);
+    const score = Number(reply[0]);
+    if (score > 0) {
+      // the rare request: the sets' score would lapse before the session. It waits for both (at most the
+      // deadline) and is served whatever they do: a set that missed it keeps the old score, and may let
+      // go of the session early, until the next push (an undercount, never a session lost)
+      const push = (key: string, keep: string) => this.#link.run(PUSH, [key], [String(score), id, keep]);
+      await Promise.allSettled([push(this.#caller(record.caller), "1"), push(this.#all(), "")]);
+    }
     if (!home) return record;
     if ("claim" in home) return { ...record, home: home.claim };
     return record.home === home.release ? { ...record, home: undefined } : record;
@@ -215,11 +201,17 @@ export class RedisSessionStore implements SessionStore {
     const args = [change.logLevel ?? ""];
     for (const uri of change.subscribe ?? []) args.push(`+${uri}`);
     for (const uri of change.unsubscribe ?? []) args.push(`-${uri}`);
-    await this.#run(UPDATE, [this.#record(id), this.#old(id)], args);
+    await this.#link.run(UPDATE, this.#keys(id), args);
   }
 
   async end(id: string): Promise<boolean> {
-    return Number(await this.#run(END, this.#keys(id), [id])) === 1;
+    const caller = await this.#link.run(END, this.#keys(id), []);
+    if (typeof caller !== "string") return false;
+    // ended: its places go at once (a failure leaves them to lapse by their score)
+    await Promise.allSettled(
+      [this.#caller(caller), this.#all()].map((k) => this.#link.run(RELEASE, [k], [id])),
+    );
+    return true;
   }
 
   publish(message: SessionMessage): void {
@@ -245,41 +237,43 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
-  #keys(id: string): string[] {
-    return [this.#record(id), `${this.#prefix}caller:`, `${this.#prefix}all`, this.#old(id)];
-  }
-
   /**
-   * Where the release before kept a session's hash (the prefix and the id): only for an id of the
-   * handler's form (32 lower-case hex digits), which no index key has; else the session's own key.
+   * Gives back the places that may have been reserved in `sets` (every score but a refusal's 0: a call
+   * that failed may have been run all the same, and a release sent after it on the node's connection
+   * runs after it); a release that fails leaves its place to lapse by its score.
    */
-  #old(id: string): string {
-    return OLD_ID.test(id) ? this.#prefix + id : this.#record(id);
+  async #release(id: string, sets: readonly string[], scores: readonly number[]): Promise<void> {
+    await Promise.allSettled(
+      sets.filter((_, i) => scores[i] !== 0).map((key) => this.#link.run(RELEASE, [key], [id])),
+    );
   }
 
   /**
-   * The key of a session's hash: under `s:`, where no index key is (`caller:…`, `all`), so that an
-   * id, whatever a client sends, never names one of them.
+   * A script's keys for a session: its hash, and where the layout before kept it (the prefix and the
+   * id) when it may be there: an id of the handler's form (32 lower-case hex digits, which no other
+   * key of the store has), and on a cluster only in the hash's slot (a prefix with a hash tag; no
+   * release before worked on a cluster without one).
+   */
+  #keys(id: string): string[] {
+    const record = this.#record(id);
+    if (!OLD_ID.test(id)) return [record];
+    const old = this.#prefix + id;
+    return this.#link.cluster && slotOf(old) !== slotOf(record) ? [record] : [record, old];
+  }
+
+  /**
+   * The key of a session's hash: under `s:`, where no set is (`caller:…`, `all`), so that an id,
+   * whatever a client sends, never names one of them.
    */
   #record(id: string): string {
     return `${this.#prefix}s:${id}`;
   }
 
-  /** Runs a script now, or rejects at once while the client is not connected. */
-  async #run(script: Script, keys: string[], args: string[]): Promise<unknown> {
-    if (!this.#client.isReady) {
-      const error = new Error("the client is not connected");
-      this.#health.failed(error);
-      throw error;
-    }
-    try {
-      const reply = await script.send(this.#client, keys, args);
-      // the last thing heard: a failure that was none of Redis's reachability does not silence the next outage
-      this.#health.recovered();
-      return reply;
-    } catch (error) {
-      this.#health.failed(error);
-      throw error;
-    }
+  #caller(caller: string): string {
+    return `${this.#prefix}caller:${caller}`;
+  }
+
+  #all(): string {
+    return `${this.#prefix}all`;
   }
 }

@@ -139,7 +139,7 @@ export function useRedisTargets(kind: DeploymentKind = "single", run = true) {
 
     /** Two RedisEventStores on one prefix, and a stranger on another; a healthy store logs nothing. */
     async eventStore({ maxEventsPerStream, maxEventChars }: EventStoreOptions): Promise<EventStoreTarget> {
-      const [one, two] = [await connected(d), await connected(d)];
+      const [one, two] = await Promise.all([connected(d), connected(d)]);
       const prefix = fresh("events");
       const lines: string[] = [];
       const options = {
@@ -182,7 +182,7 @@ export function useRedisTargets(kind: DeploymentKind = "single", run = true) {
 
     /** Two RedisRateStores on one prefix (two instances); `advance` moves every bucket's last count back. */
     async rateStore(): Promise<RateStoreTarget> {
-      const [one, two] = [await connected(d), await connected(d)];
+      const [one, two] = await Promise.all([connected(d), connected(d)]);
       const prefix = fresh("rate");
       const lines: string[] = [];
       const options = { prefix, log: (l: string) => lines.push(l) };
@@ -204,7 +204,7 @@ export function useRedisTargets(kind: DeploymentKind = "single", run = true) {
 
     /** Two RedisTaskStores on one prefix (two instances); `advance` shortens every task's time to live. */
     async taskStore(): Promise<TaskStoreTarget> {
-      const [one, two] = [await connected(d), await connected(d)];
+      const [one, two] = await Promise.all([connected(d), connected(d)]);
       const prefix = fresh("tasks");
       const lines: string[] = [];
       const options = { prefix, log: (l: string) => lines.push(l) };

@@ -223,15 +223,26 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
     await client.close();
   }, 60_000);
 
-  it("costs a session request one Redis call on any instance, a stateless request none", async () => {
+  it("costs a session request one Redis call on any instance, a stateless request none; a create three, a DELETE one and three", async () => {
+    const a = instances[0]!;
+    const b = instances[1]!;
+    const del = (sid: string) =>
+      fetch(b.url, {
+        method: "DELETE",
+        headers: { "mcp-session-id": sid, authorization: "Bearer gus", "mcp-protocol-version": V },
+      });
+    // Redis learns the scripts once (EVAL after a NOSCRIPT): a session made and ended first
+    expect((await del(await initRaw(0, "gus"))).status).toBe(204);
+    let before = a.commands.length;
     const sid = await initRaw(0, "gus");
+    // the caller's set and the total (in parallel), then the hash
+    expect(a.commands.slice(before)).toEqual(["evalSha", "evalSha", "evalSha"]);
     const list = (i: number) =>
       rawPost(
         i,
         { jsonrpc: "2.0", id: 1, method: "tools/list" },
         { "mcp-session-id": sid, authorization: "Bearer gus" },
       );
-    const b = instances[1]!;
     for (const round of ["a copy made", "the copy kept"]) {
       const before = b.commands.length;
       const res = await list(1);
@@ -239,7 +250,7 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
       await res.text();
       expect([round, b.commands.slice(before)]).toEqual([round, ["evalSha"]]);
     }
-    const before = b.commands.length;
+    before = b.commands.length;
     const modern = await fetch(b.url, {
       method: "POST",
       headers: { ...JSON_SSE, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
@@ -248,6 +259,16 @@ describe.runIf(withRedis)("shared 2025 sessions: RedisSessionStore", () => {
     expect(modern.status).toBe(200);
     await modern.text();
     expect(b.commands.slice(before)).toEqual([]);
+    // DELETE: the session found (one), then ended (its hash, then both sets in parallel); besides, the
+    // end told to the other instances (the bus) and its streams' events dropped (the event store)
+    before = b.commands.length;
+    expect((await del(sid)).status).toBe(204);
+    expect(b.commands.slice(before).filter((c) => c === "evalSha")).toEqual([
+      "evalSha",
+      "evalSha",
+      "evalSha",
+      "evalSha",
+    ]);
   });
 
   it("resumes a POST's stream on another instance: its kept events, then what the first still writes", async () => {

@@ -1,16 +1,19 @@
 // A rolling deploy that loses nothing, on a real redis-server: two replicas (processes of
 // test/fixtures/rolling-instance.js, every store in Redis) behind a round-robin proxy that retries
-// nothing. Under continuous load (2025 sessions subscribed to a resource with their GET streams open
+// nothing, deployed from the release before's session store (test/fixtures/previous-session-store.js)
+// to this one: while one replica is new and the other old, both serve the same sessions. Under continuous load (2025 sessions subscribed to a resource with their GET streams open
 // and calling tools, 2026-07-28 tools/call and subscriptions/listen, tasks running) each replica in
 // turn gets SIGTERM (it drains: `close({ graceMs })`) and is started again on its port. Every request
 // ends in an answer a client wanted, retrying only what a spec-following client retries by itself
 // (503 with Retry-After; no connection is reset); no task is lost; every GET and listen stream hears
 // an event made after the restart.
 import { fileURLToPath } from "node:url";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   freePort,
   type Instance,
+  RUN,
   startInstance,
   startRedis,
   until,
@@ -51,9 +54,16 @@ let proxy: Awaited<ReturnType<typeof startRoundRobin>>;
 
 async function startReplica(index: number, generation: number): Promise<Instance> {
   const name = `${"AB"[index]}${generation}`;
+  // the first generation keeps sessions as the release before did; the second as this one does
+  const previous = generation === 1 ? "1" : "";
   return startInstance(
     name,
-    { REDIS_URL: redisUrl, PORT: String(ports[index]), GRACE_MS: String(GRACE_MS) },
+    {
+      REDIS_URL: redisUrl,
+      PORT: String(ports[index]),
+      GRACE_MS: String(GRACE_MS),
+      PREVIOUS_SESSIONS: previous,
+    },
     SCRIPT,
   );
 }
@@ -203,130 +213,142 @@ function caller(n: number, servedBy: Map<string, number>) {
   return c;
 }
 
-describe.runIf(withRedisServer)("a rolling deploy of two replicas under load", () => {
-  it("drains and restarts each replica in turn: no failed request, no lost task, every stream heard again", async () => {
-    const servedBy = new Map<string, number>();
-    const sessions = [0, 1, 2].map(sessionClient);
-    const listeners = [0, 1, 2].map(listener);
-    const callers = [0, 1, 2, 3].map((n) => caller(n, servedBy));
-    const control = new LoadClient(proxy.port, "127.0.0.70");
-    const clients = [...sessions, ...listeners, ...callers].map((x) => x.client).concat(control);
-    const touch = async (uri: string) => {
-      const r = await control.json(modernHeaders("tools/call", "touch"), modernCall("touch", { uri }));
-      expect(r.status).toBe(200);
-    };
-    const task = async (to: number, name: string, args: object) => {
-      const r = await control.json(
-        { ...modernHeaders("tools/call", name), "x-to": String(to) },
-        modernCall(name, args, { extensions: { [TASKS]: {} } }),
-      );
-      expect(r.body.result.resultType).toBe("task");
-      return r.body.result.taskId as string;
-    };
-    const taskGet = async (taskId: string) => {
-      const r = await control.json(modernHeaders("tasks/get", taskId), {
-        jsonrpc: "2.0",
-        id: nextId++,
-        method: "tasks/get",
-        params: { _meta: meta({ extensions: { [TASKS]: {} } }), taskId },
-      });
-      if (!r.body?.result) throw new Error(`tasks/get: ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body.result;
-    };
-    // everyone is connected and heard once before the deploy begins
-    await until(
-      () => sessions.every((s) => s.gets > 0) && listeners.every((l) => l.listens > 0),
-      15_000,
-      "the load",
-    );
-    await touch("note://s");
-    await touch("note://l");
-    await until(
-      () => sessions.every((s) => s.updates > 0) && listeners.every((l) => l.updates > 0),
-      15_000,
-      "the first updates",
-    );
-
-    const figures: string[] = [];
-    const jobs: string[] = [];
-    let forever: string | undefined;
-    for (const index of [0, 1]) {
-      const old = replicas[index]!;
-      // tasks running on the replica about to go: one that ends within the grace, and (first round)
-      // one that would run forever
-      jobs.push(await task(index, "job", { ms: 300 }));
-      if (index === 0) forever = await task(index, "forever", {});
-      // the streams the replica holds: each must come back on another
-      const moved = [
-        ...sessions.filter((s) => s.backend === String(index)).map((s) => () => s.lastGetAt),
-        ...listeners.filter((l) => l.backend === String(index)).map((l) => () => l.lastListenAt),
-      ];
-      const began = Date.now();
-      const exited = new Promise((r) => old.child.once("exit", r));
-      old.child.kill("SIGTERM");
-      // measured while the replica drains: its streams need not wait for it to exit
-      const back = until(() => moved.every((at) => at() > began), 15_000, "the streams to come back").then(
-        () => Date.now(),
-        (e: Error) => {
-          throw new Error(`${e.message}: ${JSON.stringify({ failures, proxy: proxy.stats })}`);
-        },
-      );
-      await exited;
-      const drained = /drained in (\d+) ms; cancelled (\d+)/.exec(old.stderr);
-      expect(drained, old.stderr).not.toBeNull();
-      // no request in flight had to be cut: every one finished within the grace
-      expect(drained![2]).toBe("0");
-      if (index === 0) {
-        // the forever task is failed as its instance went away, at once (not after its 30 s lease)
-        expect(await taskGet(forever!)).toMatchObject({
-          status: "failed",
-          error: { code: -32603, message: "The server running the task went away" },
+describe.runIf(withRedisServer)(
+  "a rolling deploy of two replicas under load, from the release before's session store",
+  () => {
+    it("drains and restarts each replica in turn: no failed request, no lost task, every stream heard again", async () => {
+      const servedBy = new Map<string, number>();
+      const sessions = [0, 1, 2].map(sessionClient);
+      const listeners = [0, 1, 2].map(listener);
+      const callers = [0, 1, 2, 3].map((n) => caller(n, servedBy));
+      const control = new LoadClient(proxy.port, "127.0.0.70");
+      const clients = [...sessions, ...listeners, ...callers].map((x) => x.client).concat(control);
+      const touch = async (uri: string) => {
+        const r = await control.json(modernHeaders("tools/call", "touch"), modernCall("touch", { uri }));
+        expect(r.status).toBe(200);
+      };
+      const task = async (to: number, name: string, args: object) => {
+        const r = await control.json(
+          { ...modernHeaders("tools/call", name), "x-to": String(to) },
+          modernCall(name, args, { extensions: { [TASKS]: {} } }),
+        );
+        expect(r.body.result.resultType).toBe("task");
+        return r.body.result.taskId as string;
+      };
+      const taskGet = async (taskId: string) => {
+        const r = await control.json(modernHeaders("tasks/get", taskId), {
+          jsonrpc: "2.0",
+          id: nextId++,
+          method: "tasks/get",
+          params: { _meta: meta({ extensions: { [TASKS]: {} } }), taskId },
         });
-      }
-      const name = `${"AB"[index]}2`;
-      // streams came back (on any replica), and the new replica serves
-      const backAt = await back;
-      replicas[index] = await startReplica(index, 2);
-      await until(() => (servedBy.get(name) ?? 0) > 0, 15_000, `${name} to serve`);
-      const serving = Date.now();
-      const touched = Date.now();
-      const heard = { s: sessions.map((s) => s.updates), l: listeners.map((l) => l.updates) };
+        if (!r.body?.result) throw new Error(`tasks/get: ${r.status} ${JSON.stringify(r.body)}`);
+        return r.body.result;
+      };
+      // everyone is connected and heard once before the deploy begins
+      await until(
+        () => sessions.every((s) => s.gets > 0) && listeners.every((l) => l.listens > 0),
+        15_000,
+        "the load",
+      );
       await touch("note://s");
       await touch("note://l");
       await until(
-        () =>
-          sessions.every((s, i) => s.updates > heard.s[i]!) &&
-          listeners.every((l, i) => l.updates > heard.l[i]!),
+        () => sessions.every((s) => s.updates > 0) && listeners.every((l) => l.updates > 0),
         15_000,
-        "every stream to hear an update made after the restart",
+        "the first updates",
       );
-      figures.push(
-        `${"AB"[index]}: drained in ${drained![1]} ms, its ${moved.length} streams back on the other replica ${backAt - began} ms after SIGTERM, the new process serving after ${serving - began} ms, an update after it heard on every stream in ${Date.now() - touched} ms`,
-      );
-    }
-    for (const id of jobs) {
-      await until(async () => (await taskGet(id)).status === "completed", 15_000, `task ${id}`);
-      expect((await taskGet(id)).result.content[0].text).toMatch(/^job done on [AB]1$/);
-    }
 
-    stopped = true;
-    stop.abort();
-    await Promise.all([...sessions, ...listeners, ...callers].map((x) => x.done));
-    for (const c of clients) c.close();
-    expect(failures).toEqual([]);
-    expect(proxy.stats.cut).toBe(0);
-    const total = clients.reduce(
-      (t, c) => ({
-        requests: t.requests + c.stats.requests,
-        retried503: t.retried503 + c.stats.retried503,
-        resets: t.resets + c.stats.resets,
-      }),
-      { requests: 0, retried503: 0, resets: 0 },
-    );
-    // a reset may hide a request served twice or lost: there must be none
-    expect([total.resets, proxy.stats.resets]).toEqual([0, 0]);
-    console.log(
-      `rolling deploy: ${total.requests} requests, ${total.retried503} retried after 503, ${total.resets} reset, ${proxy.stats.refused} refused connections sent on by the proxy; ${figures.join("; ")}`,
-    );
-  }, 60_000);
-});
+      const figures: string[] = [];
+      const jobs: string[] = [];
+      let forever: string | undefined;
+      for (const index of [0, 1]) {
+        const old = replicas[index]!;
+        // tasks running on the replica about to go: one that ends within the grace, and (first round)
+        // one that would run forever
+        jobs.push(await task(index, "job", { ms: 300 }));
+        if (index === 0) forever = await task(index, "forever", {});
+        // the streams the replica holds: each must come back on another
+        const moved = [
+          ...sessions.filter((s) => s.backend === String(index)).map((s) => () => s.lastGetAt),
+          ...listeners.filter((l) => l.backend === String(index)).map((l) => () => l.lastListenAt),
+        ];
+        const began = Date.now();
+        const exited = new Promise((r) => old.child.once("exit", r));
+        old.child.kill("SIGTERM");
+        // measured while the replica drains: its streams need not wait for it to exit
+        const back = until(() => moved.every((at) => at() > began), 15_000, "the streams to come back").then(
+          () => Date.now(),
+          (e: Error) => {
+            throw new Error(`${e.message}: ${JSON.stringify({ failures, proxy: proxy.stats })}`);
+          },
+        );
+        await exited;
+        const drained = /drained in (\d+) ms; cancelled (\d+)/.exec(old.stderr);
+        expect(drained, old.stderr).not.toBeNull();
+        // no request in flight had to be cut: every one finished within the grace
+        expect(drained![2]).toBe("0");
+        if (index === 0) {
+          // the forever task is failed as its instance went away, at once (not after its 30 s lease)
+          expect(await taskGet(forever!)).toMatchObject({
+            status: "failed",
+            error: { code: -32603, message: "The server running the task went away" },
+          });
+        }
+        const name = `${"AB"[index]}2`;
+        // streams came back (on any replica), and the new replica serves
+        const backAt = await back;
+        replicas[index] = await startReplica(index, 2);
+        await until(() => (servedBy.get(name) ?? 0) > 0, 15_000, `${name} to serve`);
+        const serving = Date.now();
+        const touched = Date.now();
+        const heard = { s: sessions.map((s) => s.updates), l: listeners.map((l) => l.updates) };
+        await touch("note://s");
+        await touch("note://l");
+        await until(
+          () =>
+            sessions.every((s, i) => s.updates > heard.s[i]!) &&
+            listeners.every((l, i) => l.updates > heard.l[i]!),
+          15_000,
+          "every stream to hear an update made after the restart",
+        );
+        figures.push(
+          `${"AB"[index]}: drained in ${drained![1]} ms, its ${moved.length} streams back on the other replica ${backAt - began} ms after SIGTERM, the new process serving after ${serving - began} ms, an update after it heard on every stream in ${Date.now() - touched} ms`,
+        );
+      }
+      for (const id of jobs) {
+        await until(async () => (await taskGet(id)).status === "completed", 15_000, `task ${id}`);
+        expect((await taskGet(id)).result.content[0].text).toMatch(/^job done on [AB]1$/);
+      }
+
+      stopped = true;
+      stop.abort();
+      await Promise.all([...sessions, ...listeners, ...callers].map((x) => x.done));
+      for (const c of clients) c.close();
+      expect(failures).toEqual([]);
+      expect(proxy.stats.cut).toBe(0);
+      // the sessions the release before made are this one's now: each hash holds the score of its places
+      const raw = createClient({ url: redisUrl });
+      await raw.connect();
+      try {
+        for (const s of sessions)
+          expect(await raw.hGet(`picomcp:session:${RUN}:s:${s.sid}`, "e")).toMatch(/^\d+$/);
+      } finally {
+        raw.destroy();
+      }
+      const total = clients.reduce(
+        (t, c) => ({
+          requests: t.requests + c.stats.requests,
+          retried503: t.retried503 + c.stats.retried503,
+          resets: t.resets + c.stats.resets,
+        }),
+        { requests: 0, retried503: 0, resets: 0 },
+      );
+      // a reset may hide a request served twice or lost: there must be none
+      expect([total.resets, proxy.stats.resets]).toEqual([0, 0]);
+      console.log(
+        `rolling deploy: ${total.requests} requests, ${total.retried503} retried after 503, ${total.resets} reset, ${proxy.stats.refused} refused connections sent on by the proxy; ${figures.join("; ")}`,
+      );
+    }, 60_000);
+  },
+);
