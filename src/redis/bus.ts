@@ -58,7 +58,10 @@ function parse(message: string): { from: string; event: ChangeEvent } | undefine
  * subscribes the channel again (on a fresh connection if need be), so the bus comes back after a
  * failover, a restart of everything or a lost subscription, whatever the client emitted. While Redis
  * is down, events still reach this instance's clients; one log line says so, one more when events
- * cross again, and {@link stats} counts it all.
+ * cross again, and {@link stats} counts it all. On a cluster, node-redis sends a failed-over master's
+ * slots to its replica once it refreshes its view of the cluster, 5 s after a node's connection
+ * started failing by default: `createCluster({ rootNodes, topologyRefreshOnReconnectionAttemptStrategy: 1000 })`
+ * brings events across sooner.
  * @example
  * const bus = new RedisBus(createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }));
  * const server = new McpServer({ name: "notes", version: "1.0.0", bus });

@@ -38,9 +38,12 @@ interface Channel {
   listening: boolean;
   /** A probe failed, and no subscription was made since: the next probe heard may follow a gap. */
   suspect: boolean;
-  /** The number of the probe in flight, 0 for none. */
+  /** The number of its last probe sent and not yet heard or failed, 0 for none. */
   probe: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Probes numbered up to this were sent before its current subscription: they prove nothing of it. */
+  floor: number;
+  /** The highest number of its own probes heard. */
+  heardUpTo: number;
   /** Settles once it is first subscribed (or the subscriber is closed). */
   readonly first: Promise<void>;
   settle: () => void;
@@ -123,7 +126,8 @@ export class Subscriber {
       listening: false,
       suspect: false,
       probe: 0,
-      timer: undefined,
+      floor: 0,
+      heardUpTo: 0,
       first,
       settle,
     };
@@ -156,10 +160,7 @@ export class Subscriber {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#tick) clearTimeout(this.#tick);
-    for (const c of this.#channels.values()) {
-      if (c.timer) clearTimeout(c.timer);
-      c.settle();
-    }
+    for (const c of this.#channels.values()) c.settle();
     destroy(this.#connection);
     this.#connection = undefined;
   }
@@ -181,12 +182,15 @@ export class Subscriber {
     } catch {
       return;
     }
-    if (probe["picomcp-probe"] !== this.id || probe.n !== c.probe || c.probe === 0) return;
-    c.probe = 0;
-    if (c.timer) clearTimeout(c.timer);
-    c.timer = undefined;
+    const n = probe.n;
+    if (probe["picomcp-probe"] !== this.id || typeof n !== "number" || n <= c.floor || n <= c.heardUpTo)
+      return;
+    c.heardUpTo = n;
+    if (c.probe <= n) c.probe = 0;
     c.listening = true;
-    this.#link.succeeded();
+    // back only when every channel is heard: on a cluster one may be on a node that answers while
+    // another's is away, and the state would go back and forth with each probe
+    if (this.listening) this.#link.succeeded();
     if (c.suspect) {
       c.suspect = false;
       this.#tell();
@@ -194,9 +198,10 @@ export class Subscriber {
   }
 
   /**
-   * Arms the next tick: every probe interval, or every half deadline while something is wrong. A
-   * probe that fails then does so less than a deadline after the last one, so the Link cannot be
-   * told back (by an owner's call that answers) while the channels are not heard yet.
+   * Arms the next tick: every probe interval, or every half deadline while something is wrong (then
+   * each tick probes the channels not heard, whether a probe is in flight or not). A probe that fails
+   * then does so less than a deadline after the last one, so the Link cannot be told back (by a call
+   * that answers, to a node that works) while a channel is not heard.
    */
   #schedule(): void {
     if (this.#closed || this.#channels.size === 0) return;
@@ -211,7 +216,8 @@ export class Subscriber {
     if (this.#closed) return;
     const down = !this.#link.ready;
     for (const c of this.#channels.values()) {
-      if (c.subscribed && c.probe === 0 && (!c.heard || !c.listening || down)) this.#probe(c);
+      const wrong = down || !c.listening;
+      if (c.subscribed && (wrong || (c.probe === 0 && !c.heard))) this.#probe(c);
       c.heard = false;
     }
     this.#schedule();
@@ -221,24 +227,23 @@ export class Subscriber {
     const n = ++this.#n;
     c.probe = n;
     const message = `${PROBE}${JSON.stringify(this.id)},"n":${n}}`;
+    // whether this probe, sent on the channel's current subscription, still says something of it
+    const current = () => !this.#closed && c.subscribed && n > c.floor && c.heardUpTo < n;
     this.#link.publish(c.name, message, c.sharded).then(
       (count) => {
-        if (c.probe !== n || this.#closed) return;
+        if (!current()) return;
         // nobody subscribed where it was published (where the count covers every subscriber)
         if (count === 0 && (c.sharded || !this.#link.cluster)) {
           this.#lost(c, "no subscriber on the channel");
           return;
         }
-        c.timer = unref(
-          setTimeout(() => {
-            if (c.probe === n) this.#lost(c, `a probe was not heard within ${this.#link.timeoutMs} ms`);
-          }, this.#link.timeoutMs),
-        );
+        const ms = this.#link.timeoutMs;
+        unref(setTimeout(() => current() && this.#lost(c, `a probe was not heard within ${ms} ms`), ms));
       },
       () => {
         // the Link has counted the failure: the channel is unknown until a probe is heard
-        if (c.probe !== n) return;
-        c.probe = 0;
+        if (!current()) return;
+        if (c.probe === n) c.probe = 0;
         c.listening = false;
         c.suspect = true;
       },
@@ -248,8 +253,6 @@ export class Subscriber {
   #lost(c: Channel, why: string): void {
     if (this.#closed) return;
     c.probe = 0;
-    if (c.timer) clearTimeout(c.timer);
-    c.timer = undefined;
     c.listening = false;
     c.subscribed = false;
     this.#link.failed(new Error(`the subscription to ${c.name} was lost: ${why}`));
@@ -315,13 +318,7 @@ export class Subscriber {
       this.#link.failed(error);
     });
     const channels = [...this.#channels.values()];
-    for (const c of channels) {
-      // a probe sent before this connection subscribed proves nothing of it
-      c.subscribed = false;
-      c.probe = 0;
-      if (c.timer) clearTimeout(c.timer);
-      c.timer = undefined;
-    }
+    for (const c of channels) c.subscribed = false;
     const ms = this.#link.timeoutMs;
     try {
       // a cluster or Sentinel client connects to several nodes: a few deadlines
@@ -350,6 +347,9 @@ export class Subscriber {
   }
 
   #subscribed(c: Channel): void {
+    // a probe sent before this subscription proves nothing of it
+    c.floor = this.#n;
+    c.probe = 0;
     c.subscribed = true;
     c.listening = true;
     c.heard = false;
@@ -363,7 +363,7 @@ export class Subscriber {
       c.suspect = false;
       if (c.once) {
         again = true;
-        if (c.probe === 0) this.#probe(c);
+        this.#probe(c);
       }
       c.once = true;
     }

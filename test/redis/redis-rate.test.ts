@@ -7,7 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter } from "../../src/limits/rate.js";
 import { RedisRateStore } from "../../src/redis/index.js";
 import { slotOf } from "../../src/redis/link.js";
-import { freePort, type Instance, startInstance, startRedis, withRedisServer } from "../redis-helpers.js";
+import {
+  freePort,
+  type Instance,
+  startInstance,
+  startRedis,
+  until,
+  withRedisServer,
+} from "../redis-helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/rate-instance.js", import.meta.url));
 const V = "2026-07-28";
@@ -154,5 +161,48 @@ describe.skipIf(!withRedisServer)("RedisRateStore: a caller's buckets in one slo
       client.destroy();
       await server.stop();
     }
+  });
+});
+
+describe.skipIf(!withRedisServer)("RedisRateStore: failing fast", () => {
+  it("counts here, within its deadline, while Redis does not answer (paused); one line each way", async () => {
+    const port = await freePort();
+    const server = await startRedis(port);
+    const [client, admin] = [
+      createClient({ url: `redis://127.0.0.1:${port}` }),
+      createClient({ url: `redis://127.0.0.1:${port}` }),
+    ];
+    client.on("error", () => {});
+    await Promise.all([client.connect(), admin.connect()]);
+    const lines: string[] = [];
+    const store = new RedisRateStore(client, { timeoutMs: 200, log: (l) => lines.push(l) });
+    const b = { key: "all principal:p", group: "principal:p", capacity: 1, perMs: 1 / 60_000 };
+    expect(await store.take([b])).toBe(0);
+    await admin.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
+    try {
+      const start = performance.now();
+      // the local count has a bucket of its own, full: the first take there is granted
+      expect(await store.take([b])).toBe(0);
+      expect(performance.now() - start).toBeLessThan(200 + 1000);
+      expect(await store.take([b])).toBeGreaterThan(0);
+      expect(store.stats).toMatchObject({ ready: false, outages: 1 });
+      expect(lines).toEqual([
+        "picomcp/redis: Redis is unreachable (picomcp/redis: Redis did not answer within 200 ms); each instance counts rate limits on its own until it is back",
+      ]);
+    } finally {
+      await admin.sendCommand(["CLIENT", "UNPAUSE"]);
+    }
+    await until(
+      async () => {
+        await store.take([b]);
+        return store.stats.ready;
+      },
+      10_000,
+      "the store to be back",
+    );
+    expect(lines[1]).toBe("picomcp/redis: Redis is back; rate limits are shared again");
+    client.destroy();
+    admin.destroy();
+    await server.stop();
   });
 });

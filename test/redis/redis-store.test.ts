@@ -123,4 +123,40 @@ describe.runIf(withRedis)("RedisEventStore", () => {
     },
     40_000,
   );
+  // it pauses the Redis of this file: not one that REDIS_URL names
+  it.runIf(withRedisServer)(
+    "answers within its deadline while Redis does not (paused): nothing found, one line each way",
+    async () => {
+      const [client, admin] = [await connected(), await connected()];
+      const lines: string[] = [];
+      const store = new RedisEventStore(client, {
+        prefix: `${RUN}:paused:`,
+        timeoutMs: 200,
+        log: (l) => lines.push(l),
+      });
+      await store.append("s", 1, "kept");
+      await admin.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
+      try {
+        const start = performance.now();
+        await store.append("s", 2, "lost");
+        // the read waits behind the append (one stream's calls keep their order), each within its deadline
+        expect(await store.after("s", 0)).toEqual([]);
+        expect(performance.now() - start).toBeLessThan(2 * 200 + 1000);
+        expect(store.stats).toMatchObject({ ready: false, outages: 1 });
+        expect(store.stats.timeouts).toBeGreaterThanOrEqual(1);
+        expect(lines).toEqual([
+          "picomcp/redis: Redis is unreachable (picomcp/redis: Redis did not answer within 200 ms); SSE events are delivered live but not kept until it is back",
+        ]);
+      } finally {
+        await admin.sendCommand(["CLIENT", "UNPAUSE"]);
+      }
+      await until(
+        async () => (await store.after("s", 0)).length > 0 && store.stats.ready,
+        10_000,
+        "the store to be back",
+      );
+      expect(lines[1]).toBe("picomcp/redis: Redis is back; SSE events are kept again");
+    },
+    20_000,
+  );
 });
