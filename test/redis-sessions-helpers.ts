@@ -52,6 +52,10 @@ function counted<T extends object>(client: T, commands: string[]): T {
       if (typeof value !== "function" || key === "on" || key === "duplicate" || key === "connect") {
         return typeof value === "function" ? value.bind(target) : value;
       }
+      // the client bound to a call's deadline (picomcp/redis's Link) sends the call's commands
+      if (key === "withCommandOptions")
+        return (...args: unknown[]) =>
+          counted((value as (...a: unknown[]) => object).apply(target, args), commands);
       return (...args: unknown[]) => {
         if (!["destroy", "isOpen", "isReady"].includes(String(key))) commands.push(String(key));
         return (value as (...a: unknown[]) => unknown).apply(target, args);

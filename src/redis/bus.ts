@@ -4,7 +4,7 @@
  * instance ignores its own messages when they come back, so nothing is delivered twice.
  */
 import { type ChangeBus, type ChangeEvent, LocalBus } from "../bus.js";
-import { bounded, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
 import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
 import { DEFAULT_PROBE_MS, Subscriber } from "./subscriber.js";
 
@@ -158,12 +158,8 @@ export class RedisBus implements ChangeBus {
    */
   #publish(channel: string, message: string): void {
     const sharded = this.#link.cluster;
-    const timeout = this.#link.timeoutMs;
     this.#link
-      .call(async (client) => {
-        const c = bounded(client, timeout);
-        return Number(await (sharded ? c.sPublish(channel, message) : c.publish(channel, message)));
-      })
+      .call(async (c) => Number(await (sharded ? c.sPublish(channel, message) : c.publish(channel, message))))
       .catch(() => {});
   }
 

@@ -51,46 +51,5 @@ export interface RedisClient {
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
-/**
- * `client`, its commands given up once `ms` pass: one the client still holds then (queued while it
- * reconnects, or to be sent again after a failover) is dropped, never sent late.
- */
-export function bounded(client: RedisClient, ms: number): RedisClient {
-  return client.withCommandOptions({ abortSignal: AbortSignal.timeout(ms) });
-}
-
 /** Where picomcp/redis writes its one line per outage and per recovery. Default: `console.warn`. */
 export type RedisLog = (line: string) => void;
-
-/** Tells one outage once: the first failure, then nothing until Redis is ready again. */
-export class Health {
-  readonly #log: RedisLog;
-  readonly #down: string;
-  readonly #back: string;
-  #failed = false;
-
-  /** `down`: what happens meanwhile; `back`: what works again. */
-  constructor(log: RedisLog | undefined, down: string, back: string) {
-    this.#log = log ?? ((line) => console.warn(line));
-    this.#down = down;
-    this.#back = back;
-  }
-
-  /** Whether the last thing heard was a failure. */
-  get down(): boolean {
-    return this.#failed;
-  }
-
-  failed(reason: unknown): void {
-    if (this.#failed) return;
-    this.#failed = true;
-    const why = reason instanceof Error ? reason.message || reason.name : String(reason);
-    this.#log(`picomcp/redis: Redis is unreachable (${why}); ${this.#down} until it is back`);
-  }
-
-  recovered(): void {
-    if (!this.#failed) return;
-    this.#failed = false;
-    this.#log(`picomcp/redis: Redis is back; ${this.#back}`);
-  }
-}

@@ -3,7 +3,7 @@
  * length and expiring, so a stream's buffer lives outside the process and every instance reads it.
  */
 import type { EventStore, StoredEvent } from "../http/event-store.js";
-import { bounded, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
 import { DEFAULT_TIMEOUT_MS, Link, positive, type RedisStats } from "./link.js";
 
 /** Options of {@link RedisEventStore}. */
@@ -95,9 +95,7 @@ export class RedisEventStore implements EventStore {
    */
   #inOrder<T>(streamId: string, send: (client: RedisClient) => Promise<T>): Promise<T> {
     const before = this.#tails.get(streamId);
-    // a command the client still holds at the deadline is dropped, never written late
-    const timeout = this.#link.timeoutMs;
-    const call = () => this.#link.call((client) => send(bounded(client, timeout)));
+    const call = () => this.#link.call(send);
     const result = before ? before.then(call) : call();
     const tail = result.catch(() => {});
     this.#tails.set(streamId, tail);

@@ -110,6 +110,8 @@ export class Link {
   /**
    * Sends one call, and settles within the deadline: its answer, or a rejection (the client is not
    * connected: at once; no answer: when the deadline passes; a failure: as Redis or the client said).
+   * `send` gets the client bound to the deadline: a command it still holds then (queued while it
+   * reconnects, or to be sent again after a failover) is dropped, never sent late.
    */
   call<T>(send: (client: RedisClient) => Promise<T>): Promise<T> {
     // a single client that lost its connection would queue the call until it is back
@@ -123,8 +125,10 @@ export class Link {
     const started = performance.now();
     return new Promise<T>((resolve, reject) => {
       let settled = false;
+      const abort = new AbortController();
       const timer = setTimeout(() => {
         settled = true;
+        abort.abort();
         this.#timeouts++;
         const error = new RedisTimeoutError(this.timeoutMs);
         this.#failed(error);
@@ -132,7 +136,7 @@ export class Link {
       }, this.timeoutMs);
       let sent: Promise<T>;
       try {
-        sent = send(this.client);
+        sent = send(this.client.withCommandOptions({ abortSignal: abort.signal }));
       } catch (error) {
         sent = Promise.reject(error);
       }

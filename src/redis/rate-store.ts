@@ -4,7 +4,7 @@
  * on Redis's own clock, so replicas whose clocks differ still agree.
  */
 import { type Bucket, MemoryRateStore, type RateStore } from "../limits/rate.js";
-import { bounded, type RedisClient, type RedisLog } from "./client.js";
+import type { RedisClient, RedisLog } from "./client.js";
 import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
 import { Script } from "./script.js";
 
@@ -88,9 +88,8 @@ export class RedisRateStore implements RateStore {
     const keys = buckets.map((b) => this.#key(b));
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
-      // a take the client still holds at the deadline is dropped: never taken late as well
-      const timeout = this.#link.timeoutMs;
-      const reply = await this.#link.call((client) => TAKE.send(bounded(client, timeout), keys, args));
+      // a take the client still holds at the deadline is dropped (Link.call): never taken late as well
+      const reply = await this.#link.call((client) => TAKE.send(client, keys, args));
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);
       return wait;

@@ -11,7 +11,7 @@
 
 import { ErrorCode, McpError } from "../errors.js";
 import type { TaskRecord } from "../ext/task-store.js";
-import { bounded, type RedisLog } from "./client.js";
+import type { RedisLog } from "./client.js";
 import { isOutage, type Link } from "./link.js";
 import { Script } from "./script.js";
 
@@ -185,10 +185,9 @@ export class TaskCalls {
 
   async run(script: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
     try {
-      // a call the client still holds at its deadline is dropped, never run late (a step written after
-      // the next one would undo it)
-      const timeout = this.#link.timeoutMs;
-      return await this.#link.call((client) => SCRIPTS[script].send(bounded(client, timeout), keys, args));
+      // a call the client still holds at its deadline is dropped, never run late (Link.call): a step
+      // written after the next one would undo it
+      return await this.#link.call((client) => SCRIPTS[script].send(client, keys, args));
     } catch (error) {
       throw this.#failure(error);
     }
@@ -197,11 +196,10 @@ export class TaskCalls {
   /** Publishes on an instance's channel (SPUBLISH on a cluster: its count is every subscriber's). */
   async publish(channel: string, message: string): Promise<number> {
     try {
-      const { cluster, timeoutMs } = this.#link;
-      return await this.#link.call(async (client) => {
-        const c = bounded(client, timeoutMs);
-        return Number(await (cluster ? c.sPublish(channel, message) : c.publish(channel, message)));
-      });
+      const { cluster } = this.#link;
+      return await this.#link.call(async (c) =>
+        Number(await (cluster ? c.sPublish(channel, message) : c.publish(channel, message))),
+      );
     } catch (error) {
       throw this.#failure(error);
     }
