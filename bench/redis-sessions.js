@@ -37,6 +37,8 @@ function counted(client, counter) {
       const value = Reflect.get(target, key);
       if (typeof value !== "function") return value;
       if (["on", "duplicate", "connect", "destroy"].includes(String(key))) return value.bind(target);
+      // the client bound to a call's deadline sends the call's commands
+      if (key === "withCommandOptions") return (...args) => counted(value.apply(target, args), counter);
       return (...args) => {
         counter.n++;
         return value.apply(target, args);

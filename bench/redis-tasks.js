@@ -111,11 +111,13 @@ async function measure(label, a, b, c) {
 
 /** `client`, counting in `count.n` each command it sends (each one a round trip: nothing is pipelined). */
 function counting(client, count) {
-  const sent = new Set(["evalSha", "scriptLoad", "publish"]);
+  const sent = new Set(["evalSha", "EVAL", "publish", "sPublish"]);
   return new Proxy(client, {
     get(target, key) {
       const value = Reflect.get(target, key);
       if (typeof value !== "function") return value;
+      // the client bound to a call's deadline sends the call's commands
+      if (key === "withCommandOptions") return (...args) => counting(value.apply(target, args), count);
       if (!sent.has(key)) return value.bind(target);
       return (...args) => {
         count.n++;
