@@ -79,6 +79,7 @@ describe("the docs' recipes under tsc --init", { timeout: 120_000 }, () => {
       "examples/docs/scaling-redis.ts",
       "examples/docs/scaling-sessions.ts",
       "examples/docs/scaling-tasks.ts",
+      "examples/docs/telemetry-redis.ts",
       "examples/docs/testing/server.test.ts",
     ]);
     expect(compile("node", node, { types: ["node"] })).toBe("");
