@@ -19,7 +19,7 @@
 import { ErrorCode, McpError } from "../errors.js";
 import type { TaskRecord } from "../ext/task-store.js";
 import type { RedisLog } from "./client.js";
-import { isOutage, type Link, slotOf } from "./link.js";
+import { isOutage, type Link } from "./link.js";
 import { Script } from "./script.js";
 
 /** Redis's clock in milliseconds, and the statuses that never change again. */
@@ -206,8 +206,10 @@ export class TaskCalls {
   readonly #log: RedisLog;
   readonly #outage: () => void;
   /**
-   * Whether the release before's set of leases is swept: on one node and Sentinel, and on a cluster
-   * whose prefix holds a hash tag (every key of the store in its slot); never else (no CROSSSLOT).
+   * Whether the release before's set of leases is named beside each task (and swept): on one node and
+   * Sentinel, and on a cluster whose prefix holds a hash tag (the only way that release ran there:
+   * every key of the store in the tag's slot, as `slotOf` reads it); never else, not even for a task
+   * whose key happens to share the set's slot.
    */
   readonly legacy: boolean;
 
@@ -216,6 +218,7 @@ export class TaskCalls {
     this.#prefix = prefix;
     this.#log = log;
     this.#outage = outage;
+    // a tag is the first `{` and the first `}` after it, not empty
     const open = prefix.indexOf("{");
     this.legacy = !link.cluster || (open !== -1 && prefix.indexOf("}", open + 1) > open + 1);
   }
@@ -225,13 +228,9 @@ export class TaskCalls {
     return `${this.#prefix}task:${taskId}`;
   }
 
-  /**
-   * The keys of a task's scripts: its hash, and the release before's set of leases where a script may
-   * name both (on a cluster, only in one slot).
-   */
+  /** The keys of a task's scripts: its hash, and the release before's set of leases where it is named. */
   keys(taskId: string): string[] {
-    const task = this.task(taskId);
-    return this.#link.cluster && slotOf(this.leases) !== slotOf(task) ? [task] : [task, this.leases];
+    return this.legacy ? [this.task(taskId), this.leases] : [this.task(taskId)];
   }
 
   /** The release before's set of the running tasks' leases (task id → deadline). */

@@ -4,7 +4,10 @@
  * handler (a message on that instance's pub/sub channel, answered once handled); a waiting
  * `tasks/result` hears the end wherever it happens. Each running task holds a lease the instance
  * renews; a task whose instance went away is failed by any other within `leaseMs + renewMs`, and one
- * whose instance drains (picomcp/http's `drain`) is failed by that instance at once.
+ * whose instance drains (picomcp/http's `drain`) is failed by that instance at once. During a rolling
+ * deploy the release before runs beside it on one Redis: where its set of leases can be named (see
+ * task-scripts.ts) each reads the other's leases, and a task whose runner of either release died is
+ * failed by the other's tick.
  */
 import { ErrorCode } from "../errors.js";
 import {

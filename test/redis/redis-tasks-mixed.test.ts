@@ -8,7 +8,7 @@
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVER_GONE, type TaskPeer, type TaskRecord, type TaskSignal } from "../../src/ext/task-store.js";
-import type { Link } from "../../src/redis/link.js";
+import { type Link, slotOf } from "../../src/redis/link.js";
 import { TaskCalls } from "../../src/redis/task-scripts.js";
 import { RedisTaskStore } from "../../src/redis/task-store.js";
 import { RedisTaskStore as PreviousStore } from "../fixtures/previous-task-store.js";
@@ -240,9 +240,12 @@ describe("RedisTaskStore: where the set of the release before is named", () => {
     expect(tagged.legacy).toBe(true);
     const plain = calls("picomcp:tasks:", true);
     expect(plain.legacy).toBe(false);
-    // a task whose key hashes elsewhere than the set: its hash alone (no CROSSSLOT)
+    // its hash alone (no CROSSSLOT), even for a task whose key happens to share the set's slot
     const ids = Array.from({ length: 200 }, (_, i) => `t-${i}`);
     expect(ids.every((id) => plain.keys(id).length === 1)).toBe(true);
+    let same = 0;
+    while (slotOf(`picomcp:tasks:task:s-${same}`) !== slotOf("picomcp:tasks:leases")) same++;
+    expect(plain.keys(`s-${same}`)).toEqual([`picomcp:tasks:task:s-${same}`]);
     // an empty tag is none: Redis hashes the whole key
     expect(calls("{}tasks:", true).legacy).toBe(false);
   });
