@@ -7,6 +7,13 @@
  * (runner id → its own deadline, renewed each tick) and each runner has a set of the tasks it started:
  * how a dead runner's tasks are found. The record's JSON is stored as given and never re-encoded in Lua
  * (cjson would turn `[]` into `{}`).
+ *
+ * The release before kept every running task's lease in one sorted set, `leases` (task id → deadline).
+ * Where that set can be named beside a task's hash (one node, Sentinel, or a cluster where both share a
+ * slot: a hash-tagged prefix, the only way that release ran on a cluster) it is its second key, kept as
+ * that release expects it (the same deadline on create and renewal, taken out at the end) and read for
+ * a task that has no `deadline` of its own (one that release runs), so that a rolling deploy fails no
+ * task a live instance of either release runs.
  */
 
 import { ErrorCode, McpError } from "../errors.js";
@@ -22,62 +29,100 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function terminal(s) return s == 'completed' or s == 'failed' or s == 'cancelled' end
 `;
 
-/** KEYS: task. ARGV: record, status, runner, ttl ms ('' for none), lease ms. */
-export const CREATE = `${PRELUDE}
+/**
+ * A task's lease (`v`: its HMGET, the deadline at `v[i]`), else its place in the release before's set
+ * (KEYS[2], when named; the task id at ARGV[id]); `lease(id)` sets both, `drop(id)` takes it out of that set.
+ */
+const LEASE = `
+local function deadline(v, i, id)
+  if v[i] then return tonumber(v[i]) end
+  if KEYS[2] then
+    local d = redis.call('ZSCORE', KEYS[2], ARGV[id])
+    if d then return tonumber(d) end
+  end
+  return nil
+end
+local function lease(id, d)
+  redis.call('HSET', KEYS[1], 'deadline', d)
+  if KEYS[2] then redis.call('ZADD', KEYS[2], d, ARGV[id]) end
+end
+local function drop(id) if KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[id]) end end
+`;
+
+/** KEYS: task (, leases). ARGV: record, status, runner, ttl ms ('' for none), lease ms, task id. */
+export const CREATE = `${PRELUDE}${LEASE}
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', ARGV[2], 'runner', ARGV[3])
-if not terminal(ARGV[2]) then redis.call('HSET', KEYS[1], 'deadline', now + tonumber(ARGV[5])) end
+if terminal(ARGV[2]) then drop(6) else lease(6, now + tonumber(ARGV[5])) end
 if ARGV[4] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
 return 1
 `;
 
 /**
- * KEYS: task. Nil when unknown; else the record, 1 when its lease ran out (else 0), and its runner
- * (so that a signal right after a read needs no second read).
+ * KEYS: task (, leases). ARGV: task id. Nil when unknown; else the record, 1 when its lease ran out
+ * (else 0), and its runner (so that a signal right after a read needs no second read).
  */
-export const GET = `${PRELUDE}
+export const GET = `${PRELUDE}${LEASE}
 local v = redis.call('HMGET', KEYS[1], 'record', 'status', 'deadline', 'runner')
 if not v[1] then return false end
 local lapsed = 1
-if terminal(v[2]) or (v[3] and tonumber(v[3]) >= now) then lapsed = 0 end
+if terminal(v[2]) then lapsed = 0 else
+  local d = deadline(v, 3, 1)
+  if d and d >= now then lapsed = 0 end
+end
 return {v[1], lapsed, v[4] or ''}
 `;
 
 /**
- * KEYS: task. ARGV: record, status, changes channel, message head. Nil when unknown; 1 when written
- * (and published); the stored record when it is terminal already (the write lost).
+ * KEYS: task (, leases). ARGV: record, status, changes channel, message head, task id. Nil when unknown;
+ * 1 when written (and published); the stored record when it is terminal already (the write lost).
  */
-export const SET = `${PRELUDE}
+export const SET = `${PRELUDE}${LEASE}
 local s = redis.call('HGET', KEYS[1], 'status')
 if not s then return false end
 if terminal(s) then return redis.call('HGET', KEYS[1], 'record') end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', ARGV[2])
-if terminal(ARGV[2]) then redis.call('HDEL', KEYS[1], 'deadline') end
+if terminal(ARGV[2]) then
+  redis.call('HDEL', KEYS[1], 'deadline')
+  drop(5)
+end
 redis.call('PUBLISH', ARGV[3], ARGV[4] .. ARGV[1] .. '}')
 return 1
 `;
 
 /**
- * KEYS: task. ARGV: the failed record, changes channel, message head. Fails a task only while its
- * lease is out (a renewal meanwhile wins) and it is not terminal. Nil when unknown; else the record
- * stored afterwards and what happened: 1 failed now, 0 it had ended, 2 its lease is held.
+ * KEYS: task (, leases). ARGV: the failed record, changes channel, message head, task id. Fails a task
+ * only while its lease is out (a renewal meanwhile wins) and it is not terminal. Nil when unknown; else
+ * the record stored afterwards and what happened: 1 failed now, 0 it had ended, 2 its lease is held.
+ * A task unknown or ended leaves the release before's set too (as that release's tick did).
  */
-export const FAIL = `${PRELUDE}
+export const FAIL = `${PRELUDE}${LEASE}
 local v = redis.call('HMGET', KEYS[1], 'record', 'status', 'deadline')
-if not v[1] then return false end
-if terminal(v[2]) then return {v[1], 0} end
-if v[3] and tonumber(v[3]) >= now then return {v[1], 2} end
+if not v[1] then
+  drop(4)
+  return false
+end
+if terminal(v[2]) then
+  drop(4)
+  return {v[1], 0}
+end
+local d = deadline(v, 3, 4)
+if d and d >= now then return {v[1], 2} end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'status', 'failed')
 redis.call('HDEL', KEYS[1], 'deadline')
+drop(4)
 redis.call('PUBLISH', ARGV[2], ARGV[3] .. ARGV[1] .. '}')
 return {ARGV[1], 1}
 `;
 
-/** KEYS: task. ARGV: lease ms. Renews a running task's lease: 1; 0 when it ended or is gone. */
-export const RENEW = `${PRELUDE}
+/** KEYS: task (, leases). ARGV: lease ms, task id. Renews a running task's lease: 1; 0 when it ended or is gone. */
+export const RENEW = `${PRELUDE}${LEASE}
 local s = redis.call('HGET', KEYS[1], 'status')
-if not s or terminal(s) then return 0 end
-redis.call('HSET', KEYS[1], 'deadline', now + tonumber(ARGV[1]))
+if not s or terminal(s) then
+  drop(2)
+  return 0
+end
+lease(2, now + tonumber(ARGV[1]))
 return 1
 `;
 
@@ -87,12 +132,12 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 return 1
 `;
 
-/** KEYS: runners. ARGV: most to take. The runners whose lease ran out. */
+/** KEYS: runners (or the release before's leases). ARGV: most to take. The runners (tasks) whose lease ran out. */
 export const LAPSED = `${PRELUDE}
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. now, 'LIMIT', 0, tonumber(ARGV[1]))
 `;
 
-/** KEYS: runners. ARGV: runner id. Forgets a runner whose lease is still out (it renewed meanwhile: kept). */
+/** KEYS: runners (or the release before's leases). ARGV: runner (task) id. Forgets one whose lease is still out (renewed meanwhile: kept). */
 export const FORGET = `${PRELUDE}
 local deadline = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if deadline and tonumber(deadline) < now then redis.call('ZREM', KEYS[1], ARGV[1]) end
@@ -160,17 +205,37 @@ export class TaskCalls {
   readonly #prefix: string;
   readonly #log: RedisLog;
   readonly #outage: () => void;
+  /**
+   * Whether the release before's set of leases is named beside each task (and swept): on one node and
+   * Sentinel, and on a cluster whose prefix holds a hash tag (the only way that release ran there:
+   * every key of the store in the tag's slot, as `slotOf` reads it); never else, not even for a task
+   * whose key happens to share the set's slot.
+   */
+  readonly legacy: boolean;
 
   constructor(link: Link, prefix: string, log: RedisLog, outage: () => void) {
     this.#link = link;
     this.#prefix = prefix;
     this.#log = log;
     this.#outage = outage;
+    // a tag is the first `{` and the first `}` after it, not empty
+    const open = prefix.indexOf("{");
+    this.legacy = !link.cluster || (open !== -1 && prefix.indexOf("}", open + 1) > open + 1);
   }
 
   /** A task's hash. */
   task(taskId: string): string {
     return `${this.#prefix}task:${taskId}`;
+  }
+
+  /** The keys of a task's scripts: its hash, and the release before's set of leases where it is named. */
+  keys(taskId: string): string[] {
+    return this.legacy ? [this.task(taskId), this.leases] : [this.task(taskId)];
+  }
+
+  /** The release before's set of the running tasks' leases (task id → deadline). */
+  get leases(): string {
+    return `${this.#prefix}leases`;
   }
 
   /** The set of the tasks a runner started (a slot of its own on a cluster, apart from its tasks'). */

@@ -4,7 +4,10 @@
  * handler (a message on that instance's pub/sub channel, answered once handled); a waiting
  * `tasks/result` hears the end wherever it happens. Each running task holds a lease the instance
  * renews; a task whose instance went away is failed by any other within `leaseMs + renewMs`, and one
- * whose instance drains (picomcp/http's `drain`) is failed by that instance at once.
+ * whose instance drains (picomcp/http's `drain`) is failed by that instance at once. During a rolling
+ * deploy the release before runs beside it on one Redis: where its set of leases can be named (see
+ * task-scripts.ts) each reads the other's leases, and a task whose runner of either release died is
+ * failed by the other's tick.
  */
 import { ErrorCode } from "../errors.js";
 import {
@@ -124,18 +127,18 @@ export class RedisTaskStore implements TaskStore {
 
   async create(task: TaskRecord): Promise<void> {
     const ttl = task.ttlMs === null ? "" : String(task.ttlMs);
-    const args = [JSON.stringify(task), task.status, this.id, ttl, String(this.#leaseMs)];
+    const args = [JSON.stringify(task), task.status, this.id, ttl, String(this.#leaseMs), task.taskId];
     const running = !isTerminal(task.status);
     // the record, and this runner's index of its tasks (how a sweeper finds them if this instance dies)
     await Promise.all([
-      this.#calls.run("create", [this.#calls.task(task.taskId)], args),
+      this.#calls.run("create", this.#calls.keys(task.taskId), args),
       running ? this.#calls.run("index", [this.#calls.index(this.id)], ["0", task.taskId]) : undefined,
     ]);
     if (running) this.#mine.add(task.taskId);
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const reply = (await this.#calls.run("get", [this.#calls.task(taskId)], [])) as
+    const reply = (await this.#calls.run("get", this.#calls.keys(taskId), [taskId])) as
       | [string, number, string]
       | null;
     if (reply === null) return undefined;
@@ -151,10 +154,10 @@ export class RedisTaskStore implements TaskStore {
 
   async set(task: TaskRecord): Promise<TaskRecord | undefined> {
     const json = JSON.stringify(task);
-    const args = [json, task.status, this.#channels.changes, this.#head];
+    const args = [json, task.status, this.#channels.changes, this.#head, task.taskId];
     for (;;) {
       try {
-        const reply = await this.#calls.run("set", [this.#calls.task(task.taskId)], args);
+        const reply = await this.#calls.run("set", this.#calls.keys(task.taskId), args);
         if (reply === null) {
           this.#forget(task.taskId);
           return undefined;
@@ -194,8 +197,8 @@ export class RedisTaskStore implements TaskStore {
       lastUpdatedAt: new Date().toISOString(),
       error: LOST,
     };
-    const args = [JSON.stringify(failed), this.#channels.changes, this.#head];
-    const reply = (await this.#calls.run("fail", [this.#calls.task(record.taskId)], args)) as
+    const args = [JSON.stringify(failed), this.#channels.changes, this.#head, record.taskId];
+    const reply = (await this.#calls.run("fail", this.#calls.keys(record.taskId), args)) as
       | [string, number]
       | null;
     if (reply === null) return [undefined, false];
@@ -217,7 +220,9 @@ export class RedisTaskStore implements TaskStore {
     const lease = String(this.#leaseMs);
     let renewed: unknown[];
     try {
-      renewed = await Promise.all(ids.map((id) => this.#calls.run("renew", [this.#calls.task(id)], [lease])));
+      renewed = await Promise.all(
+        ids.map((id) => this.#calls.run("renew", this.#calls.keys(id), [lease, id])),
+      );
       await this.#calls.run("register", [this.#calls.runners], [this.id, lease]);
     } catch {
       return;
@@ -243,6 +248,7 @@ export class RedisTaskStore implements TaskStore {
         });
     }
     if (Date.now() >= this.#quietUntil) await this.#sweep().catch(() => {});
+    if (Date.now() >= this.#quietUntil) await this.#sweepLegacy().catch(() => {});
     await this.#channels.recheck();
   }
 
@@ -275,7 +281,9 @@ export class RedisTaskStore implements TaskStore {
   /** Fails a dead runner's task if its own lease lapsed: whether it stays in the runner's index. */
   async #judge(taskId: string): Promise<boolean> {
     try {
-      const reply = (await this.#calls.run("get", [this.#calls.task(taskId)], [])) as [string, number] | null;
+      const reply = (await this.#calls.run("get", this.#calls.keys(taskId), [taskId])) as
+        | [string, number]
+        | null;
       if (reply === null) return false;
       const record = parse(reply[0]);
       if (isTerminal(record.status)) return false;
@@ -285,6 +293,26 @@ export class RedisTaskStore implements TaskStore {
     } catch {
       return true;
     }
+  }
+
+  /**
+   * Fails the tasks whose lease ran out in the release before's set (its runner, of that release, died
+   * during a rolling deploy: no runner's index names them), as that release's tick did; one gone or
+   * ended leaves the set.
+   */
+  async #sweepLegacy(): Promise<void> {
+    if (!this.#calls.legacy) return;
+    const { leases } = this.#calls;
+    const ids = (await this.#calls.run("lapsed", [leases], [String(SWEEP)])) as string[];
+    await Promise.all(
+      ids.map(async (id) => {
+        const reply = (await this.#calls.run("get", this.#calls.keys(id), [id])) as [string, number] | null;
+        const record = reply === null ? undefined : parse(reply[0]);
+        if (record === undefined || isTerminal(record.status))
+          await this.#calls.run("forget", [leases], [id]);
+        else if (Number(reply![1]) === 1 && Date.now() >= this.#quietUntil) await this.#fail(record);
+      }),
+    );
   }
 
   attach(peer: TaskPeer): void {

@@ -153,6 +153,9 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
     expect(creates.reduce((x, y) => x + y, 0)).toBe(120);
     for (const count of creates) expect(count).toBeGreaterThanOrEqual(5);
     expect(new Set(ids.map((id) => slotOf(`${prefix}task:${id}`))).size).toBeGreaterThan(50);
+    // a plain prefix: the release before's set of leases (which never ran on a cluster without a hash
+    // tag) is never named
+    expect(await (await connected()).exists(`${prefix}leases`)).toBe(0);
   });
 
   it("a tasks/get is one command; a cancel through another instance four (read, write, signal, answer)", async () => {
@@ -189,15 +192,22 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
       a.got.running.add(id);
     }
     const slots = new Set(
-      [...ids.map((id) => `${prefix}task:${id}`), `${prefix}runners`, `${prefix}runner:${a.store.id}`].map(
-        slotOf,
-      ),
+      [
+        ...ids.map((id) => `${prefix}task:${id}`),
+        `${prefix}runners`,
+        `${prefix}runner:${a.store.id}`,
+        `${prefix}leases`,
+      ].map(slotOf),
     );
     expect(slots.size).toBe(1);
+    // there the release before may run too (a rolling deploy): its set of leases holds the running tasks
+    const raw = await connected();
+    expect(await raw.zCard(`${prefix}leases`)).toBe(3);
     for (const id of ids) expect(await b.store.signal(id, { type: "cancel" })).toBe(true);
     a.store.close();
     const failedOn = (p: (typeof peers)[0]) => p.got.changes.filter((t) => t.status === "failed").length;
     await until(() => failedOn(b) === 3 && failedOn(c) === 3, 15_000, "the lost tasks failed");
+    expect(await raw.zCard(`${prefix}leases`)).toBe(0);
   });
 
   it("a master paused: a read of a task on it fails within timeoutMs with a clear error; others answer", async () => {
