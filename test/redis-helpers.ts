@@ -253,3 +253,28 @@ export class SseMessages {
     return this.#reader.cancel().catch(() => {});
   }
 }
+
+/** What {@link faulty} does to a script call on `keys` with `args`: never answer, fail, or (undefined) send it. */
+export type Fault = (keys: string[], args: string[]) => "hang" | "fail" | undefined;
+
+/**
+ * `client` (a real one) with faults put in: its scripts that `fault` names never answer, or fail, as on
+ * a node that is away; the client bound to a call's deadline carries the same faults.
+ */
+export function faulty<C extends object>(client: C, fault: Fault): C {
+  return new Proxy(client, {
+    get(target, key) {
+      const value = Reflect.get(target, key) as unknown;
+      if (key === "withCommandOptions")
+        return (o: unknown) => faulty((value as (o: unknown) => object).call(target, o), fault);
+      if (key === "evalSha" || key === "EVAL")
+        return (script: string, o: { keys: string[]; arguments: string[] }) => {
+          const f = fault(o.keys, o.arguments);
+          if (f === "hang") return new Promise(() => {});
+          if (f === "fail") return Promise.reject(new Error("Socket closed unexpectedly"));
+          return (value as (s: string, o: object) => Promise<unknown>).call(target, script, o);
+        };
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

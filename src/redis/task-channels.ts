@@ -26,6 +26,9 @@ export interface TaskChannelsOptions {
   readonly read: (taskId: string) => Promise<TaskRecord | undefined>;
 }
 
+/** Waited tasks read again at once, at most. */
+const RECHECKS = 16;
+
 type Waiter = (record: TaskRecord | undefined) => void;
 
 const isObject = (v: unknown): v is { [key: string]: unknown } =>
@@ -199,10 +202,16 @@ export class TaskChannels {
 
   /** Reads the waited tasks again: an end published while this instance was not subscribed is found. */
   async recheck(): Promise<void> {
-    for (const [taskId, set] of [...this.#waiters]) {
-      const record = await this.#o.read(taskId).catch(() => "unread" as const);
-      if (record === "unread") continue;
-      if (record === undefined || isTerminal(record.status)) for (const w of [...set]) w(record);
+    const waited = [...this.#waiters];
+    // a few reads at a time: many waiters on a node that does not answer cost a deadline per batch
+    for (let i = 0; i < waited.length; i += RECHECKS) {
+      await Promise.all(
+        waited.slice(i, i + RECHECKS).map(async ([taskId, set]) => {
+          const record = await this.#o.read(taskId).catch(() => "unread" as const);
+          if (record === "unread") return;
+          if (record === undefined || isTerminal(record.status)) for (const w of [...set]) w(record);
+        }),
+      );
     }
   }
 

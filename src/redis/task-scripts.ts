@@ -144,15 +144,6 @@ if deadline and tonumber(deadline) < now then redis.call('ZREM', KEYS[1], ARGV[1
 return 1
 `;
 
-/**
- * KEYS: runners. ARGV: runner id. Keeps a runner whose tasks were put back to be swept again: one that
- * another sweeper forgot meanwhile is back, lapsed (a live runner's own lease is left as it is).
- */
-export const KEEP = `
-redis.call('ZADD', KEYS[1], 'NX', 0, ARGV[1])
-return 1
-`;
-
 /** KEYS: a runner's tasks. ARGV: how many ids follow to remove, those ids, then ids to add. */
 export const INDEX = `
 local n = tonumber(ARGV[1])
@@ -161,9 +152,25 @@ for i = n + 2, #ARGV do redis.call('SADD', KEYS[1], ARGV[i]) end
 return 1
 `;
 
-/** KEYS: a runner's tasks. ARGV: most to take. Takes task ids out (a sweeper each, none twice). */
-export const TAKE = `
-return redis.call('SPOP', KEYS[1], tonumber(ARGV[1]))
+/**
+ * KEYS: a runner's tasks. ARGV: most to pick. Some of its task ids, left in place: an id leaves only once
+ * a sweeper has judged it (a sweeper that dies meanwhile loses none; two that pick the same id both
+ * judge it, and FAIL is idempotent).
+ */
+export const PICK = `
+return redis.call('SRANDMEMBER', KEYS[1], tonumber(ARGV[1]))
+`;
+
+/**
+ * KEYS: task (, leases). ARGV: runner id, task id. Deletes a task this runner's create wrote though the
+ * create failed (the other half failed, or it ran past its deadline): the client never learned of it.
+ */
+export const DROP = `${LEASE}
+if redis.call('HGET', KEYS[1], 'runner') == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  drop(2)
+end
+return 1
 `;
 
 /** KEYS: task. The runner of a task (ended or not: a cancel is stored before it is signalled), nil when unknown. */
@@ -181,9 +188,9 @@ const SCRIPTS = {
   register: new Script(REGISTER),
   lapsed: new Script(LAPSED),
   forget: new Script(FORGET),
-  keep: new Script(KEEP),
   index: new Script(INDEX),
-  take: new Script(TAKE),
+  pick: new Script(PICK),
+  drop: new Script(DROP),
   runner: new Script(RUNNER),
 };
 

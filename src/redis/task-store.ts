@@ -22,6 +22,7 @@ import type { RedisClient, RedisLog } from "./client.js";
 import { Link, positive, type RedisStats } from "./link.js";
 import { TaskChannels } from "./task-channels.js";
 import { parse, TaskCalls } from "./task-scripts.js";
+import { Sweeper } from "./task-sweep.js";
 
 /** Options of {@link RedisTaskStore}. */
 export interface RedisTaskStoreOptions {
@@ -43,8 +44,8 @@ export interface RedisTaskStoreOptions {
 
 /** The error a task gets when the instance running it went away. */
 const LOST = { code: ErrorCode.InternalError, message: SERVER_GONE };
-/** Tasks of dead runners judged per tick, at most (the next tick takes the rest). */
-const SWEEP = 100;
+/** Failed creates remembered to clean up, at most (more would be an outage's worth: their records expire). */
+const ORPHANS = 10_000;
 /** Runners of tasks remembered from reads, at most (a task's runner never changes). */
 const RUNNERS_KEPT = 1024;
 
@@ -68,12 +69,17 @@ export class RedisTaskStore implements TaskStore {
   readonly #leaseMs: number;
   readonly #renewMs: number;
   readonly #channels: TaskChannels;
+  readonly #sweeper: Sweeper;
   /** The tasks this instance runs: their leases are renewed each tick. */
   readonly #mine = new Set<string>();
   /** The runners of tasks read lately: a `tasks/cancel` or `tasks/update` reads, then signals. */
   readonly #runnerOf = new Map<string, string>();
   /** Tasks of this instance that ended since the last tick: taken out of its index then. */
   #ended: string[] = [];
+  /** Tasks whose create failed here though a half of it may have been written: deleted by the next ticks. */
+  readonly #orphans = new Set<string>();
+  /** Tasks found ended elsewhere by a renewal: stopped here by the next upkeep. */
+  #gone: string[] = [];
   /** Judging leases waits until then (a lease after the last failure): an outage lapses every lease. */
   #quietUntil = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -108,6 +114,11 @@ export class RedisTaskStore implements TaskStore {
       ...(options.probeMs === undefined ? {} : { probeMs: options.probeMs }),
       read: (taskId) => this.get(taskId),
     });
+    this.#sweeper = new Sweeper({
+      calls: this.#calls,
+      judging: () => Date.now() >= this.#quietUntil,
+      fail: (record) => this.#fail(record),
+    });
   }
 
   /** Settles once this store hears other instances (after `attach`); while Redis is unreachable it waits. */
@@ -130,10 +141,16 @@ export class RedisTaskStore implements TaskStore {
     const args = [JSON.stringify(task), task.status, this.id, ttl, String(this.#leaseMs), task.taskId];
     const running = !isTerminal(task.status);
     // the record, and this runner's index of its tasks (how a sweeper finds them if this instance dies)
-    await Promise.all([
-      this.#calls.run("create", this.#calls.keys(task.taskId), args),
-      running ? this.#calls.run("index", [this.#calls.index(this.id)], ["0", task.taskId]) : undefined,
-    ]);
+    try {
+      await Promise.all([
+        this.#calls.run("create", this.#calls.keys(task.taskId), args),
+        running ? this.#calls.run("index", [this.#calls.index(this.id)], ["0", task.taskId]) : undefined,
+      ]);
+    } catch (error) {
+      // the client hears of no task; the half that was written (or that runs late) is deleted by the ticks
+      if (this.#orphans.size < ORPHANS) this.#orphans.add(task.taskId);
+      throw error;
+    }
     if (running) this.#mine.add(task.taskId);
   }
 
@@ -210,11 +227,12 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /**
-   * One tick: renews the lease of each task this instance runs (one small script per task, sent
+   * The renewal of one tick: the lease of each task this instance runs (one small script per task, sent
    * together), then its own lease as a runner (after its tasks', so that a runner found dead has only
-   * lapsed tasks), then fails the tasks of dead runners.
+   * lapsed tasks). Nothing else waits before it: a slow upkeep (reads of waited tasks, a sweep, each
+   * call up to its deadline) never holds a live runner's leases back.
    */
-  async #tick(): Promise<void> {
+  async #renew(): Promise<void> {
     const started = Date.now();
     const ids = [...this.#mine];
     const lease = String(this.#leaseMs);
@@ -231,9 +249,22 @@ export class RedisTaskStore implements TaskStore {
     // lease: renewals may be late too
     if (Date.now() - started > this.#renewMs || !this.#link.ready)
       this.#quietUntil = Date.now() + this.#leaseMs;
-    const gone = ids.filter((_, i) => Number(renewed[i]) === 0);
+    for (const [i, id] of ids.entries())
+      if (Number(renewed[i]) === 0) {
+        this.#forget(id);
+        this.#gone.push(id);
+      }
+  }
+
+  /**
+   * The upkeep of one tick, beside the renewal: stops the tasks that ended elsewhere, takes ended tasks
+   * out of this runner's index, deletes what failed creates left, fails the tasks of dead runners, and
+   * reads the waited tasks again.
+   */
+  async #upkeep(): Promise<void> {
+    const gone = this.#gone;
+    this.#gone = [];
     for (const id of gone) {
-      this.#forget(id);
       // ended elsewhere (a cancel whose signal was lost while this instance was reconnecting): stop it here
       const record = await this.get(id).catch(() => undefined);
       if (record && isTerminal(record.status)) await this.#channels.deliver(id, { type: "cancel" });
@@ -247,83 +278,39 @@ export class RedisTaskStore implements TaskStore {
           this.#ended.push(...ended);
         });
     }
-    if (Date.now() >= this.#quietUntil) await this.#sweep().catch(() => {});
-    if (Date.now() >= this.#quietUntil) await this.#sweepLegacy().catch(() => {});
+    for (const id of [...this.#orphans]) {
+      const dropped = await Promise.all([
+        this.#calls.run("drop", this.#calls.keys(id), [this.id, id]),
+        this.#calls.run("index", [this.#calls.index(this.id)], ["1", id]),
+      ]).then(
+        () => true,
+        () => false,
+      );
+      if (!dropped) break;
+      this.#orphans.delete(id);
+    }
+    if (Date.now() >= this.#quietUntil) await this.#sweeper.sweep().catch(() => {});
+    if (Date.now() >= this.#quietUntil) await this.#sweeper.sweepLegacy().catch(() => {});
     await this.#channels.recheck();
-  }
-
-  /**
-   * Fails the tasks of runners whose lease ran out: their ids are taken out of the runner's index in
-   * batches (SPOP, so that sweepers on several instances share the work), each failed if its own lease
-   * lapsed too (put back when it is held); a runner whose index is empty is forgotten.
-   */
-  async #sweep(): Promise<void> {
-    let budget = SWEEP;
-    const lapsed = (await this.#calls.run("lapsed", [this.#calls.runners], [String(SWEEP)])) as string[];
-    for (const runner of lapsed) {
-      if (budget <= 0 || Date.now() < this.#quietUntil) return;
-      const ids = (await this.#calls.run("take", [this.#calls.index(runner)], [String(budget)])) as string[];
-      if (ids.length === 0) {
-        await this.#calls.run("forget", [this.#calls.runners], [runner]);
-        continue;
-      }
-      budget -= ids.length;
-      const held: string[] = [];
-      await Promise.all(ids.map(async (id) => (await this.#judge(id)) && held.push(id)));
-      // a task whose lease is still held (or that could not be judged) stays in its runner's index
-      if (held.length === 0) continue;
-      await this.#calls.run("index", [this.#calls.index(runner)], ["0", ...held]);
-      // and its runner stays to be swept, though another sweeper found its index empty meanwhile
-      await this.#calls.run("keep", [this.#calls.runners], [runner]);
-    }
-  }
-
-  /** Fails a dead runner's task if its own lease lapsed: whether it stays in the runner's index. */
-  async #judge(taskId: string): Promise<boolean> {
-    try {
-      const reply = (await this.#calls.run("get", this.#calls.keys(taskId), [taskId])) as
-        | [string, number]
-        | null;
-      if (reply === null) return false;
-      const record = parse(reply[0]);
-      if (isTerminal(record.status)) return false;
-      // its lease is held: a runner that came back, or one that made the task after its last renewal
-      if (Number(reply[1]) !== 1) return true;
-      return (await this.#fail(record))[1];
-    } catch {
-      return true;
-    }
-  }
-
-  /**
-   * Fails the tasks whose lease ran out in the release before's set (its runner, of that release, died
-   * during a rolling deploy: no runner's index names them), as that release's tick did; one gone or
-   * ended leaves the set.
-   */
-  async #sweepLegacy(): Promise<void> {
-    if (!this.#calls.legacy) return;
-    const { leases } = this.#calls;
-    const ids = (await this.#calls.run("lapsed", [leases], [String(SWEEP)])) as string[];
-    await Promise.all(
-      ids.map(async (id) => {
-        const reply = (await this.#calls.run("get", this.#calls.keys(id), [id])) as [string, number] | null;
-        const record = reply === null ? undefined : parse(reply[0]);
-        if (record === undefined || isTerminal(record.status))
-          await this.#calls.run("forget", [leases], [id]);
-        else if (Number(reply![1]) === 1 && Date.now() >= this.#quietUntil) await this.#fail(record);
-      }),
-    );
   }
 
   attach(peer: TaskPeer): void {
     if (this.#closed) return;
     this.#channels.attach(peer);
     if (this.#timer !== undefined) return;
-    let ticking = false;
+    // the renewal and the upkeep each skip a tick while their last one runs, apart from each other
+    let renewing = false;
+    let tending = false;
     const tick = () => {
-      if (ticking || this.#closed) return;
-      ticking = true;
-      void this.#tick().finally(() => (ticking = false));
+      if (this.#closed) return;
+      if (!renewing) {
+        renewing = true;
+        void this.#renew().finally(() => (renewing = false));
+      }
+      if (!tending) {
+        tending = true;
+        void this.#upkeep().finally(() => (tending = false));
+      }
     };
     this.#timer = setInterval(tick, this.#renewMs);
     (this.#timer as { unref?: () => void }).unref?.();

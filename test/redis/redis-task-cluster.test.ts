@@ -2,14 +2,15 @@
 // create them: signals through another instance heard in every run (a sharded channel per instance:
 // SPUBLISH counts every subscriber, where a classic PUBLISH counts one node's), tasks spread over the
 // masters, the commands of a tasks/get and of a tasks/cancel through another instance, a master killed
-// and everything restarted with no task lost, and a runner killed: its tasks failed by another instance.
+// and everything restarted with no task lost, and a runner killed: its tasks failed by another instance,
+// even one that a sweep picked and could not judge (a sweeper that failed there loses no task).
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TaskPeer, TaskRecord, TaskSignal } from "../../src/ext/task-store.js";
 import { RedisTaskStore, type RedisTaskStoreOptions } from "../../src/redis/index.js";
 import { slotOf } from "../../src/redis/link.js";
 import { type AnyClient, startCluster, withDeployment } from "../redis-deployments.js";
-import { type Instance, RUN, startInstance, startProxy, until } from "../redis-helpers.js";
+import { faulty, type Instance, RUN, startInstance, startProxy, until } from "../redis-helpers.js";
 
 const SCRIPT = fileURLToPath(new URL("../fixtures/redis-task-instance.js", import.meta.url));
 const run = withDeployment("cluster");
@@ -491,4 +492,45 @@ describe.runIf(run)("an instance killed on a Redis Cluster", () => {
       });
     }
   }, 60_000);
+  it("judges again, later, a dead runner's task that a sweep could not judge", async () => {
+    const prefix = `picomcp:tasks:${RUN}:${++n}:`;
+    const options = { prefix, leaseMs: 600, renewMs: 200, timeoutMs: 200, log: () => {} };
+    const raw = await connected();
+    const peer: TaskPeer = { deliver: async () => false, changed: () => {} };
+    const dead = new RedisTaskStore(await connected(), options);
+    stores.push(dead);
+    dead.attach(peer);
+    await dead.ready;
+    await dead.create(working("orphaned"));
+    dead.close();
+    // the sweeper's first try picks the task out of its runner's index, but can neither read it nor
+    // write the index (a sweeper that died there): the task must stay to be judged
+    let tries = 0;
+    const sweeper = new RedisTaskStore(
+      faulty(await connected(), (keys, args) => {
+        const read = keys[0]!.endsWith("task:orphaned");
+        const write = keys[0]!.includes(`runner:${dead.id}`) && args.length >= 2;
+        if (!(read || write) || tries >= 2) return undefined;
+        tries++;
+        return "fail";
+      }),
+      options,
+    );
+    stores.push(sweeper);
+    sweeper.attach(peer);
+    const key = `${prefix}task:orphaned`;
+    await until(
+      async () =>
+        (await (raw as { hGet(k: string, f: string): Promise<unknown> }).hGet(key, "status")) === "failed",
+      15_000,
+      "the task to be failed",
+    );
+    expect(tries).toBe(2);
+  }, 20_000);
 });
+
+/** A running task with no ttl. */
+function working(taskId: string): TaskRecord {
+  const at = new Date().toISOString();
+  return { taskId, status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: null } as TaskRecord;
+}
