@@ -9,7 +9,7 @@ import { freePort, startRedis, withRedisServer } from "../redis-helpers.js";
 
 let server: { stop(): Promise<void> };
 let url: string;
-const clients: ReturnType<typeof createClient>[] = [];
+const clients: { destroy(): void }[] = [];
 
 beforeAll(async () => {
   if (!withRedisServer) return;
@@ -32,7 +32,7 @@ async function connect() {
 }
 
 /** Runs `body` while Redis holds every write (and what follows one on its connection). */
-async function paused(admin: ReturnType<typeof createClient>, body: () => Promise<void>) {
+async function paused(admin: { sendCommand(args: string[]): Promise<unknown> }, body: () => Promise<void>) {
   await admin.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
   try {
     await body();
