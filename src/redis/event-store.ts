@@ -18,7 +18,10 @@ export interface RedisEventStoreOptions {
   ttlMs?: number;
   /** Where the one line per Redis outage and per recovery goes. Default: `console.warn`. */
   log?: RedisLog;
-  /** The deadline of each call, in milliseconds: past it the event is not kept, or none is found. Default: 1000. */
+  /**
+   * The deadline of each call, in milliseconds: past it the event is not kept (unless it was already
+   * written to a Redis that stalls: it is kept when Redis resumes), or none is found. Default: 1000.
+   */
   timeoutMs?: number;
 }
 
