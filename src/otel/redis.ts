@@ -50,7 +50,7 @@ export function observeRedis(meter: Meter, stores: { readonly [name: string]: Re
   const failures = meter.createObservableCounter(M.redisFailures, {
     unit: "{call}",
     description:
-      "Calls of a picomcp/redis store that failed: past their deadline (timeout), not sent while the client was not connected (refused), or any other failure (error).",
+      "Calls of a picomcp/redis store that failed: past their deadline (timeout), not sent while the client was not connected (refused), or any other failure, an error reply included (error).",
   });
   const outages = meter.createObservableCounter(M.redisOutages, {
     unit: "{outage}",
@@ -58,7 +58,7 @@ export function observeRedis(meter: Meter, stores: { readonly [name: string]: Re
   });
   const ready = meter.createObservableGauge(M.redisReady, {
     unit: "1",
-    description: "Whether a picomcp/redis store's calls answer (1) or fail (0).",
+    description: "Whether a picomcp/redis store's calls answer (1) or fail to reach Redis (0).",
   });
   const observables: Observable[] = [calls, failures, outages, ready];
   const observe: BatchObservableCallback = (result) => {

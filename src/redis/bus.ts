@@ -152,9 +152,9 @@ export class RedisBus implements ChangeBus {
   }
 
   /**
-   * Publishes within the deadline (sharded on a cluster), and never later: a message the client still
-   * holds when the deadline passes is dropped, not sent once Redis is back. A failure is the Link's to
-   * count and tell.
+   * Publishes within the deadline (sharded on a cluster): a message the client has not yet written when
+   * the deadline passes is dropped, not sent once Redis is back (one already written to a Redis that
+   * stalls is published when it resumes). A failure is the Link's to count and tell.
    */
   #publish(channel: string, message: string): void {
     const sharded = this.#link.cluster;

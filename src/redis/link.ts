@@ -11,11 +11,18 @@ export const DEFAULT_TIMEOUT_MS = 1000;
 
 /** What a store's calls to Redis have done since it was made: `RedisBus.stats`, `RedisSessionStore.stats`, … */
 export interface RedisStats {
-  /** False from a failed call until a call answers after failures have stopped for a deadline. */
+  /**
+   * False from a failure to reach Redis (any failure but an error reply) until a call answers after
+   * such failures have stopped for a deadline.
+   */
   readonly ready: boolean;
   /** Calls sent to Redis. */
   readonly calls: number;
-  /** Calls that failed: Redis refused them, the connection broke, or the deadline passed. */
+  /**
+   * Calls that failed, and failures heard outside a call (a subscription lost): the deadline passed,
+   * the call was refused, the connection broke, Redis could not serve it (CLUSTERDOWN, LOADING, …), or
+   * Redis answered with an error (ERR, WRONGTYPE, CROSSSLOT, …; that one leaves `ready` as it is).
+   */
   readonly failures: number;
   /** The failures that were a deadline passing. */
   readonly timeouts: number;
@@ -110,8 +117,9 @@ export class Link {
   /**
    * Sends one call, and settles within the deadline: its answer, or a rejection (the client is not
    * connected: at once; no answer: when the deadline passes; a failure: as Redis or the client said).
-   * `send` gets the client bound to the deadline: a command it still holds then (queued while it
-   * reconnects, or to be sent again after a failover) is dropped, never sent late.
+   * `send` gets the client bound to the deadline: a command it has not written by then (queued while
+   * it reconnects, or to be sent again after a failover) is dropped, never sent late; one already
+   * written to a Redis that stalls still runs when it resumes, and its answer is ignored.
    */
   call<T>(send: (client: RedisClient) => Promise<T>): Promise<T> {
     // a single client that lost its connection would queue the call until it is back
@@ -153,7 +161,11 @@ export class Link {
           settled = true;
           clearTimeout(timer);
           if (isOutage(error)) this.#failed(error);
-          else this.#answered(started);
+          else {
+            // Redis answered, with an error: a failure of the call, not of Redis
+            this.#failures++;
+            this.#answered(started);
+          }
           reject(error);
         },
       );

@@ -58,7 +58,8 @@ return 0
  * script takes from all of a request's at once even on a cluster, and callers spread over the slots.
  * Each take has a deadline (`timeoutMs`, default {@link DEFAULT_TIMEOUT_MS}); past it, or while Redis
  * is down, each replica counts on its own, in memory (a caller may then get up to one budget per
- * replica). One log line says so, one more when the limits are shared again, and {@link stats}
+ * replica). Once a take has failed, the next ones are counted here at once, but for one a deadline
+ * that goes to Redis to learn whether it is back. One log line says so, one more when the limits are shared again, and {@link stats}
  * counts it all. Never rejects.
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
@@ -69,6 +70,8 @@ export class RedisRateStore implements RateStore {
   readonly #link: Link;
   readonly #prefix: string;
   readonly #local = new MemoryRateStore();
+  /** While the store is down: when (performance.now()) the next take may go to Redis to see if it is back. */
+  #nextTry = 0;
 
   constructor(client: RedisClient, options: RedisRateStoreOptions = {}) {
     this.#prefix = options.prefix ?? "picomcp:rate:";
@@ -87,8 +90,15 @@ export class RedisRateStore implements RateStore {
   async take(buckets: readonly Bucket[]): Promise<number> {
     const keys = buckets.map((b) => this.#key(b));
     const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
+    if (!this.#link.ready) {
+      // down: no request waits for Redis but one a deadline, which finds out whether it is back
+      const now = performance.now();
+      if (now < this.#nextTry) return this.#local.take(buckets);
+      this.#nextTry = now + this.#link.timeoutMs;
+    }
     try {
-      // a take the client still holds at the deadline is dropped (Link.call): never taken late as well
+      // a take not yet sent at the deadline is dropped (Link.call); one already written to a Redis that
+      // stalls runs when it resumes (a token taken there too, while this one is counted here)
       const reply = await this.#link.call((client) => TAKE.send(client, keys, args));
       const wait = Number(reply);
       if (!Number.isFinite(wait)) throw new Error(`the rate script answered ${String(reply)}`);

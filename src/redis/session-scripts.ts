@@ -5,7 +5,7 @@
  *
  * The caps' sets hold each session's id scored by a deadline of their own: the session's expiry plus a
  * slack, written on create and pushed on by the rare request whose session would outlive it (the hash
- * keeps that score in its field `e`). A score below Redis's `now` no longer counts; a set's key expires
+ * keeps in its field `e` the score both sets took). A score below Redis's `now` no longer counts; a set's key expires
  * with its last score.
  */
 import { Script } from "./script.js";
@@ -56,11 +56,13 @@ return score`);
 export const RELEASE = new Script(`return redis.call('ZREM', KEYS[1], ARGV[1])`);
 
 /**
- * Pushes a session's score on in one set, if it is still there (an ended session is not counted
- * again) and never back. KEYS: the set. ARGV: the score, the id, "1" to keep the key's expiry.
+ * Pushes a session's score on in one set, never back; puts it back in a set that let go of it (its
+ * score lapsed while a push failed: a live session is never left uncounted). A push that crosses the
+ * END of its session puts back a place that lapses by its score (at most the time to live and the
+ * slack). KEYS: the set. ARGV: the score, the id, "1" to keep the key's expiry.
  */
 export const PUSH = new Script(`${KEEP}
-local n = redis.call('ZADD', KEYS[1], 'XX', 'GT', 'CH', ARGV[1], ARGV[2])
+local n = redis.call('ZADD', KEYS[1], 'GT', 'CH', ARGV[1], ARGV[2])
 if n > 0 and ARGV[3] == '1' then keep(KEYS[1]) end
 return n`);
 
@@ -78,10 +80,20 @@ redis.call('PEXPIREAT', KEYS[1], math.min(now + tonumber(ARGV[1]), score))
 return 1`);
 
 /**
+ * Records in the hash the score both sets took (once both pushes answered: until then every request
+ * pushes again). KEYS: the hash. ARGV: the score. Nothing for a session that ended.
+ */
+export const PUSHED = new Script(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if (tonumber(redis.call('HGET', KEYS[1], 'e')) or 0) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'e', ARGV[1])
+return 1`);
+
+/**
  * A session's one call per request. KEYS: the hash (and its old key, where it may be). ARGV: the time
  * to live, the slack, then "claim"/"release" and an instance, or nothing. False when there is no
  * session; else { the new score for the caps' sets (0: theirs holds), the hash as it was }, its
- * expiry pushed ahead. A new score is written when the sets' would lapse before the session.
+ * expiry pushed ahead. A new score is due when the sets' would lapse before the session; the hash
+ * keeps the old one until both sets took it ({@link PUSHED}).
  */
 export const TOUCH = new Script(`${NOW}
 ${MOVED}
@@ -98,7 +110,6 @@ end
 local push = 0
 if (tonumber(redis.call('HGET', KEYS[1], 'e')) or 0) < now + ttl then
   push = now + ttl + tonumber(ARGV[2])
-  redis.call('HSET', KEYS[1], 'e', push)
 end
 return { push, h }`);
 

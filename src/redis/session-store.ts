@@ -18,7 +18,7 @@ import type { LoggingLevel } from "../types.js";
 import type { RedisBus } from "./bus.js";
 import type { RedisClient, RedisLog } from "./client.js";
 import { Link, type RedisStats, slotOf } from "./link.js";
-import { END, PUSH, RELEASE, RESERVE, TOUCH, UPDATE, WRITE } from "./session-scripts.js";
+import { END, PUSH, PUSHED, RELEASE, RESERVE, TOUCH, UPDATE, WRITE } from "./session-scripts.js";
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions {
@@ -47,6 +47,9 @@ export function slackOf(ttlMs: number): number {
 
 /** Tries of a create whose places lapsed before its record was written (Redis slower than its time to live). */
 const TRIES = 3;
+
+/** Tries of a clean-up that fails (a place given back, a half-made session deleted), a deadline apart. */
+const CLEANUPS = 3;
 
 /** The form of the ids the release before kept at `prefix + id` (the handler's own, see `isSessionId`). */
 const OLD_ID = /^[0-9a-f]{32}$/;
@@ -99,10 +102,12 @@ const TYPES = new Set(["client", "out", "state", "home", "event", "end"]);
  * (`timeoutMs`); while Redis is down or past it, calls reject and the handler answers a session's
  * requests with 503 and `Retry-After`; one log line says so, another when calls answer again.
  *
- * A session request costs one command (its hash: read, expiry pushed), and two more on the rare one
- * whose places in the caps' sets must move on (once per {@link slackOf}); a create three (the caller's
- * set and the total in parallel, then the hash), a DELETE three (the hash, then both sets in
- * parallel). A step that fails part way leaves places that lapse by their score.
+ * A session request costs one command (its hash: read, expiry pushed), and three more on the rare one
+ * whose places in the caps' sets must move on (once per {@link slackOf}: both sets in parallel, then
+ * the hash notes it; a push that fails is tried again by the next request); a create three (the
+ * caller's set and the total in parallel, then the hash), a DELETE three (the hash, then both sets in
+ * parallel). A create that fails part way gives back its places (tried again a few times in the
+ * background); what is left lapses by its score.
  *
  * On a cluster or Sentinel, replication is asynchronous: a write a master acknowledged and lost in a
  * failover before its replica had it is lost with it (a session created just before: its client gets
@@ -155,7 +160,7 @@ export class RedisSessionStore implements SessionStore {
       const scores = [mine, all].map((r) => (r.status === "fulfilled" ? Number(r.value) : -1));
       const failed = [mine, all].find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) {
-        // not waited for: Redis is failing, the answer goes now
+        // not waited for: Redis is failing, the answer goes now (a release that fails is tried again)
         void this.#release(id, sets, scores);
         // a refusal is the answer even when the other call failed: no session was to be made
         if (scores[0] === 0) return "caller";
@@ -168,7 +173,17 @@ export class RedisSessionStore implements SessionStore {
         return scores[0] === 0 ? "caller" : "total";
       }
       const args = [String(caps.ttlMs), String(Math.min(...scores)), ...fields];
-      if (Number(await this.#link.run(WRITE, [this.#record(id)], args)) === 1) return "ok";
+      let written: unknown;
+      try {
+        written = await this.#link.run(WRITE, [this.#record(id)], args);
+      } catch (error) {
+        // the client never learns the id: the hash goes (sent after the WRITE on its node's connection,
+        // so it also removes a WRITE that runs late), then the places, before the answer
+        await this.#cleanUp(() => this.#link.call((client) => client.del(this.#record(id))));
+        await this.#release(id, sets, scores);
+        throw error;
+      }
+      if (Number(written) === 1) return "ok";
       await this.#release(id, sets, scores);
       if (tries === TRIES) {
         throw new Error(
@@ -187,10 +202,16 @@ export class RedisSessionStore implements SessionStore {
     const score = Number(reply[0]);
     if (score > 0) {
       // the rare request: the sets' score would lapse before the session. It waits for both (at most the
-      // deadline) and is served whatever they do: a set that missed it keeps the old score, and may let
-      // go of the session early, until the next push (an undercount, never a session lost)
+      // deadline) and is served whatever they do. Only once both took the score does the hash note it:
+      // until then every request pushes again, and a push puts back a place that lapsed meanwhile
       const push = (key: string, keep: string) => this.#link.run(PUSH, [key], [String(score), id, keep]);
-      await Promise.allSettled([push(this.#caller(record.caller), "1"), push(this.#all(), "")]);
+      const pushed = await Promise.allSettled([
+        push(this.#caller(record.caller), "1"),
+        push(this.#all(), ""),
+      ]);
+      if (pushed.every((r) => r.status === "fulfilled")) {
+        await this.#link.run(PUSHED, [this.#record(id)], [String(score)]).catch(() => {});
+      }
     }
     if (!home) return record;
     if ("claim" in home) return { ...record, home: home.claim };
@@ -240,12 +261,28 @@ export class RedisSessionStore implements SessionStore {
   /**
    * Gives back the places that may have been reserved in `sets` (every score but a refusal's 0: a call
    * that failed may have been run all the same, and a release sent after it on the node's connection
-   * runs after it); a release that fails leaves its place to lapse by its score.
+   * runs after it). Settles after the first try of each.
    */
   async #release(id: string, sets: readonly string[], scores: readonly number[]): Promise<void> {
-    await Promise.allSettled(
-      sets.filter((_, i) => scores[i] !== 0).map((key) => this.#link.run(RELEASE, [key], [id])),
+    await Promise.all(
+      sets
+        .filter((_, i) => scores[i] !== 0)
+        .map((key) => this.#cleanUp(() => this.#link.run(RELEASE, [key], [id]))),
     );
+  }
+
+  /**
+   * Sends a clean-up; settles after its first try. One that fails is sent again a deadline later, in
+   * the background, up to {@link CLEANUPS} tries in all; then what it would have removed lapses.
+   */
+  async #cleanUp(send: () => Promise<unknown>, left = CLEANUPS): Promise<void> {
+    try {
+      await send();
+    } catch {
+      if (left <= 1) return;
+      const timer = setTimeout(() => void this.#cleanUp(send, left - 1), this.#link.timeoutMs);
+      timer.unref?.();
+    }
   }
 
   /**

@@ -66,7 +66,7 @@ describe.runIf(withRedis)("Link", () => {
     expect(link.stats.timeouts).toBeGreaterThanOrEqual(2);
   });
 
-  it("refuses at once while a client is not connected, and a reply error is no outage", async () => {
+  it("refuses at once while a client is not connected; a reply error is a failure (error) but no outage", async () => {
     const client = await connected();
     const lines: string[] = [];
     const link = new Link(client, { log: (l) => lines.push(l), down: "d", back: "b" });
@@ -74,10 +74,15 @@ describe.runIf(withRedis)("Link", () => {
     await expect(
       link.run(new Script("return redis.call('HGET', KEYS[1], 'x')"), ["k:link"], []),
     ).rejects.toThrow(/WRONGTYPE/);
-    expect(link.ready).toBe(true);
+    await expect(
+      link.run(new Script("return redis.error_reply('ERR no such thing')"), [], []),
+    ).rejects.toThrow("ERR no such thing");
+    // Redis answered both: counted as failures (neither a timeout nor refused: an error), health unchanged
+    expect(link.stats).toEqual({ ready: true, calls: 3, failures: 2, timeouts: 0, refused: 0, outages: 0 });
+    expect(lines).toEqual([]);
     client.destroy();
     await expect(link.call((c) => c.del("k:link"))).rejects.toThrow("the Redis client is not connected");
-    expect(link.stats).toMatchObject({ ready: false, refused: 1, outages: 1 });
+    expect(link.stats).toEqual({ ready: false, calls: 3, failures: 3, timeouts: 0, refused: 1, outages: 1 });
     expect(lines).toHaveLength(1);
   });
 });

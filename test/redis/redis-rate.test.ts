@@ -205,4 +205,48 @@ describe.skipIf(!withRedisServer)("RedisRateStore: failing fast", () => {
     admin.destroy();
     await server.stop();
   });
+  it("once down, counts here at once: one take a deadline goes to Redis to see if it is back", async () => {
+    const port = await freePort();
+    const server = await startRedis(port);
+    const [client, admin] = [
+      createClient({ url: `redis://127.0.0.1:${port}` }),
+      createClient({ url: `redis://127.0.0.1:${port}` }),
+    ];
+    client.on("error", () => {});
+    await Promise.all([client.connect(), admin.connect()]);
+    const lines: string[] = [];
+    const store = new RedisRateStore(client, { timeoutMs: 200, log: (l) => lines.push(l) });
+    const b = { key: "all principal:q", group: "principal:q", capacity: 100, perMs: 1 / 60_000 };
+    expect(await store.take([b])).toBe(0);
+    await admin.sendCommand(["CLIENT", "PAUSE", "60000", "WRITE"]);
+    try {
+      // the take that finds Redis stalled waits its deadline, and the store is down
+      expect(await store.take([b])).toBe(0);
+      expect(store.stats).toMatchObject({ ready: false, calls: 2, timeouts: 1 });
+      // fifty requests at once: one goes to Redis (and waits its deadline), the others are counted here
+      const settled: number[] = [];
+      const takes = Array.from({ length: 50 }, (_, i) => store.take([b]).then(() => settled.push(i)));
+      await expect.poll(() => settled.length).toBeGreaterThanOrEqual(49);
+      expect(store.stats.calls).toBe(3);
+      await Promise.all(takes);
+    } finally {
+      await admin.sendCommand(["CLIENT", "UNPAUSE"]);
+    }
+    // back by itself: a take a deadline finds Redis answering again
+    await until(
+      async () => {
+        await store.take([b]);
+        return store.stats.ready;
+      },
+      10_000,
+      "the store to be back",
+    );
+    expect(lines).toEqual([
+      "picomcp/redis: Redis is unreachable (picomcp/redis: Redis did not answer within 200 ms); each instance counts rate limits on its own until it is back",
+      "picomcp/redis: Redis is back; rate limits are shared again",
+    ]);
+    client.destroy();
+    admin.destroy();
+    await server.stop();
+  });
 });
