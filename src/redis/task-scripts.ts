@@ -257,8 +257,8 @@ export class TaskCalls {
 
   async run(script: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
     try {
-      // a call the client still holds at its deadline is dropped, never run late (Link.call): a step
-      // written after the next one would undo it
+      // a call not yet written at its deadline is dropped (Link.call): a step written after the next
+      // one would undo it; one already written to a Redis that stalls still runs when it resumes
       return await this.#link.call((client) => SCRIPTS[script].send(client, keys, args));
     } catch (error) {
       throw this.#failure(error);
