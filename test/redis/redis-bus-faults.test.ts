@@ -155,19 +155,6 @@ describe.runIf(withDeployment("sentinel"))("RedisBus on Sentinel, through its fa
     await p.settled();
   }, 90_000);
 
-  it("crosses again within seconds after the master is killed and failed over", async () => {
-    const start = performance.now();
-    const killed = await set.killMaster();
-    const failover = Math.round(performance.now() - start);
-    const [a, b] = [await p.crosses(0), await p.crosses(1)];
-    figures.push(
-      `sentinel, master killed: failed over in ${failover} ms, bus crossing again ${failover + a} ms after the kill (${b} ms more the other way)`,
-    );
-    await set.restart(killed);
-    await p.crosses(0);
-    await p.settled();
-  }, 90_000);
-
   it("crosses again within seconds after every process restarts", async () => {
     const start = performance.now();
     await set.restartAll();
@@ -176,6 +163,18 @@ describe.runIf(withDeployment("sentinel"))("RedisBus on Sentinel, through its fa
     figures.push(
       `sentinel, everything restarted: healthy after ${restarted} ms, bus crossing again ${a} ms later (${b} ms more the other way)`,
     );
+    await p.settled();
+  }, 90_000);
+
+  it("crosses again within seconds after the master is killed and failed over", async () => {
+    const start = performance.now();
+    await set.killMaster();
+    const failover = Math.round(performance.now() - start);
+    const [a, b] = [await p.crosses(0), await p.crosses(1)];
+    figures.push(
+      `sentinel, master killed: failed over in ${failover} ms, bus crossing again ${failover + a} ms after the kill (${b} ms more the other way)`,
+    );
+    // the last fault of the set: a restart right after a failover waits ~10 s for the sentinels
     await p.settled();
   }, 90_000);
 });
