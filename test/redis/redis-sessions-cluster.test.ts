@@ -244,7 +244,7 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
             },
           ]);
           // the deadline, and the little a loaded machine adds to it
-          expect(ms).toBeLessThan(timeoutMs + 500);
+          expect(ms).toBeLessThan(timeoutMs + 1500);
         } else {
           expect([res.status, body]).toEqual([200, { jsonrpc: "2.0", id: 1, result: {} }]);
         }
@@ -261,7 +261,7 @@ describe.runIf(run)("RedisSessionStore on a Redis Cluster", () => {
       const began = performance.now();
       const refused = await post(INIT, { authorization: `Bearer new${n}` });
       expect([refused.status, refused.headers.get("retry-after")]).toEqual([503, "1"]);
-      expect(performance.now() - began).toBeLessThan(timeoutMs + 500);
+      expect(performance.now() - began).toBeLessThan(timeoutMs + 1500);
       await until(
         async () => (await client.zCard(`${prefix}caller:principal:new${n}`)) === 0,
         5_000,

@@ -90,7 +90,7 @@ describe.runIf(run)("RedisSessionStore on Sentinel", () => {
             error: { code: -32000, message: "Service Unavailable: the session store is unreachable" },
           },
         ]);
-        expect(ms).toBeLessThan(timeoutMs + 500);
+        expect(ms).toBeLessThan(timeoutMs + 1500);
       }
     } finally {
       await d.resume(master);

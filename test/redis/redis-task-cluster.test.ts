@@ -239,7 +239,7 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
         message: "Internal error: the task store is unreachable",
       });
       expect(failure?.cause?.message).toBe(`picomcp/redis: Redis did not answer within ${timeoutMs} ms`);
-      expect(took).toBeLessThan(timeoutMs + 500);
+      expect(took).toBeLessThan(timeoutMs + 1500);
       expect((await store.get(elsewhere))?.taskId).toBe(elsewhere);
     } finally {
       await cluster.resume(masters[0]!);
@@ -316,7 +316,7 @@ describe.runIf(run)("RedisTaskStore on a Redis Cluster", () => {
     const took = Date.now() - gone;
     console.log(`a dead runner's 10 tasks failed ${took} ms after its last renewal at the latest`);
     expect(took).toBeGreaterThanOrEqual(leaseMs - renewMs);
-    expect(took).toBeLessThanOrEqual(leaseMs + renewMs + 1000);
+    expect(took).toBeLessThanOrEqual(leaseMs + renewMs + 2000);
     for (const id of ids)
       expect(await c.store.get(id)).toMatchObject({
         status: "failed",
