@@ -5,7 +5,7 @@
  */
 import { type ChangeBus, type ChangeEvent, LocalBus } from "../bus.js";
 import type { RedisClient, RedisLog } from "./client.js";
-import { DEFAULT_TIMEOUT_MS, Link, type RedisStats } from "./link.js";
+import { DEFAULT_TIMEOUT_MS, instanceId, Link, type RedisStats } from "./link.js";
 import { DEFAULT_PROBE_MS, Subscriber } from "./subscriber.js";
 
 /** Options of {@link RedisBus}. */
@@ -91,8 +91,7 @@ export class RedisBus implements ChangeBus {
       down: "change events reach this instance's clients only",
       back: "change events cross instances again",
     });
-    const bytes = crypto.getRandomValues(new Uint8Array(9));
-    this.id = btoa(String.fromCharCode(...bytes));
+    this.id = instanceId();
     this.#subscriber = new Subscriber(client, { link: this.#link, probeMs: options.probeMs });
     this.#subscriber.add(this.#channel, (message) => this.#receive(message), true);
     this.#subscriber.add(this.#relayChannel, (message) => this.#relayed(message), true);
@@ -157,10 +156,7 @@ export class RedisBus implements ChangeBus {
    * stalls is published when it resumes). A failure is the Link's to count and tell.
    */
   #publish(channel: string, message: string): void {
-    const sharded = this.#link.cluster;
-    this.#link
-      .call(async (c) => Number(await (sharded ? c.sPublish(channel, message) : c.publish(channel, message))))
-      .catch(() => {});
+    this.#link.publish(channel, message, true).catch(() => {});
   }
 
   /** Hears the messages of {@link relay}, from every instance; returns what stops it. */

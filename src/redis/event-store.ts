@@ -4,7 +4,7 @@
  */
 import type { EventStore, StoredEvent } from "../http/event-store.js";
 import type { RedisClient, RedisLog } from "./client.js";
-import { DEFAULT_TIMEOUT_MS, Link, positive, type RedisStats, RedisTimeoutError } from "./link.js";
+import { DEFAULT_TIMEOUT_MS, Link, positive, type RedisStats, RedisTimeoutError, within } from "./link.js";
 
 /** Options of {@link RedisEventStore}. */
 export interface RedisEventStoreOptions {
@@ -83,19 +83,12 @@ export class RedisEventStore implements EventStore {
 
   async after(streamId: string, seq: number): Promise<readonly StoredEvent[]> {
     let entries: string[];
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       // within one deadline of the ask, however many calls of the stream wait before it
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new RedisTimeoutError(this.#link.timeoutMs)), this.#link.timeoutMs);
-      });
       const read = this.#inOrder(streamId, (client) => client.lRange(this.#prefix + streamId, 0, -1));
-      read.catch(() => {});
-      entries = await Promise.race([read, late]);
+      entries = await within(read, this.#link.timeoutMs, "a resume's read");
     } catch {
       return [];
-    } finally {
-      clearTimeout(timer);
     }
     const out: StoredEvent[] = [];
     for (const entry of entries) {

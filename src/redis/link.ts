@@ -60,6 +60,29 @@ export function positive(n: number, name: string): number {
   return n;
 }
 
+/** A random id for an instance's messages, channels and keys (16 URL-safe characters). */
+export function instanceId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("/", "_")
+    .replaceAll("+", "-");
+}
+
+/** `timer`, which no longer keeps a process alive (where the runtime has `unref`). */
+export function unref<T extends ReturnType<typeof setTimeout> | ReturnType<typeof setInterval>>(timer: T): T {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+
+/** Rejects once `ms` pass, unless `promise` settled first (its late failure is then ignored). */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = unref(setTimeout(() => reject(new Error(`picomcp/redis: ${what} took more than ${ms} ms`)), ms));
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** A deadline that passed: the call's answer, if it comes, is ignored. */
 export class RedisTimeoutError extends Error {
   constructor(ms: number) {
@@ -239,16 +262,20 @@ const CRC16 = (() => {
 const UTF8 = new TextEncoder();
 
 /**
- * The cluster slot of `key`, as Redis computes it: the CRC16 of its hash tag (what lies between the
- * first `{` and the first `}` after it, when that is not empty), else of the whole key, modulo 16384.
+ * The hash tag of `key` as Redis Cluster reads it: what lies between the first `{` and the first `}`
+ * after it, when that is not empty; undefined when it has none.
  */
-export function slotOf(key: string): number {
+export function hashTag(key: string): string | undefined {
   const open = key.indexOf("{");
-  if (open !== -1) {
-    const close = key.indexOf("}", open + 1);
-    if (close > open + 1) key = key.slice(open + 1, close);
-  }
+  if (open === -1) return undefined;
+  const close = key.indexOf("}", open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+/** The cluster slot of `key`, as Redis computes it: the CRC16 of its hash tag, else of the whole key, modulo 16384. */
+export function slotOf(key: string): number {
   let crc = 0;
-  for (const byte of UTF8.encode(key)) crc = ((crc << 8) & 0xffff) ^ CRC16[((crc >> 8) ^ byte) & 0xff]!;
+  for (const byte of UTF8.encode(hashTag(key) ?? key))
+    crc = ((crc << 8) & 0xffff) ^ CRC16[((crc >> 8) ^ byte) & 0xff]!;
   return crc & 16383;
 }

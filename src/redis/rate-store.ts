@@ -88,14 +88,14 @@ export class RedisRateStore implements RateStore {
   }
 
   async take(buckets: readonly Bucket[]): Promise<number> {
-    const keys = buckets.map((b) => this.#key(b));
-    const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     if (!this.#link.ready) {
       // down: no request waits for Redis but one a deadline, which finds out whether it is back
       const now = performance.now();
       if (now < this.#nextTry) return this.#local.take(buckets);
       this.#nextTry = now + this.#link.timeoutMs;
     }
+    const keys = buckets.map((b) => this.#key(b));
+    const args = buckets.flatMap((b) => [String(b.capacity), String(b.perMs)]);
     try {
       // a take not yet sent at the deadline is dropped (Link.call); one already written to a Redis that
       // stalls runs when it resumes (a token taken there too, while this one is counted here)

@@ -17,7 +17,7 @@ import type {
 import type { LoggingLevel } from "../types.js";
 import type { RedisBus } from "./bus.js";
 import type { RedisClient, RedisLog } from "./client.js";
-import { Link, type RedisStats, slotOf } from "./link.js";
+import { Link, type RedisStats, slotOf, unref } from "./link.js";
 import { END, PUSH, PUSHED, RELEASE, RESERVE, TOUCH, UPDATE, WRITE } from "./session-scripts.js";
 
 /** Options of {@link RedisSessionStore}. */
@@ -280,8 +280,7 @@ export class RedisSessionStore implements SessionStore {
       await send();
     } catch {
       if (left <= 1) return;
-      const timer = setTimeout(() => void this.#cleanUp(send, left - 1), this.#link.timeoutMs);
-      timer.unref?.();
+      unref(setTimeout(() => void this.#cleanUp(send, left - 1), this.#link.timeoutMs));
     }
   }
 

@@ -5,7 +5,7 @@
  * the one it had cannot), whatever events the client emitted or did not.
  */
 import type { RedisClient } from "./client.js";
-import { type Link, positive } from "./link.js";
+import { instanceId, type Link, positive, unref, within } from "./link.js";
 
 /** The default interval between two probes of a silent channel, in milliseconds. */
 export const DEFAULT_PROBE_MS = 5000;
@@ -49,20 +49,6 @@ interface Channel {
   settle: () => void;
 }
 
-const unref = (timer: ReturnType<typeof setTimeout>) => {
-  (timer as { unref?: () => void }).unref?.();
-  return timer;
-};
-
-/** Rejects once `ms` pass, unless `promise` settled first (its late failure is then ignored). */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = unref(setTimeout(() => reject(new Error(`picomcp/redis: ${what} took more than ${ms} ms`)), ms));
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 const pause = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
 
 /** Closes a connection at once, whatever state it is in. */
@@ -102,8 +88,7 @@ export class Subscriber {
     this.#client = client;
     this.#link = options.link;
     this.#probeMs = positive(options.probeMs ?? DEFAULT_PROBE_MS, "probeMs");
-    const bytes = crypto.getRandomValues(new Uint8Array(9));
-    this.id = btoa(String.fromCharCode(...bytes));
+    this.id = instanceId();
   }
 
   /** Adds a channel (sharded: SSUBSCRIBE on a cluster, classic elsewhere); its probes never reach `listener`. */

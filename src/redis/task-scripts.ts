@@ -19,7 +19,7 @@
 import { ErrorCode, McpError } from "../errors.js";
 import type { TaskRecord } from "../ext/task-store.js";
 import type { RedisLog } from "./client.js";
-import { isOutage, type Link } from "./link.js";
+import { hashTag, isOutage, type Link } from "./link.js";
 import { Script } from "./script.js";
 
 /** Redis's clock in milliseconds, and the statuses that never change again. */
@@ -225,9 +225,7 @@ export class TaskCalls {
     this.#prefix = prefix;
     this.#log = log;
     this.#outage = outage;
-    // a tag is the first `{` and the first `}` after it, not empty
-    const open = prefix.indexOf("{");
-    this.legacy = !link.cluster || (open !== -1 && prefix.indexOf("}", open + 1) > open + 1);
+    this.legacy = !link.cluster || hashTag(prefix) !== undefined;
   }
 
   /** A task's hash. */
@@ -268,10 +266,7 @@ export class TaskCalls {
   /** Publishes on an instance's channel (SPUBLISH on a cluster: its count is every subscriber's). */
   async publish(channel: string, message: string): Promise<number> {
     try {
-      const { cluster } = this.#link;
-      return await this.#link.call(async (c) =>
-        Number(await (cluster ? c.sPublish(channel, message) : c.publish(channel, message))),
-      );
+      return await this.#link.publish(channel, message, true);
     } catch (error) {
       throw this.#failure(error);
     }

@@ -19,7 +19,7 @@ import {
   type TaskStore,
 } from "../ext/task-store.js";
 import type { RedisClient, RedisLog } from "./client.js";
-import { Link, positive, type RedisStats } from "./link.js";
+import { instanceId, Link, positive, type RedisStats, unref } from "./link.js";
 import { TaskChannels } from "./task-channels.js";
 import { parse, TaskCalls } from "./task-scripts.js";
 import { Sweeper } from "./task-sweep.js";
@@ -90,10 +90,7 @@ export class RedisTaskStore implements TaskStore {
     this.#leaseMs = positive(options.leaseMs ?? 30_000, "leaseMs");
     this.#renewMs = positive(options.renewMs ?? 10_000, "renewMs");
     if (this.#renewMs >= this.#leaseMs) throw new RangeError("renewMs must be less than leaseMs");
-    const bytes = crypto.getRandomValues(new Uint8Array(12));
-    this.id = btoa(String.fromCharCode(...bytes))
-      .replaceAll("/", "_")
-      .replaceAll("+", "-");
+    this.id = instanceId();
     const log = options.log ?? ((line: string) => console.warn(line));
     this.#link = new Link(client, {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
@@ -312,8 +309,7 @@ export class RedisTaskStore implements TaskStore {
         void this.#upkeep().finally(() => (tending = false));
       }
     };
-    this.#timer = setInterval(tick, this.#renewMs);
-    (this.#timer as { unref?: () => void }).unref?.();
+    this.#timer = unref(setInterval(tick, this.#renewMs));
     // registered as a runner from now on, not a tick later
     void this.#calls.run("register", [this.#calls.runners], [this.id, String(this.#leaseMs)]).catch(() => {});
   }
