@@ -55,7 +55,8 @@ const NODE_ONLY = new Set([
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
 const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {
-  "auth/": ["jose"],
+  "auth/": ["jose", "oauth4webapi"],
+  "proxy/": ["@modelcontextprotocol/client"],
   "redis/": ["redis"],
   "otel/": ["@opentelemetry/api"],
 };
