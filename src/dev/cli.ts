@@ -1,12 +1,19 @@
 #!/usr/bin/env node
-/** The `picomcp` command: `picomcp dev <entry> [--port N] [-- args for the entry]`, `--version`, `--help`. */
+/** The `picomcp` command: `dev`, `install` and `bundle`, `--version`, `--help`. */
 import { readFileSync } from "node:fs";
+import { bundleCommand, installCommand } from "./commands.js";
 import { runDev } from "./runner.js";
 
 const USAGE = `Usage: picomcp <command>
 
 Commands:
   dev <entry.js>   run an MCP server with a console in the browser (picomcp dev --help)
+  install <client> <entry.js>
+                   add the server to Claude Desktop, Claude Code, Cursor, VS Code or an mcp.json
+                   (picomcp install --help)
+  bundle <entry.js>
+                   pack the server and its production dependencies into an MCP bundle, .mcpb
+                   (picomcp bundle --help)
 
 Options:
   --version        print picomcp's version
@@ -39,6 +46,8 @@ if (command === "--version" || command === "-v") {
   finish(pkg.version, 0);
 }
 if (command === "--help" || command === "-h") finish(USAGE, 0);
+if (command === "install") process.exit(installCommand(rest));
+if (command === "bundle") process.exit(await bundleCommand(rest));
 if (command !== "dev") finish(command === undefined ? USAGE : `Unknown command: ${command}\n\n${USAGE}`, 2);
 
 const split = rest.indexOf("--");

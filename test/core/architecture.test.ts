@@ -16,6 +16,14 @@ const src = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
 const FLOORS: readonly (readonly string[])[] = [
   ["index.ts", "stdio.ts", "testing.ts", "http/node.ts"], // entry points, the only ones that may use node:*
   ["dev/cli.ts"], // the `picomcp` command (Node only)
+  ["dev/commands.ts"], // picomcp install and picomcp bundle on the command line: arguments, help, messages (Node only)
+  ["dev/install.ts"], // picomcp install: the client's entry for a server, printed or put into its file (Node only)
+  ["dev/clients.ts"], // each client's configuration file per platform and the entry it documents (Node only)
+  ["dev/config-file.ts"], // a client's JSON file changed safely: refusals, backup, atomic write (Node only)
+  ["dev/bundle.ts"], // picomcp bundle: the manifest and the archive of an MCP bundle (Node only)
+  ["dev/probe.ts"], // a server's tools and prompts, asked of it over stdio (Node only)
+  ["dev/bundle-files.ts"], // a bundle's files: the server's and its production dependencies (Node only)
+  ["dev/zip.ts"], // a small zip writer (Node only)
   ["dev/runner.ts"], // picomcp dev: the child and the watcher (Node only)
   ["dev/watch.ts"], // which file changes restart the server: the child's module graph, ignores, bursts (Node only)
   ["dev/console-server.ts"], // the console's endpoints: secret, headers, page files, /send, /events (Node only)
@@ -43,6 +51,14 @@ const NODE_ONLY = new Set([
   "http/node-request.ts",
   "http/node-listener.ts",
   "dev/cli.ts",
+  "dev/commands.ts",
+  "dev/install.ts",
+  "dev/clients.ts",
+  "dev/config-file.ts",
+  "dev/bundle.ts",
+  "dev/probe.ts",
+  "dev/bundle-files.ts",
+  "dev/zip.ts",
   "dev/runner.ts",
   "dev/watch.ts",
   "dev/console-server.ts",
