@@ -1,0 +1,278 @@
+/**
+ * `picomcp bundle`: a small server project in a temporary folder (picomcp and a dependency with its own
+ * nested dependency installed, a devDependency installed beside them) bundled by the built bin; the
+ * bundle checked by the format's own tool (`mcpb info`, `mcpb unpack`, `mcpb validate`), then started from
+ * the unpacked folder as Claude Desktop starts it (node, the manifest's mcp_config, its env filled from
+ * user_config) and called over stdio with the official SDK client.
+ */
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const cli = join(root, "dist", "dev", "cli.js");
+const mcpb = join(root, "node_modules", ".bin", "mcpb");
+const work = realpathSync(mkdtempSync(join(tmpdir(), "picomcp-bundle-")));
+const project = join(work, "weather");
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const write = (path: string, text: string) => {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, text);
+};
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+const SERVER = `import { McpServer } from "picomcp";
+import { serveStdio } from "picomcp/stdio";
+import { format } from "tiny-format";
+
+const server = new McpServer({ name: "weather", version: "1.2.3" });
+server.tool("forecast", {
+  description: "Tomorrow's weather in a city",
+  input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  run: ({ city }) => format(String(city), process.env.WEATHER_API_KEY, process.env.UNITS),
+});
+server.tool("ping", { run: () => "pong" });
+server.prompt("plan", {
+  description: "Plan a day out",
+  args: [{ name: "city", required: true }],
+  get: ({ city }) => \`Plan a day in \${city}, whatever the weather.\`,
+});
+serveStdio(server);
+`;
+
+/** The project as a developer has it after `npm install` and a build. */
+function makeProject(dir: string, pkg: Record<string, unknown>) {
+  write(join(dir, "package.json"), json(pkg));
+  write(join(dir, "build", "server.js"), SERVER);
+  write(join(dir, "src", "server.ts"), "// the source: not in the bundle\n");
+  write(join(dir, "test", "server.test.ts"), "// a test: not in the bundle\n");
+  write(join(dir, ".env"), "WEATHER_API_KEY=local-secret\n");
+  const picomcp = join(dir, "node_modules", "picomcp");
+  mkdirSync(picomcp, { recursive: true });
+  cpSync(join(root, "package.json"), join(picomcp, "package.json"));
+  cpSync(join(root, "dist"), join(picomcp, "dist"), { recursive: true });
+  const tiny = join(dir, "node_modules", "tiny-format");
+  write(
+    join(tiny, "package.json"),
+    json({
+      name: "tiny-format",
+      version: "1.0.0",
+      type: "module",
+      main: "index.js",
+      dependencies: { "tiny-pad": "2" },
+    }),
+  );
+  write(
+    join(tiny, "index.js"),
+    `import { pad } from "tiny-pad";\nexport const format = (city, key, units) => \`\${city}: \${pad("sunny")} (key \${key}, \${units})\`;\n`,
+  );
+  // a nested copy: another version of tiny-pad than the top-level one
+  write(
+    join(tiny, "node_modules", "tiny-pad", "package.json"),
+    json({ name: "tiny-pad", version: "2.0.0", type: "module", main: "index.js" }),
+  );
+  write(join(tiny, "node_modules", "tiny-pad", "index.js"), 'export const pad = (s) => "[" + s + "]";\n');
+  write(
+    join(dir, "node_modules", "tiny-pad", "package.json"),
+    json({ name: "tiny-pad", version: "1.0.0", type: "module", main: "index.js" }),
+  );
+  write(join(dir, "node_modules", "tiny-pad", "index.js"), "export const pad = (s) => s;\n");
+  write(join(dir, "node_modules", "dev-only", "package.json"), json({ name: "dev-only", version: "1.0.0" }));
+  write(join(dir, "node_modules", "dev-only", "index.js"), "// a devDependency\n");
+  write(join(dir, "node_modules", ".bin", "dev-only"), "#!/bin/sh\n");
+}
+
+const PACKAGE = {
+  name: "weather-mcp",
+  version: "1.2.3",
+  description: "Weather for your assistant",
+  author: "Ada Lovelace <ada@example.com> (https://ada.example.com)",
+  license: "MIT",
+  type: "module",
+  engines: { node: ">=20" },
+  dependencies: { picomcp: "^0.1.0", "tiny-format": "^1.0.0" },
+  devDependencies: { "dev-only": "^1.0.0" },
+  picomcp: {
+    env: {
+      WEATHER_API_KEY: { title: "API key", description: "Your weather service key" },
+    },
+  },
+};
+
+const picomcp = (cwd: string, ...args: string[]) =>
+  spawnSync(process.execPath, [cli, "bundle", ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+const run = (...args: string[]) => spawnSync(mcpb, args, { cwd: work, encoding: "utf8", timeout: 60_000 });
+
+function filesIn(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)).split("\\").join("/"))
+    .sort();
+}
+
+const unpacked = join(work, "unpacked");
+let manifest: Record<string, any>;
+
+beforeAll(() => {
+  makeProject(project, PACKAGE);
+}, 60_000);
+
+describe("picomcp bundle", { timeout: 120_000 }, () => {
+  it("builds a bundle that mcpb reads, unpacks and validates", () => {
+    const built = picomcp(project, "build/server.js", "--env", "UNITS", "--out", "../weather.mcpb");
+    expect(built.stderr).toMatch(
+      /^picomcp bundle: \d+ files, [\d.]+ KiB; 2 tools, 1 prompts in the manifest\n$/,
+    );
+    expect(built.status).toBe(0);
+    expect(built.stdout).toBe(`${join(work, "weather.mcpb")}\n`);
+
+    const info = run("info", "weather.mcpb");
+    expect(info.status).toBe(0);
+    expect(info.stdout).toContain("weather.mcpb");
+    const unpack = run("unpack", "weather.mcpb", unpacked);
+    expect(unpack.status).toBe(0);
+    const validate = run("validate", join(unpacked, "manifest.json"));
+    expect(validate.stdout).toContain("Manifest schema validation passes!");
+    expect(validate.status).toBe(0);
+    manifest = JSON.parse(readFileSync(join(unpacked, "manifest.json"), "utf8"));
+  });
+
+  it("writes the manifest from package.json, the server's own tools and prompts, and the declared env", () => {
+    expect(manifest).toEqual({
+      manifest_version: "0.3",
+      name: "weather-mcp",
+      version: "1.2.3",
+      description: "Weather for your assistant",
+      author: { name: "Ada Lovelace", email: "ada@example.com", url: "https://ada.example.com" },
+      license: "MIT",
+      server: {
+        type: "node",
+        entry_point: "build/server.js",
+        mcp_config: {
+          command: "node",
+          args: [`\${__dirname}/build/server.js`],
+          env: { WEATHER_API_KEY: `\${user_config.weather_api_key}`, UNITS: `\${user_config.units}` },
+        },
+      },
+      tools: [{ name: "forecast", description: "Tomorrow's weather in a city" }, { name: "ping" }],
+      prompts: [
+        {
+          name: "plan",
+          description: "Plan a day out",
+          arguments: ["city"],
+          text: `Plan a day in \${arguments.city}, whatever the weather.`,
+        },
+      ],
+      user_config: {
+        weather_api_key: {
+          type: "string",
+          title: "API key",
+          description: "Your weather service key",
+          required: true,
+          sensitive: true,
+        },
+        units: {
+          type: "string",
+          title: "UNITS",
+          description: "The UNITS environment variable of the server",
+          required: true,
+          sensitive: false,
+        },
+      },
+      compatibility: { platforms: ["darwin", "win32", "linux"], runtimes: { node: ">=20" } },
+    });
+  });
+
+  it("holds the built server and the production dependencies only: no devDependency, source, test or dot file", () => {
+    const files = filesIn(unpacked);
+    expect(files.filter((f) => !f.startsWith("node_modules/picomcp/"))).toEqual([
+      "build/server.js",
+      "manifest.json",
+      "node_modules/tiny-format/index.js",
+      "node_modules/tiny-format/node_modules/tiny-pad/index.js",
+      "node_modules/tiny-format/node_modules/tiny-pad/package.json",
+      "node_modules/tiny-format/package.json",
+      "package.json",
+    ]);
+    expect(files).toContain("node_modules/picomcp/dist/index.js");
+    expect(files).toContain("node_modules/picomcp/dist/stdio.js");
+    expect(files.some((f) => f.includes("dev-only") || f.includes(".bin") || f.includes(".env"))).toBe(false);
+  });
+
+  it("runs as Claude Desktop starts it: node, mcp_config's args and env from user_config, a tool called over stdio", async () => {
+    const values: Record<string, string> = { weather_api_key: "k-123", units: "metric" };
+    const fill = (s: string) =>
+      s
+        .replaceAll(`\${__dirname}`, unpacked)
+        .replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => values[k]!);
+    const config = manifest.server.mcp_config;
+    const transport = new StdioClientTransport({
+      command: process.execPath, // Claude Desktop's own node stands for "node"
+      args: config.args.map(fill),
+      env: Object.fromEntries(
+        Object.entries(config.env as Record<string, string>).map(([k, v]) => [k, fill(v)]),
+      ),
+      cwd: work,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "desktop", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["forecast", "ping"]);
+      expect(await client.callTool({ name: "forecast", arguments: { city: "Oslo" } })).toEqual({
+        content: [{ type: "text", text: "Oslo: [sunny] (key k-123, metric)" }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("makes the same bytes from the same files", () => {
+    expect(picomcp(project, "build/server.js", "--env", "UNITS", "--out", "../again.mcpb").status).toBe(0);
+    expect(readFileSync(join(work, "again.mcpb")).equals(readFileSync(join(work, "weather.mcpb")))).toBe(
+      true,
+    );
+  });
+
+  it("refuses what it cannot bundle, saying why", () => {
+    const ts = picomcp(project, "src/server.ts");
+    expect(ts.status).toBe(1);
+    expect(ts.stderr).toContain("build it (npx tsc) and bundle the .js");
+
+    const other = join(work, "no-author");
+    makeProject(other, { ...PACKAGE, author: undefined });
+    expect(picomcp(other, "build/server.js").stderr).toContain(`the bundle's manifest needs an author`);
+
+    const missing = join(work, "missing-dep");
+    makeProject(missing, { ...PACKAGE, dependencies: { ...PACKAGE.dependencies, "left-out": "1" } });
+    const run = picomcp(missing, "build/server.js");
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      "picomcp bundle: left-out, a dependency of the project, is not installed: run npm install first\n",
+    );
+
+    const crash = join(work, "crash");
+    makeProject(crash, PACKAGE);
+    write(join(crash, "build", "server.js"), 'console.error("no API key"); process.exit(3);\n');
+    const crashed = picomcp(crash, "build/server.js");
+    expect(crashed.status).toBe(1);
+    expect(crashed.stderr).toBe(
+      "picomcp bundle: the server exited (code 3) before it answered; it wrote:\nno API key\n",
+    );
+  });
+});
