@@ -249,6 +249,42 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     );
   });
 
+  it("takes the env that docs/install.md declares in package.json: defaults, required, sensitive", () => {
+    const doc = readFileSync(join(root, "docs", "install.md"), "utf8");
+    const declared = JSON.parse(/```json\n([\s\S]*?)```/.exec(doc)![1]!).picomcp;
+    const dir = join(work, "documented");
+    makeProject(dir, { ...PACKAGE, picomcp: declared });
+    expect(picomcp(dir, "build/server.js", "--env", "TOKEN_FILE", "--out", "documented.mcpb").status).toBe(0);
+    expect(run("unpack", join(dir, "documented.mcpb"), join(work, "documented-unpacked")).status).toBe(0);
+    const got = JSON.parse(readFileSync(join(work, "documented-unpacked", "manifest.json"), "utf8"));
+    expect(got.user_config).toEqual({
+      weather_api_key: {
+        type: "string",
+        title: "API key",
+        description: "Your weather service key",
+        required: true,
+        sensitive: true,
+      },
+      units: {
+        type: "string",
+        title: "Units",
+        description: "metric or imperial",
+        required: false,
+        sensitive: false,
+        default: "metric",
+      },
+      token_file: {
+        type: "string",
+        title: "TOKEN_FILE",
+        description: "The TOKEN_FILE environment variable of the server",
+        required: true,
+        sensitive: true,
+      },
+    });
+    expect(Object.keys(got.server.mcp_config.env)).toEqual(["WEATHER_API_KEY", "UNITS", "TOKEN_FILE"]);
+    expect(run("validate", join(work, "documented-unpacked", "manifest.json")).status).toBe(0);
+  });
+
   it("refuses what it cannot bundle, saying why", () => {
     const ts = picomcp(project, "src/server.ts");
     expect(ts.status).toBe(1);
