@@ -1,7 +1,7 @@
 /**
- * A client's JSON configuration file, changed safely: read it (strict JSON; a file with comments or
- * trailing commas is refused, never rewritten without them), put one server in it, keep a backup of the
- * old file and swap the new one in whole (a temporary file beside it, then a rename).
+ * A client's JSON configuration file, changed safely: read it (JSON, or JSONC edited in place so that its
+ * comments stay), put one server in it, keep a backup of the old file and swap the new one in whole (a
+ * temporary file beside it, then a rename).
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -19,6 +19,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { setJsonc, stripJsonc } from "./jsonc.js";
 
 /** A configuration file that `picomcp install` will not change; its message says why and what to do. */
 export class ConfigFileError extends Error {
@@ -31,60 +32,39 @@ export interface ConfigFile {
   path: string;
   exists: boolean;
   data: Record<string, unknown>;
-  indent: string | number;
+  /** The file's text, and whether it has comments or trailing commas (then it is edited, not rewritten). */
+  text: string;
+  jsonc: boolean;
+  indent: string;
   mode: number;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** `text` with its comments and trailing commas taken out (strings kept as they are): JSONC to JSON. */
-export function stripJsonc(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      out += "\n";
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 1;
-      out += " ";
-    } else out += c;
-  }
-  return out.replace(/,(\s*[}\]])/g, "$1");
-}
-
-/** Reads `file` (a missing or empty one is an empty object); refuses what it cannot rewrite faithfully. */
+/** Reads `file` (a missing or empty one is an empty object); refuses what is not a JSON(C) object. */
 export function readConfig(file: string): ConfigFile {
-  if (!existsSync(file)) return { path: file, exists: false, data: {}, indent: 2, mode: 0o600 };
+  const empty = { data: {}, text: "", jsonc: false, indent: "  " };
+  if (!existsSync(file)) return { path: file, exists: false, ...empty, mode: 0o600 };
   const path = realpathSync(file);
   const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
   const mode = statSync(path).mode & 0o777;
-  const indent = /^\{\s*\n(\s+)"/.exec(text)?.[1] ?? 2;
-  if (text.trim() === "") return { path, exists: true, data: {}, indent, mode };
+  if (text.trim() === "") return { path, exists: true, ...empty, mode };
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? "  ";
   let data: unknown;
+  let jsonc = false;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    let jsonc = false;
     try {
-      JSON.parse(stripJsonc(text));
+      data = JSON.parse(stripJsonc(text));
       jsonc = true;
-    } catch {}
-    if (jsonc)
-      throw new ConfigFileError(
-        `${file} has comments or trailing commas (JSONC): picomcp does not rewrite it, which would lose them`,
-      );
-    throw new ConfigFileError(`${file} is not valid JSON (${(error as Error).message}): fix it first`);
+    } catch {
+      throw new ConfigFileError(`${file} is not valid JSON (${(error as Error).message}): fix it first`);
+    }
   }
   if (!isObject(data)) throw new ConfigFileError(`${file} does not hold a JSON object: fix it first`);
-  return { path, exists: true, data, indent, mode };
+  return { path, exists: true, data, text, jsonc, indent, mode };
 }
 
 /** Whether two JSON values are the same value. */
@@ -145,14 +125,39 @@ function backupName(path: string, now: Date): string {
 }
 
 /**
- * Writes `data` to `config.path` whole: a copy of the old file first (returned), then a temporary file
- * in the same folder, flushed, renamed over the old one: a crash leaves the old file or the new, never half.
+ * The new text of the file: `data` as JSON in the file's indentation; or, for a JSONC file, its text with
+ * the entry set in place, checked to read back as `data` (comments kept, or nothing written).
  */
-export function writeConfig(
+export function render(
+  file: string,
   config: ConfigFile,
   data: Record<string, unknown>,
-  now = new Date(),
-): string | undefined {
+  path: readonly string[],
+  entry: unknown,
+): string {
+  if (!config.jsonc) return `${JSON.stringify(data, null, config.indent)}\n`;
+  let text: string;
+  let back: unknown;
+  try {
+    text = setJsonc(config.text, path, entry, config.indent);
+    back = JSON.parse(stripJsonc(text));
+  } catch (error) {
+    throw new ConfigFileError(
+      `${file} has comments or trailing commas that picomcp cannot keep: ${(error as Error).message}`,
+    );
+  }
+  if (!same(back, data))
+    throw new ConfigFileError(
+      `${file} has comments or trailing commas that picomcp cannot keep around the entry`,
+    );
+  return text;
+}
+
+/**
+ * Writes `text` to `config.path` whole: a copy of the old file first (returned), then a temporary file
+ * in the same folder, flushed, renamed over the old one: a crash leaves the old file or the new, never half.
+ */
+export function writeConfig(config: ConfigFile, text: string, now = new Date()): string | undefined {
   const { path } = config;
   mkdirSync(dirname(path), { recursive: true });
   let backup: string | undefined;
@@ -164,7 +169,7 @@ export function writeConfig(
   try {
     const fd = openSync(temp, "wx", config.mode);
     try {
-      writeSync(fd, `${JSON.stringify(data, null, config.indent)}\n`);
+      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -14,7 +14,7 @@ import {
   serversKey,
   unsupported,
 } from "./clients.js";
-import { type Change, ConfigFileError, putServer, readConfig, writeConfig } from "./config-file.js";
+import { type Change, ConfigFileError, putServer, readConfig, render, writeConfig } from "./config-file.js";
 import { nodeArgs } from "./runner.js";
 
 /** What to install where. */
@@ -128,16 +128,25 @@ export function install(options: InstallOptions): Installed {
   const entry = entryFor(options.client, spec);
   const result = { client: options.client, file, name, key, entry };
   if (options.print) return { ...result, change: "printed" };
+  // what to add by hand comes with a refusal to read or edit the file, which stays as it was
+  const byHand = (error: unknown) =>
+    new ConfigFileError(
+      `${(error as Error).message}. Add this by hand:\n${JSON.stringify({ [key]: { [name]: entry } }, null, 2)}`,
+    );
   let config: ReturnType<typeof readConfig>;
   try {
     config = readConfig(file);
   } catch (error) {
-    // the file stays as it is; what to add by hand comes with the refusal
-    const snippet = JSON.stringify({ [key]: { [name]: entry } }, null, 2);
-    throw new ConfigFileError(`${(error as Error).message}. Add this by hand:\n${snippet}`);
+    throw byHand(error);
   }
   const { data, change } = putServer(file, config, key, name, entry, options.force ?? false);
   if (change === "unchanged") return { ...result, change };
-  const backup = writeConfig(config, data);
+  let text: string;
+  try {
+    text = render(file, config, data, [key, name], entry);
+  } catch (error) {
+    throw byHand(error);
+  }
+  const backup = writeConfig(config, text);
   return { ...result, change, ...(backup === undefined ? {} : { backup }) };
 }

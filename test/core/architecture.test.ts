@@ -20,6 +20,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["dev/install.ts"], // picomcp install: the client's entry for a server, printed or put into its file (Node only)
   ["dev/clients.ts"], // each client's configuration file per platform and the entry it documents (Node only)
   ["dev/config-file.ts"], // a client's JSON file changed safely: refusals, backup, atomic write (Node only)
+  ["dev/jsonc.ts"], // JSONC read, and one member set in place, its comments kept (Node only)
   ["dev/bundle.ts"], // picomcp bundle: the manifest and the archive of an MCP bundle (Node only)
   ["dev/probe.ts"], // a server's tools and prompts, asked of it over stdio (Node only)
   ["dev/bundle-files.ts"], // a bundle's files: the server's and its production dependencies (Node only)
@@ -55,6 +56,7 @@ const NODE_ONLY = new Set([
   "dev/install.ts",
   "dev/clients.ts",
   "dev/config-file.ts",
+  "dev/jsonc.ts",
   "dev/bundle.ts",
   "dev/probe.ts",
   "dev/bundle-files.ts",

@@ -1,7 +1,7 @@
 /**
  * `picomcp install`: the built bin run on a temporary HOME for each client, with files already there
  * (their other servers and settings kept, a backup of the old bytes, another server of the same name
- * refused without --force, JSONC refused untouched, --print writing nothing), and each client's macOS and
+ * refused without --force, JSONC edited in place with its comments, --print writing nothing), and each client's macOS and
  * Windows paths computed, not written.
  */
 import { spawnSync } from "node:child_process";
@@ -152,16 +152,33 @@ describe("picomcp install, stdio, on a temporary HOME", () => {
     expect(readdirSync(home)).toEqual([]);
   });
 
-  it("refuses a file with comments or trailing commas (JSONC) untouched, and says what to add by hand", () => {
+  it("edits a file with comments and trailing commas (JSONC) in place, every comment kept", () => {
     const file = FILES.vscode(home);
     mkdirSync(dirname(file), { recursive: true });
     const text =
-      '{\n  // my servers\n  "servers": {\n    "other": { "type": "http", "url": "https://x.example/mcp" },\n  },\n}\n';
+      '{\n  // my servers\n  "servers": {\n    "other": { "type": "http", "url": "https://x.example/mcp" }, // remote\n  },\n}\n';
+    writeFileSync(file, text);
+    const run = picomcp("vscode", "server.js");
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(
+      `{\n  // my servers\n  "servers": {\n    "other": { "type": "http", "url": "https://x.example/mcp" }, // remote\n    "weather": {\n      "type": "stdio",\n      "command": ${JSON.stringify(process.execPath)},\n      "args": [\n        ${JSON.stringify(entry)}\n      ]\n    },\n  },\n}\n`,
+    );
+    const [backup] = backups(file);
+    expect(readFileSync(join(dirname(file), backup!), "utf8")).toBe(text);
+  });
+
+  it("refuses, untouched, a JSONC file it cannot edit faithfully, and says what to add by hand", () => {
+    const file = FILES.vscode(home);
+    mkdirSync(dirname(file), { recursive: true });
+    // two "servers": JSON readers take the last, an edit of the first would not show
+    const text =
+      '{\n  "servers": {}, // old\n  "servers": { "other": { "url": "https://x.example/mcp" } }\n}\n';
     writeFileSync(file, text);
     const run = picomcp("vscode", "server.js");
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
-      `picomcp install: ${file} has comments or trailing commas (JSONC): picomcp does not rewrite it, which would lose them. Add this by hand:\n`,
+      `picomcp install: ${file} has comments or trailing commas that picomcp cannot keep around the entry. Add this by hand:\n`,
     );
     expect(run.stderr).toContain(`"weather": {\n      "type": "stdio"`);
     expect(readFileSync(file, "utf8")).toBe(text);
