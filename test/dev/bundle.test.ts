@@ -285,6 +285,38 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     expect(run("validate", join(work, "documented-unpacked", "manifest.json")).status).toBe(0);
   });
 
+  it("an entry beside package.json packs the project's folder, without bundles, backups or dot files", () => {
+    const dir = join(work, "flat");
+    makeProject(dir, PACKAGE);
+    write(join(dir, "server.js"), SERVER);
+    write(join(dir, "notes.md"), "# notes\n");
+    write(join(dir, "weather-mcp-1.0.0.mcpb"), "an older bundle");
+    write(join(dir, "mcp.json.bak-20260101T000000Z"), "{}");
+    const built = picomcp(dir, "server.js");
+    expect(built.status).toBe(0);
+    expect(built.stdout).toBe(`${join(dir, "weather-mcp-1.2.3.mcpb")}\n`);
+    const out = join(work, "flat-unpacked");
+    expect(run("unpack", join(dir, "weather-mcp-1.2.3.mcpb"), out).status).toBe(0);
+    expect(filesIn(out).filter((f) => !f.startsWith("node_modules/"))).toEqual([
+      "build/server.js",
+      "manifest.json",
+      "notes.md",
+      "package.json",
+      "server.js",
+      "src/server.ts",
+      "test/server.test.ts",
+    ]);
+    expect(JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")).server.entry_point).toBe("server.js");
+  });
+
+  it("stops a server that never answers, and says so", async () => {
+    const { probe } = await import("../../src/dev/probe.js");
+    // what it wrote before the deadline comes with the message; how much, on a loaded machine, varies
+    await expect(
+      probe(process.execPath, ["-e", "setInterval(() => {}, 1000)"], process.env, 1000),
+    ).rejects.toThrow(/^the server did not answer within 1 s$/);
+  });
+
   it("refuses what it cannot bundle, saying why", () => {
     const ts = picomcp(project, "src/server.ts");
     expect(ts.status).toBe(1);
