@@ -51,7 +51,7 @@ export async function probe(
     );
   const timer = setTimeout(() => fail(`the server did not answer within ${timeoutMs / 1000} s`), timeoutMs);
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
+    stderr = (stderr + chunk).slice(-8192); // the last lines are what a failure shows
   });
   child.on("error", (error) => fail(`cannot start the server: ${error.message}`));
   child.on("close", (code) => fail(`the server exited (code ${code}) before it answered`));

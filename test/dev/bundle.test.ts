@@ -143,7 +143,7 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
 
     const info = run("info", "weather.mcpb");
     expect(info.status).toBe(0);
-    expect(info.stdout).toContain("weather.mcpb");
+    expect(info.stdout).toMatch(/^File: weather\.mcpb\nSize: [\d.]+ [KM]B\n/);
     const unpack = run("unpack", "weather.mcpb", unpacked);
     expect(unpack.status).toBe(0);
     const validate = run("validate", join(unpacked, "manifest.json"));
