@@ -39,7 +39,11 @@ export function filesUnder(
   skip: (rel: string) => boolean = () => false,
 ): PackFile[] {
   const out: PackFile[] = [];
+  const open = new Set<string>(); // the folders being walked: a link back to one of them is a loop
   const walk = (rel: string) => {
+    const real = realpathSync(join(dir, rel));
+    if (open.has(real)) throw new Error(`${join(dir, rel)} links back to a folder that holds it`);
+    open.add(real);
     for (const item of readdirSync(join(dir, rel), { withFileTypes: true })) {
       if (item.name.startsWith(".") || item.name === "node_modules") continue;
       const sub = rel === "" ? item.name : `${rel}/${item.name}`;
@@ -50,6 +54,7 @@ export function filesUnder(
       else if (stat.isFile())
         out.push({ from: full, at: at === "" ? sub : `${at}/${sub}`, mode: stat.mode & 0o777 });
     }
+    open.delete(real);
   };
   walk("");
   return out;

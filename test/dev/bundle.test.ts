@@ -14,6 +14,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -332,6 +333,15 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toBe(
       "picomcp bundle: left-out, a dependency of the project, is not installed: run npm install first\n",
+    );
+
+    const loop = join(work, "loop");
+    makeProject(loop, PACKAGE);
+    symlinkSync(join(loop, "build"), join(loop, "build", "again"));
+    const looped = picomcp(loop, "build/server.js");
+    expect(looped.status).toBe(1);
+    expect(looped.stderr).toBe(
+      `picomcp bundle: ${join(loop, "build", "again")} links back to a folder that holds it\n`,
     );
 
     const crash = join(work, "crash");
