@@ -257,6 +257,23 @@ describe("picomcp install, a remote URL", () => {
   });
 });
 
+describe("the commands' help", () => {
+  it("picomcp --help names install and bundle; each has its own --help on stdout", () => {
+    const help = spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8" });
+    expect(help.stdout).toContain("  install <client> <entry.js>\n");
+    expect(help.stdout).toContain("  bundle <entry.js>\n");
+    const install = picomcp("--help");
+    expect([install.status, install.stderr]).toEqual([0, ""]);
+    expect(install.stdout).toMatch(/^Usage: picomcp install <client> <entry\.js> \[options\]/);
+    const bundle = spawnSync(process.execPath, [cli, "bundle", "--help"], { encoding: "utf8" });
+    expect([bundle.status, bundle.stderr]).toEqual([0, ""]);
+    expect(bundle.stdout).toMatch(/^Usage: picomcp bundle <entry\.js> \[--out file\.mcpb\]/);
+    const none = picomcp();
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/^picomcp install needs a client\n\nUsage: picomcp install/);
+  });
+});
+
 describe("a .ts entry", () => {
   it("runs through Node's type stripping where this Node has it, and is refused where it has not", () => {
     const ts = join(project, "server.ts");
