@@ -4,7 +4,18 @@
  * itself (probe.ts), its user configuration from the environment variables the project declares; the
  * archive holds the manifest, the server's files and its production dependencies (bundle-files.ts).
  */
-import { existsSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import {
   filesUnder,
@@ -13,8 +24,8 @@ import {
   productionPackages,
   readPackage,
 } from "./bundle-files.js";
-import { probe } from "./probe.js";
-import { zip } from "./zip.js";
+import { type Offer, probe } from "./probe.js";
+import { type ZipFile, zip } from "./zip.js";
 
 /** How the bundle asks the user for one environment variable (the manifest's `user_config` entry). */
 export interface DeclaredEnv {
@@ -115,6 +126,38 @@ function userConfig(name: string, spec: DeclaredEnv): [string, Record<string, un
   return [name.toLowerCase(), entry];
 }
 
+/**
+ * What the server offers, asked of the bundle's own files: written to a temporary folder and started from
+ * there, so a file or a package the bundle lacks (a devDependency it imports) fails here, not on install.
+ * The declared variables are set to their defaults, or empty.
+ */
+async function probeBundled(
+  contents: readonly ZipFile[],
+  entryPoint: string,
+  args: readonly string[],
+  env: ReadonlyMap<string, DeclaredEnv>,
+): Promise<Offer> {
+  const stage = mkdtempSync(join(tmpdir(), "picomcp-bundle-"));
+  try {
+    for (const file of contents) {
+      const path = join(stage, ...file.path.split("/"));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, file.data, { mode: file.mode });
+    }
+    const probeEnv: NodeJS.ProcessEnv = { ...process.env, MCP_TRANSPORT: "stdio" };
+    for (const [name, spec] of env) probeEnv[name] = spec.default === undefined ? "" : String(spec.default);
+    return await probe(process.execPath, [join(stage, ...entryPoint.split("/")), ...args], probeEnv, stage);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (!/Cannot find (package|module)/.test(message)) throw error;
+    throw new Error(
+      `${message}\nThe bundle holds the entry's folder (or --include's) and the production dependencies: is a package it imports in devDependencies, or a file it reads elsewhere?`,
+    );
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
 /** Builds the bundle of `options.entry`; throws an Error whose message says what to change. */
 export async function bundle(options: BundleOptions): Promise<Bundled> {
   const entry = resolve(options.entry);
@@ -133,10 +176,29 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
   const env = declaredEnv(pkg, options.env ?? []);
   const args = options.args ?? [];
 
-  // ask the server what it offers, with the declared variables at their defaults (or empty)
-  const probeEnv: NodeJS.ProcessEnv = { ...process.env, MCP_TRANSPORT: "stdio" };
-  for (const [name, spec] of env) probeEnv[name] = spec.default === undefined ? "" : String(spec.default);
-  const offer = await probe(process.execPath, [real, ...args], probeEnv);
+  const out = resolve(options.out ?? join(root, `${pkg.name.replace(/^@[^/]+\//, "")}-${pkg.version}.mcpb`));
+  const files = new Map<string, PackFile>();
+  const add = (file: PackFile) => {
+    if (file.at !== "manifest.json" && resolve(file.from) !== out) files.set(file.at, file);
+  };
+  const skip = (rel: string) => rel.endsWith(".mcpb") || /\.bak-[\dTZ-]+$/.test(rel);
+  const includes =
+    options.include && options.include.length > 0 ? options.include : [relative(root, dirname(real))];
+  for (const include of includes) {
+    const from = resolve(root, include);
+    const at = relative(root, from).split(sep).join("/");
+    if (at.startsWith("..")) throw new Error(`${include} is outside the project (${root})`);
+    if (!existsSync(from)) throw new Error(`${include} does not exist`);
+    if (statSync(from).isDirectory()) for (const f of filesUnder(from, at, skip)) add(f);
+    else add({ from, at, mode: statSync(from).mode & 0o777 });
+  }
+  add({ from: real, at: entryPoint, mode: statSync(real).mode & 0o777 });
+  add({ from: join(root, "package.json"), at: "package.json", mode: 0o644 });
+  for (const dep of productionPackages(root, pkg)) for (const f of filesUnder(dep.dir, dep.at)) add(f);
+
+  const sorted = [...files.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const contents = sorted.map((f) => ({ path: f.at, data: readFileSync(f.from), mode: f.mode }));
+  const offer = await probeBundled(contents, entryPoint, args, env);
 
   const userConfigs: Record<string, unknown> = {};
   const mcpEnv: Record<string, string> = {};
@@ -177,30 +239,9 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
     },
   };
 
-  const out = resolve(options.out ?? join(root, `${pkg.name.replace(/^@[^/]+\//, "")}-${pkg.version}.mcpb`));
-  const files = new Map<string, PackFile>();
-  const add = (file: PackFile) => {
-    if (file.at !== "manifest.json" && resolve(file.from) !== out) files.set(file.at, file);
-  };
-  const skip = (rel: string) => rel.endsWith(".mcpb") || /\.bak-[\dTZ-]+$/.test(rel);
-  const includes =
-    options.include && options.include.length > 0 ? options.include : [relative(root, dirname(real))];
-  for (const include of includes) {
-    const from = resolve(root, include);
-    const at = relative(root, from).split(sep).join("/");
-    if (at.startsWith("..")) throw new Error(`${include} is outside the project (${root})`);
-    if (!existsSync(from)) throw new Error(`${include} does not exist`);
-    if (statSync(from).isDirectory()) for (const f of filesUnder(from, at, skip)) add(f);
-    else add({ from, at, mode: statSync(from).mode & 0o777 });
-  }
-  add({ from: real, at: entryPoint, mode: statSync(real).mode & 0o777 });
-  add({ from: join(root, "package.json"), at: "package.json", mode: 0o644 });
-  for (const dep of productionPackages(root, pkg)) for (const f of filesUnder(dep.dir, dep.at)) add(f);
-
-  const sorted = [...files.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const archive = zip([
     { path: "manifest.json", data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), mode: 0o644 },
-    ...sorted.map((f) => ({ path: f.at, data: readFileSync(f.from), mode: f.mode })),
+    ...contents,
   ]);
   const temp = `${out}.${process.pid}.tmp`;
   writeFileSync(temp, archive);

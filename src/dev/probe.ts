@@ -28,14 +28,19 @@ export interface Offer {
 
 type Rpc = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 
-/** Starts `command args` with `env`, asks what it offers, and stops it; throws with its stderr when it fails. */
+/** Starts `command args` with `env` (in `cwd`), asks what it offers, and stops it; throws with its stderr when it fails. */
 export async function probe(
   command: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
+  cwd?: string,
   timeoutMs = 20_000,
 ): Promise<Offer> {
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env });
+  const child = spawn(command, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    env,
+    ...(cwd === undefined ? {} : { cwd }),
+  });
   const waiting = new Map<number, (message: Rpc) => void>();
   let stderr = "";
   let failed: ((error: Error) => void) | undefined;

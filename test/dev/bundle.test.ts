@@ -314,7 +314,7 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     const { probe } = await import("../../src/dev/probe.js");
     // what it wrote before the deadline comes with the message; how much, on a loaded machine, varies
     await expect(
-      probe(process.execPath, ["-e", "setInterval(() => {}, 1000)"], process.env, 1000),
+      probe(process.execPath, ["-e", "setInterval(() => {}, 1000)"], process.env, undefined, 1000),
     ).rejects.toThrow(/^the server did not answer within 1 s$/);
   });
 
@@ -334,6 +334,25 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     expect(run.stderr).toBe(
       "picomcp bundle: left-out, a dependency of the project, is not installed: run npm install first\n",
     );
+
+    // started from the bundle's own files, a server that imports a devDependency fails before it ships
+    const devImport = join(work, "dev-import");
+    makeProject(devImport, PACKAGE);
+    write(join(devImport, "build", "server.js"), `import "dev-only";\n${SERVER}`);
+    expect(
+      spawnSync(process.execPath, ["build/server.js"], { cwd: devImport, input: "", encoding: "utf8" })
+        .status,
+    ).toBe(0);
+    const shipped = picomcp(devImport, "build/server.js");
+    expect(shipped.status).toBe(1);
+    expect(shipped.stderr).toMatch(
+      /^picomcp bundle: the server exited \(code 1\) before it answered; it wrote:\n/,
+    );
+    expect(shipped.stderr).toContain("Cannot find package 'dev-only'");
+    expect(shipped.stderr).toContain(
+      "is a package it imports in devDependencies, or a file it reads elsewhere?",
+    );
+    expect(readdirSync(devImport).filter((f) => f.endsWith(".mcpb"))).toEqual([]);
 
     const loop = join(work, "loop");
     makeProject(loop, PACKAGE);
