@@ -169,6 +169,8 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
   const root = realpathSync(projectOf(entry));
   const real = realpathSync(entry);
   const entryPoint = relative(root, real).split(sep).join("/");
+  if (entryPoint.startsWith("../"))
+    throw new Error(`${options.entry} links to a file outside its project (${root})`);
   const pkg = readPackage(root);
   if (typeof pkg.name !== "string" || typeof pkg.version !== "string")
     throw new Error(`${join(root, "package.json")} needs a "name" and a "version"`);
@@ -243,8 +245,14 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
     { path: "manifest.json", data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), mode: 0o644 },
     ...contents,
   ]);
+  // written whole or not at all: a bundle half written is never left under the bundle's name
   const temp = `${out}.${process.pid}.tmp`;
-  writeFileSync(temp, archive);
-  renameSync(temp, out);
+  try {
+    writeFileSync(temp, archive);
+    renameSync(temp, out);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
   return { file: out, manifest, files: sorted.length + 1, bytes: archive.length };
 }
