@@ -28,6 +28,8 @@ export interface StdioServer {
 /** A server the client reaches at a URL (Streamable HTTP). */
 export interface RemoteServer {
   url: string;
+  /** HTTP headers the client sends with each request (an API key). */
+  headers?: { readonly [name: string]: string };
 }
 
 export type ServerSpec = StdioServer | RemoteServer;
@@ -94,9 +96,10 @@ export function unsupported(client: Client, spec: ServerSpec): string | undefine
 export function entryFor(client: Client, spec: ServerSpec): Record<string, unknown> {
   if (isRemote(spec)) {
     // Claude Code and VS Code name the transport; Cursor and a plain mcp.json take the URL alone
-    return client === "claude-code" || client === "vscode"
-      ? { type: "http", url: spec.url }
-      : { url: spec.url };
+    const entry: Record<string, unknown> =
+      client === "claude-code" || client === "vscode" ? { type: "http", url: spec.url } : { url: spec.url };
+    if (spec.headers && Object.keys(spec.headers).length > 0) entry.headers = { ...spec.headers };
+    return entry;
   }
   const entry: Record<string, unknown> = {};
   if (client === "claude-code" || client === "vscode") entry.type = "stdio";

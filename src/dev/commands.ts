@@ -21,6 +21,7 @@ Options:
   --name N         the server's name (default: the package's name, or the entry's file name)
   --env K=V        an environment variable for the server; repeatable
   --url URL        a remote server (Streamable HTTP) instead of an entry
+  --header "K: V"  an HTTP header the client sends to the --url (an API key); repeatable
   --file PATH      the configuration file to change instead of the client's own
   --force          replace another server of the same name
   --print          write nothing: print the entry and the file it would go into
@@ -65,6 +66,7 @@ export function installCommand(argv: readonly string[]): number {
   }
   const positional: string[] = [];
   const env: Record<string, string> = {};
+  const headers: Record<string, string> = {};
   const options: { name?: string; url?: string; file?: string; force?: boolean; print?: boolean } = {};
   for (let i = 0; i < own.length; i++) {
     const arg = own[i]!;
@@ -84,6 +86,12 @@ export function installCommand(argv: readonly string[]): number {
         const eq = pair.indexOf("=");
         if (eq <= 0) throw new Error(`--env takes NAME=value, not ${pair}`);
         env[pair.slice(0, eq)] = pair.slice(eq + 1);
+      } else if (arg === "--header") {
+        const header = value();
+        const colon = header.indexOf(":");
+        if (colon <= 0 || !/^[!#$%&'*+.^_`|~\w-]+$/.test(header.slice(0, colon)))
+          throw new Error(`--header takes "Name: value", not ${header}`);
+        headers[header.slice(0, colon)] = header.slice(colon + 1).trim();
       } else if (!arg.startsWith("-")) positional.push(arg);
       else throw new Error(`Unexpected argument: ${arg}`);
     } catch (error) {
@@ -104,6 +112,7 @@ export function installCommand(argv: readonly string[]): number {
       ...(entry === undefined ? {} : { entry }),
       ...options,
       env,
+      headers,
       args,
     });
     const snippet = JSON.stringify({ [done.key]: { [done.name]: done.entry } }, null, 2);

@@ -26,6 +26,8 @@ export interface InstallOptions {
   url?: string;
   /** The server's name in the client. Default: the entry's package name (without its scope), or file name. */
   name?: string;
+  /** HTTP headers the client sends to a remote server (`url` only). */
+  headers?: { readonly [name: string]: string };
   /** Environment variables the client sets for the server (stdio only). */
   env?: { readonly [name: string]: string };
   /** Arguments after the entry (stdio only). */
@@ -89,10 +91,14 @@ function specOf(options: InstallOptions): { spec: ServerSpec; name: string } {
       throw new ConfigFileError("--env is for a server the client starts; a remote server has its own");
     if (options.args && options.args.length > 0)
       throw new ConfigFileError("arguments after -- are for a server the client starts, not a --url");
-    return { spec: { url: url.href }, name: url.hostname };
+    return { spec: { url: url.href, headers: { ...options.headers } }, name: url.hostname };
   }
   if (options.entry === undefined)
     throw new ConfigFileError("picomcp install needs the server's entry file or --url");
+  if (options.headers && Object.keys(options.headers).length > 0)
+    throw new ConfigFileError(
+      "--header is for a remote server (--url); a server the client starts takes --env",
+    );
   const entry = resolve(options.entry);
   if (!existsSync(entry) || !statSync(entry).isFile())
     throw new ConfigFileError(`${options.entry} is not a file`);

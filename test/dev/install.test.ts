@@ -235,6 +235,30 @@ describe("picomcp install, a remote URL", () => {
     });
   });
 
+  it("--header goes with the URL (a key); not with a server the client starts, nor malformed", () => {
+    const run = picomcp(
+      "claude-code",
+      "--url",
+      "https://mcp.example.com/mcp",
+      "--header",
+      "Authorization: Bearer t0k",
+    );
+    expect(run.status).toBe(0);
+    expect(JSON.parse(readFileSync(FILES["claude-code"](home), "utf8")).mcpServers).toEqual({
+      "mcp.example.com": {
+        type: "http",
+        url: "https://mcp.example.com/mcp",
+        headers: { Authorization: "Bearer t0k" },
+      },
+    });
+    expect(picomcp("cursor", "server.js", "--header", "X-Key: 1").stderr).toBe(
+      "picomcp install: --header is for a remote server (--url); a server the client starts takes --env\n",
+    );
+    const bad = picomcp("cursor", "--url", "https://a.example", "--header", "no colon");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^--header takes "Name: value", not no colon\n/);
+  });
+
   it("claude-desktop: refused, saying where a remote server goes instead", () => {
     const run = picomcp("claude-desktop", "--url", "https://mcp.example.com/mcp", "--name", "x");
     expect(run.status).toBe(1);
