@@ -70,15 +70,17 @@ describe("server.mount in a 2025-11-25 session", () => {
         ],
       },
     });
-    expect(await p.send(req(2, "tools/call", { name: "weather_forecast", arguments: { city: "Pau" } }))).toEqual(
-      { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "Sunny in Pau" }] } },
-    );
+    expect(
+      await p.send(req(2, "tools/call", { name: "weather_forecast", arguments: { city: "Pau" } })),
+    ).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "Sunny in Pau" }] } });
     expect(await p.send(req(3, "prompts/list"))).toEqual({
       jsonrpc: "2.0",
       id: 3,
       result: { prompts: [{ name: "weather_brief", arguments: [{ name: "city", required: true }] }] },
     });
-    expect(await p.send(req(4, "prompts/get", { name: "weather_brief", arguments: { city: "Lyon" } }))).toEqual({
+    expect(
+      await p.send(req(4, "prompts/get", { name: "weather_brief", arguments: { city: "Lyon" } })),
+    ).toEqual({
       jsonrpc: "2.0",
       id: 4,
       result: { messages: [{ role: "user", content: { type: "text", text: "Brief me on Lyon" } }] },
@@ -91,12 +93,16 @@ describe("server.mount in a 2025-11-25 session", () => {
     expect(await p.send(req(6, "resources/templates/list"))).toEqual({
       jsonrpc: "2.0",
       id: 6,
-      result: { resourceTemplates: [{ uriTemplate: "weather://cities/{city}", name: "weather://cities/{city}" }] },
+      result: {
+        resourceTemplates: [{ uriTemplate: "weather://cities/{city}", name: "weather://cities/{city}" }],
+      },
     });
     expect(await p.send(req(7, "resources/read", { uri: "weather://cities/Nice" }))).toEqual({
       jsonrpc: "2.0",
       id: 7,
-      result: { contents: [{ uri: "weather://cities/Nice", mimeType: "text/plain", text: "The weather of Nice" }] },
+      result: {
+        contents: [{ uri: "weather://cities/Nice", mimeType: "text/plain", text: "The weather of Nice" }],
+      },
     });
     expect(
       await p.send(
@@ -131,12 +137,20 @@ describe("server.mount in a 2025-11-25 session", () => {
     expect(await p.send(req(2, "prompts/get", { name: "weather_brief", arguments: {} }))).toEqual({
       jsonrpc: "2.0",
       id: 2,
-      error: { code: -32602, message: "Missing required argument for prompt brief: city", data: { missing: ["city"] } },
+      error: {
+        code: -32602,
+        message: "Missing required argument for prompt brief: city",
+        data: { missing: ["city"] },
+      },
     });
     expect(await p.send(req(3, "resources/read", { uri: "weather://elsewhere" }))).toEqual({
       jsonrpc: "2.0",
       id: 3,
-      error: { code: -32002, message: "Resource not found: weather://elsewhere", data: { uri: "weather://elsewhere" } },
+      error: {
+        code: -32002,
+        message: "Resource not found: weather://elsewhere",
+        data: { uri: "weather://elsewhere" },
+      },
     });
     expect(await p.send(req(4, "tools/call", { name: "forecast" }))).toMatchObject({
       error: { code: -32602, message: "Unknown tool: forecast" },
@@ -308,7 +322,11 @@ describe("server.mount at 2026-07-28", () => {
     expect(call.answer).toEqual({
       jsonrpc: "2.0",
       id: 1,
-      result: { resultType: "complete", content: [{ type: "text", text: "Sunny in Nice" }], _meta: serverInfo },
+      result: {
+        resultType: "complete",
+        content: [{ type: "text", text: "Sunny in Nice" }],
+        _meta: serverInfo,
+      },
     });
     const read = await p.request("resources/read", { uri: "weather://today" });
     expect(read.answer).toEqual({
@@ -323,7 +341,9 @@ describe("server.mount at 2026-07-28", () => {
       },
     });
     const list = await p.request("prompts/list");
-    expect(list.answer.result.prompts).toEqual([{ name: "weather_brief", arguments: [{ name: "city", required: true }] }]);
+    expect(list.answer.result.prompts).toEqual([
+      { name: "weather_brief", arguments: [{ name: "city", required: true }] },
+    ]);
   });
 
   it("asks the client through the parent: an input round for the child's elicit", async () => {
