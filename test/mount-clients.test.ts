@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { McpServer } from "../src/index.js";
 import { BridgeTransport } from "./sdk-bridge.js";
 
-const poll = <T>(fn: () => T) => expect.poll(fn, { timeout: 30_000 });
+const poll = <T>(fn: () => T) => expect.poll(fn, { timeout: 15_000 });
 const closing: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of closing.splice(0)) await c.close();

@@ -4,7 +4,7 @@ import { type ErrorInfo, McpError, McpServer } from "../src/index.js";
 import { rawPeer } from "./helpers.js";
 import { meta, modernPeer } from "./modern-helpers.js";
 
-const poll = <T>(fn: () => T) => expect.poll(fn, { timeout: 30_000 });
+const poll = <T>(fn: () => T) => expect.poll(fn, { timeout: 15_000 });
 
 /** A child with one of each primitive, and the errors its `onError` heard. */
 function weather(errors: [string, ErrorInfo][] = []) {
@@ -496,5 +496,76 @@ describe("nested mounts", () => {
     );
     expect(mid.knows("tool", "l_taken")).toBe(false);
     expect(() => leaf.mount("loop", top)).toThrow("that would be a loop");
+  });
+});
+
+describe("mounted skills", () => {
+  const review = { description: "Reviews a diff", instructions: "# Steps", files: { "notes.md": "n" } };
+
+  it("serves the child's skills under prefix-name, live, as skills of the parent", async () => {
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    const child = new McpServer({ name: "kid", version: "1.0.0" });
+    child.skill("review", review);
+    parent.mount("code", child);
+    const p = rawPeer(parent);
+    await p.initialize();
+    const list = await p.send(req(1, "skills/list"));
+    expect(
+      list.result.skills.map((s: { uri: string; frontmatter: object }) => [s.uri, s.frontmatter]),
+    ).toEqual([["skill://code-review/SKILL.md", { name: "code-review", description: "Reviews a diff" }]]);
+    expect(
+      (await p.send(req(2, "resources/list"))).result.resources.map((r: { uri: string }) => r.uri),
+    ).toEqual(["skill://code-review/SKILL.md", "skill://code-review/notes.md"]);
+    expect(await p.send(req(3, "resources/read", { uri: "skill://code-review/SKILL.md" }))).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      result: {
+        contents: [
+          {
+            uri: "skill://code-review/SKILL.md",
+            mimeType: "text/markdown",
+            text: '---\nname: "code-review"\ndescription: "Reviews a diff"\n---\n\n# Steps',
+          },
+        ],
+      },
+    });
+    const later = child.skill("lint", { description: "Lints", instructions: "run it" });
+    expect((await p.send(req(4, "skills/list"))).result.skills.map((s: { uri: string }) => s.uri)).toEqual([
+      "skill://code-review/SKILL.md",
+      "skill://code-lint/SKILL.md",
+    ]);
+    later.remove();
+    expect((await p.send(req(5, "skills/list"))).result.skills.map((s: { uri: string }) => s.uri)).toEqual([
+      "skill://code-review/SKILL.md",
+    ]);
+    // one change as it came, one as it went
+    await poll(() => p.sent).toEqual([
+      { jsonrpc: "2.0", method: "notifications/resources/list_changed" },
+      { jsonrpc: "2.0", method: "notifications/resources/list_changed" },
+    ]);
+  });
+
+  it("refuses a skill name taken in the parent, and a prefix that makes no skill name", () => {
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.skill("code-review", review);
+    const child = new McpServer({ name: "kid", version: "1.0.0" });
+    child.skill("review", review);
+    expect(() => parent.mount("code", child)).toThrow(
+      'Skill "code-review" of mount "code" (server "kid") collides with skill "code-review" of server "main": rename one, or mount under another prefix',
+    );
+    expect(() => parent.mount("Code", child)).toThrow(
+      'Skill "review" of mount "Code" (server "kid") would be "Code-review", not a skill name (1-64 of a-z 0-9 and "-"): mount it under a lowercase prefix',
+    );
+    const other = new McpServer({ name: "other", version: "1.0.0" });
+    parent.mount("code", other);
+    expect(() => other.skill("review", review)).toThrow(
+      'Skill "code-review" of mount "code" (server "other") collides with skill "code-review" of server "main": rename one, or mount under another prefix',
+    );
+    // refused before any of its files was added
+    expect(other.knows("tool", "x")).toBe(false);
+    const o = rawPeer(other);
+    return o.initialize().then(async () => {
+      expect(await o.send(req(1, "resources/list"))).toMatchObject({ error: { code: -32601 } });
+    });
   });
 });
