@@ -251,7 +251,9 @@ export class McpServer {
    * `forecast` as `weather_forecast`, its prompts likewise, its resources under their own URIs. Each
    * call runs in the child as a direct one would. Throws when a name is taken (naming both owners),
    * as a later registration in either server that would collide throws. See docs/composition.md.
-   * @example const weather = server.mount("weather", weatherServer); weather.remove();
+   * @example
+   * const weather = server.mount("weather", weatherServer);
+   * weather.remove();
    */
   mount(prefix: string, child: McpServer): Registration {
     return { remove: this.#mounts.mount(prefix, child) };

@@ -65,12 +65,11 @@ export interface Point {
 
 /** The error of two owners of one name. */
 export function collision(
-  kind: Named,
+  { kind, template }: { kind: Named; template?: boolean },
   name: string,
   by: string,
   held: string,
   owner: string,
-  template = false,
 ): Error {
   const what = kind === "resources" ? (template ? "resource template" : "resource") : kind.slice(0, -1);
   const same = held === name ? "" : " (both match the same URIs)";

@@ -51,12 +51,12 @@ export class MountPoint implements Point {
     for (const kind of ["tools", "prompts"] as const)
       parts[kind].guards.add((name) => {
         const owner = this.#owners.get(`${kind} ${name}`);
-        if (owner !== undefined) throw collision(kind, name, self, name, owner);
+        if (owner !== undefined) throw collision({ kind }, name, self, name, owner);
       });
     parts.resources.guards.add((uri, template) => {
       const held = parts.resources.taken(uri, template);
       const owner = held === undefined ? undefined : this.#owners.get(`resources ${held}`);
-      if (owner !== undefined) throw collision("resources", uri, self, held!, owner, template);
+      if (owner !== undefined) throw collision({ kind: "resources", template }, uri, self, held!, owner);
     });
   }
 
@@ -129,12 +129,11 @@ export class MountPoint implements Point {
     const held = kind === "resources" ? p.resources.taken(name, template) : has ? name : undefined;
     if (held !== undefined)
       throw collision(
-        kind,
+        { kind, template },
         name,
         by,
         held,
         this.#owners.get(`${kind} ${held}`) ?? `server "${p.core.info.name}"`,
-        template,
       );
     if (kind === "resources") for (const guard of p.resources.guards) guard(name, template);
     else for (const guard of kind === "skills" ? this.skillGuards : p[kind].guards) guard(name);
