@@ -569,3 +569,23 @@ describe("mounted skills", () => {
     });
   });
 });
+
+describe("a mounted server's own mistakes", () => {
+  it("are told as when it is not mounted", () => {
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    const child = weather();
+    parent.mount("weather", child);
+    expect(() => child.tool("forecast", { run: () => "" })).toThrow(
+      'A tool named "forecast" is already registered',
+    );
+    expect(() => child.prompt("brief", { get: () => "" })).toThrow(
+      'A prompt named "brief" is already registered',
+    );
+    expect(() => child.resource("weather://today", { read: () => "" })).toThrow(
+      "A resource URI weather://today is already registered",
+    );
+    expect(() => child.resource("weather://cities/{town}", { read: () => "" })).toThrow(
+      "The resource template weather://cities/{town} matches exactly the URIs of weather://cities/{city}, registered before",
+    );
+  });
+});

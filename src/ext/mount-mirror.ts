@@ -150,10 +150,16 @@ export class Mount {
   /** Guards on the child's registries: a later registration whose name is taken in the parent throws there. Returns what removes them. */
   guards(): () => void {
     const c = this.#child.parts;
-    const tool = (name: string) => this.#parent.claim("tools", this.#named("tools", name), this.#by);
-    const prompt = (name: string) => this.#parent.claim("prompts", this.#named("prompts", name), this.#by);
+    // a name the child holds already is the child's own duplicate: its registry says so, as unmounted
+    const tool = (name: string) => {
+      if (!c.tools.get(name)) this.#parent.claim("tools", this.#named("tools", name), this.#by);
+    };
+    const prompt = (name: string) => {
+      if (!c.prompts.get(name)) this.#parent.claim("prompts", this.#named("prompts", name), this.#by);
+    };
     const skill = (name: string) => this.#parent.claim("skills", this.#skillName(name), this.#by);
     const resource = (uri: string, template: boolean) => {
+      if (c.resources.taken(uri, template) !== undefined) return;
       const of = this.#skillOf(uri);
       // a skill registers its files one by one: it is claimed with the first
       if (of === undefined) this.#parent.claim("resources", uri, this.#by, template);
