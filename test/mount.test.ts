@@ -589,3 +589,39 @@ describe("a mounted server's own mistakes", () => {
     );
   });
 });
+
+describe("a mounted task tool", () => {
+  it("runs as a task of the parent (its store, its tasks/get and tasks/result)", async () => {
+    const child = new McpServer({ name: "jobs", version: "1.0.0" });
+    child.tool("build", {
+      task: "optional",
+      run: async (_a, ctx) => {
+        const task = await ctx.task();
+        return `built as ${task?.taskId}`;
+      },
+    });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.mount("ci", child);
+    const p = rawPeer(parent);
+    const init = await p.initialize();
+    expect(init.result.capabilities.tasks).toEqual({ cancel: {}, requests: { tools: { call: {} } } });
+    expect((await p.send(req(1, "tools/list"))).result.tools).toEqual([
+      {
+        name: "ci_build",
+        inputSchema: { type: "object", properties: {} },
+        execution: { taskSupport: "optional" },
+      },
+    ]);
+    const created = (await p.send(req(2, "tools/call", { name: "ci_build", arguments: {}, task: {} })))
+      .result;
+    const { taskId } = created.task;
+    expect((await p.send(req(3, "tasks/result", { taskId }))).result).toEqual({
+      content: [{ type: "text", text: `built as ${taskId}` }],
+      _meta: { "io.modelcontextprotocol/related-task": { taskId } },
+    });
+    // and called without a task it answers at once
+    expect((await p.send(req(4, "tools/call", { name: "ci_build", arguments: {} }))).result).toEqual({
+      content: [{ type: "text", text: "built as undefined" }],
+    });
+  });
+});
