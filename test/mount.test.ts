@@ -4,7 +4,7 @@ import { type ErrorInfo, McpError, McpServer } from "../src/index.js";
 import { rawPeer } from "./helpers.js";
 import { meta, modernPeer } from "./modern-helpers.js";
 
-const poll = <T>(fn: () => T) => expect.poll(fn, { timeout: 15_000 });
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 /** A child with one of each primitive, and the errors its `onError` heard. */
 function weather(errors: [string, ErrorInfo][] = []) {
@@ -622,6 +622,30 @@ describe("a mounted task tool", () => {
     // and called without a task it answers at once
     expect((await p.send(req(4, "tools/call", { name: "ci_build", arguments: {} }))).result).toEqual({
       content: [{ type: "text", text: "built as undefined" }],
+    });
+  });
+});
+
+describe("a mounted task tool at 2026-07-28", () => {
+  it("becomes a task of the parent once the child's handler asks for one", async () => {
+    const child = new McpServer({ name: "jobs", version: "1.0.0" });
+    child.tool("build", {
+      task: "optional",
+      run: async (_a, ctx) => {
+        const task = await ctx.task();
+        return `built as ${task?.taskId}`;
+      },
+    });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.mount("ci", child);
+    const p = modernPeer(parent);
+    const WITH = { extensions: { "io.modelcontextprotocol/tasks": {} } };
+    const created = (await p.request("tools/call", { name: "ci_build" }, WITH)).answer.result;
+    expect(created).toMatchObject({ resultType: "task", status: "working" });
+    const { taskId } = created;
+    await poll(async () => (await p.request("tasks/get", { taskId }, WITH)).answer.result).toMatchObject({
+      status: "completed",
+      result: { content: [{ type: "text", text: `built as ${taskId}` }] },
     });
   });
 });
