@@ -649,3 +649,46 @@ describe("a mounted task tool at 2026-07-28", () => {
     });
   });
 });
+
+describe("a 2026-07-28 listen on the parent", () => {
+  it("carries the child's list changes and resource updates, tagged, exactly", async () => {
+    const child = weather();
+    const { parent } = parentOf(child);
+    const stream: unknown[] = [];
+    const abort = new AbortController();
+    const conn = parent.connect({ send: () => {} });
+    const notifications = {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ["weather://today"],
+    };
+    const answer = parent.handle(
+      { jsonrpc: "2.0", id: "L", method: "subscriptions/listen", params: { _meta: meta(), notifications } },
+      conn,
+      { send: (m) => void stream.push(JSON.parse(JSON.stringify(m))), signal: abort.signal },
+    );
+    const tag = { _meta: { "io.modelcontextprotocol/subscriptionId": "L" } };
+    expect(stream).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: { ...tag, notifications },
+      },
+    ]);
+    child.resourceUpdated("weather://today");
+    const later = child.prompt("outlook", { get: () => "later" });
+    await poll(() => stream.length).toBe(3);
+    later.remove();
+    await poll(() => stream.slice(1)).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: "weather://today", ...tag },
+      },
+      { jsonrpc: "2.0", method: "notifications/prompts/list_changed", params: tag },
+      { jsonrpc: "2.0", method: "notifications/prompts/list_changed", params: tag },
+    ]);
+    abort.abort();
+    expect(await answer).toBeUndefined();
+  });
+});
