@@ -270,6 +270,7 @@ export class McpServer {
    */
   resourceListChanged(): void {
     this.#listChanged("resources");
+    this.#mounts.published({ type: "list_changed", kind: "resources" });
   }
 
   /** Opens a connection for a transport; feed it with {@link handle}. */

@@ -692,3 +692,55 @@ describe("a 2026-07-28 listen on the parent", () => {
     expect(await answer).toBeUndefined();
   });
 });
+
+describe("a mounted template's enumerated resources", () => {
+  it("are listed by the parent, and the child's resourceListChanged() reaches the parent's clients", async () => {
+    const child = new McpServer({ name: "files", version: "1.0.0" });
+    const names = ["a.txt"];
+    child.resource("file:///{name}", {
+      list: () => names.map((n) => ({ uri: `file:///${n}`, name: n })),
+      read: ({ name }) => `contents of ${name}`,
+    });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.mount("files", child);
+    const p = rawPeer(parent);
+    await p.initialize();
+    expect((await p.send(req(1, "resources/list"))).result).toEqual({
+      resources: [{ uri: "file:///a.txt", name: "a.txt" }],
+    });
+    names.push("b.txt");
+    child.resourceListChanged();
+    await poll(() => p.sent).toEqual([{ jsonrpc: "2.0", method: "notifications/resources/list_changed" }]);
+    expect(
+      (await p.send(req(2, "resources/list"))).result.resources.map((r: { uri: string }) => r.uri),
+    ).toEqual(["file:///a.txt", "file:///b.txt"]);
+  });
+});
+
+describe("a mounted tool's logging", () => {
+  it("reaches the parent's session at the level it set", async () => {
+    const child = new McpServer({ name: "talker", version: "1.0.0" });
+    child.tool("talk", {
+      run: (_a, ctx) => {
+        ctx.log("debug", "not sent");
+        ctx.log("warning", { disk: "low" }, "talker");
+        return "said";
+      },
+    });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.mount("t", child);
+    const p = rawPeer(parent);
+    await p.initialize();
+    await p.send(req(1, "logging/setLevel", { level: "info" }));
+    expect((await p.send(req(2, "tools/call", { name: "t_talk" }))).result).toEqual({
+      content: [{ type: "text", text: "said" }],
+    });
+    expect(p.sent).toEqual([
+      {
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { level: "warning", logger: "talker", data: { disk: "low" } },
+      },
+    ]);
+  });
+});

@@ -30,6 +30,7 @@ const points = new WeakMap<object, MountPoint>();
 /** The parts of a server that mounts, or is mounted: made once per server, found by the server object. */
 export class MountPoint implements Point {
   readonly parts: MountParts;
+  readonly #server: { resourceListChanged(): void };
   /** Called after each change of this server's registries (a mount of this server mirrors it). */
   readonly #watchers = new Set<(kind: Kind) => void>();
   /** Called with each change event this server publishes (a mount forwards resource updates). */
@@ -43,7 +44,9 @@ export class MountPoint implements Point {
   /** Sets of served ids without the tasks extension, by the set they were made from. */
   readonly #noTasks = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
 
-  constructor(server: object, parts: MountParts) {
+  /** `server`: the server whose mount point this is (`resourceListChanged` tells its clients a template's listing changed). */
+  constructor(server: { resourceListChanged(): void }, parts: MountParts) {
+    this.#server = server;
     this.parts = parts;
     points.set(server, this);
     const self = `server "${parts.core.info.name}"`;
@@ -90,6 +93,8 @@ export class MountPoint implements Point {
     const watch = (kind: Kind) => mount.sync(kind);
     const forward = (event: ChangeEvent) => {
       if (event.type === "resource_updated") this.parts.publish(event);
+      // what a template's `list` enumerates changed: the parent lists it too
+      else if (event.type === "list_changed") this.#server.resourceListChanged();
     };
     let mounted = true;
     const unmount = () => {
