@@ -744,3 +744,29 @@ describe("a mounted tool's logging", () => {
     ]);
   });
 });
+
+describe("one child in two parents", () => {
+  it("is mirrored in both; a registration either parent cannot take is refused, naming that one", async () => {
+    const child = new McpServer({ name: "shared", version: "1.0.0" });
+    child.tool("lookup", { run: () => "found" });
+    const a = new McpServer({ name: "alpha", version: "1.0.0" });
+    const b = new McpServer({ name: "beta", version: "1.0.0" });
+    a.mount("s", child);
+    b.mount("shared", child);
+    b.tool("shared_extra", { run: () => "b's own" });
+    expect([a.knows("tool", "s_lookup"), b.knows("tool", "shared_lookup")]).toEqual([true, true]);
+    expect(() => child.tool("extra", { run: () => "" })).toThrow(
+      'Tool "shared_extra" of mount "shared" (server "shared") collides with tool "shared_extra" of server "beta": rename one, or mount under another prefix',
+    );
+    expect([a.knows("tool", "s_extra"), child.knows("tool", "extra")]).toEqual([false, false]);
+    child.tool("more", { run: () => "more" });
+    const pa = rawPeer(a);
+    await pa.initialize();
+    expect(await pa.send(req(1, "tools/call", { name: "s_more" }))).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "more" }] },
+    });
+    expect(b.knows("tool", "shared_more")).toBe(true);
+  });
+});
