@@ -24,6 +24,7 @@ export type Named = Kind | "skills";
 /** What a mount point needs of its server's core. */
 export interface MountCore {
   readonly info: { readonly name: string };
+  /** What revision `f` is declared: the same object until this server's extensions or registrations change. */
   declared(f: Features): { readonly extensions: ReadonlySet<string> };
   readonly extensions: Extensions;
   readonly governor: Governor;

@@ -9,6 +9,7 @@ import type { ChangeEvent } from "../bus.js";
 import type { Context } from "../context.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Method } from "../extension.js";
 import { isPromiseLike, type Params } from "../types.js";
 import {
   collision,
@@ -41,8 +42,8 @@ export class MountPoint implements Point {
   readonly #owners = new Map<string, string>();
   /** Checks of a skill's name before this server registers it from a mount (where this server is mounted in turn). */
   readonly skillGuards = new Set<(name: string) => void>();
-  /** Sets of served ids without the tasks extension, by the set they were made from. */
-  readonly #noTasks = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+  /** How each method runs here, by what this server declares to a revision (see {@link #plan}). */
+  readonly #plans = new WeakMap<object, Map<string, Plan | undefined>>();
 
   /** `server`: the server whose mount point this is (`resourceListChanged` tells its clients a template's listing changed). */
   constructor(server: { resourceListChanged(): void }, parts: MountParts) {
@@ -158,10 +159,9 @@ export class MountPoint implements Point {
    */
   run(method: string, params: Params, ctx: Context): unknown {
     const core = this.parts.core;
-    let served = core.declared(ctx.features).extensions;
-    if (method === "tools/call" && served.has(TASKS)) served = this.#withoutTasks(served);
-    const m = core.extensions.method(method, served);
-    if (m === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const plan = this.#plan(method, ctx);
+    if (plan === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const { m, served, wrapped } = plan;
     const fail = (error: unknown): never => {
       if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
       const about = typeof params.uri === "string" ? { uri: params.uri } : { name: String(params.name) };
@@ -170,7 +170,7 @@ export class MountPoint implements Point {
     };
     const go = (): unknown => {
       try {
-        const r = core.extensions.wraps(method, served)
+        const r = wrapped
           ? core.extensions.run(method, params, ctx, served, (c) => m.run(params, c))
           : m.run(params, ctx);
         return isPromiseLike(r) ? Promise.resolve(r).then(undefined, fail) : r;
@@ -187,14 +187,34 @@ export class MountPoint implements Point {
     });
   }
 
-  #withoutTasks(served: ReadonlySet<string>): ReadonlySet<string> {
-    let out = this.#noTasks.get(served);
-    if (out === undefined) {
-      out = new Set([...served].filter((id) => id !== TASKS));
-      this.#noTasks.set(served, out);
+  /**
+   * How `method` runs here for the request's revision: the method, the extensions served (without the
+   * tasks extension for `tools/call`), whether any of them wraps it. Made once per revision and per
+   * change of this server's extensions (what `declared` gives is new after each), not per call.
+   */
+  #plan(method: string, ctx: Context): Plan | undefined {
+    const declared = this.parts.core.declared(ctx.features);
+    let plans = this.#plans.get(declared);
+    if (plans === undefined) {
+      plans = new Map();
+      this.#plans.set(declared, plans);
     }
-    return out;
+    if (plans.has(method)) return plans.get(method);
+    const all = declared.extensions;
+    const served =
+      method === "tools/call" && all.has(TASKS) ? new Set([...all].filter((id) => id !== TASKS)) : all;
+    const m = this.parts.core.extensions.method(method, served);
+    const plan = m && { m, served, wrapped: this.parts.core.extensions.wraps(method, served) };
+    plans.set(method, plan);
+    return plan;
   }
+}
+
+/** How a method runs in a mounted server, for one revision (see `MountPoint#plan`). */
+interface Plan {
+  readonly m: Method;
+  readonly served: ReadonlySet<string>;
+  readonly wrapped: boolean;
 }
 
 /** The mount point of `server`, if it is an McpServer. */
