@@ -1,6 +1,6 @@
 // server.mount(prefix, child) on the wire: what a parent serves of its children, in both eras, exact JSON.
 import { describe, expect, it } from "vitest";
-import { type ErrorInfo, McpError, McpServer } from "../src/index.js";
+import { defaultExtensions, type ErrorInfo, McpError, McpServer } from "../src/index.js";
 import { rawPeer } from "./helpers.js";
 import { meta, modernPeer } from "./modern-helpers.js";
 
@@ -768,5 +768,27 @@ describe("one child in two parents", () => {
       result: { content: [{ type: "text", text: "more" }] },
     });
     expect(b.knows("tool", "shared_more")).toBe(true);
+  });
+});
+
+describe("a parent without a built-in the child's primitives need", () => {
+  it("refuses the mount, and a later registration of that kind, naming what to add", () => {
+    const parent = new McpServer({
+      name: "main",
+      version: "1.0.0",
+      extensions: defaultExtensions.filter((e) => e.id !== "picomcp/prompts"),
+    });
+    const child = new McpServer({ name: "kid", version: "1.0.0" });
+    child.prompt("p", { get: () => "" });
+    expect(() => parent.mount("k", child)).toThrow(
+      'prompt "k_p" of mount "k" (server "kid"): this server has no picomcp/prompts; add it to new McpServer({ extensions }) (defaultExtensions has it)',
+    );
+    const other = new McpServer({ name: "other", version: "1.0.0" });
+    parent.mount("o", other);
+    expect(() => other.prompt("q", { get: () => "" })).toThrow(
+      'prompt "o_q" of mount "o" (server "other"): this server has no picomcp/prompts',
+    );
+    other.tool("t", { run: () => "" });
+    expect(parent.knows("tool", "o_t")).toBe(true);
   });
 });

@@ -41,6 +41,8 @@ export interface MountParts {
   readonly prompts: Registry<PromptEntry>;
   readonly resources: ResourceRegistry;
   readonly skills: Skills;
+  /** Throws when `call` needs a built-in this server was made without (`server.tool` on a server without `picomcp/tools`). */
+  readonly need: (call: string, ...ids: string[]) => void;
   /** Publishes a change event as the server's own: a mounted server's resource updates. */
   readonly publish: (event: ChangeEvent) => void;
 }

@@ -20,6 +20,7 @@ import {
   type Point,
   SEPARATOR,
 } from "./mount-mirror.js";
+import { SKILLS } from "./skills.js";
 import { TASKS } from "./tasks.js";
 
 export { type MountCore, type MountParts, SEPARATOR, SKILL_SEPARATOR } from "./mount-mirror.js";
@@ -27,6 +28,14 @@ export { type MountCore, type MountParts, SEPARATOR, SKILL_SEPARATOR } from "./m
 const PREFIX = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 const points = new WeakMap<object, MountPoint>();
+
+/** The built-ins a parent needs to serve what a mount brings of each kind. */
+const BUILT_INS = {
+  tools: ["picomcp/tools"],
+  prompts: ["picomcp/prompts"],
+  resources: ["picomcp/resources"],
+  skills: [SKILLS, "picomcp/resources"],
+} as const;
 
 /** The parts of a server that mounts, or is mounted: made once per server, found by the server object. */
 export class MountPoint implements Point {
@@ -131,6 +140,7 @@ export class MountPoint implements Point {
    */
   claim(kind: Named, name: string, by: string, template = false): void {
     const p = this.parts;
+    p.need(`${kind.slice(0, -1)} "${name}" of ${by}`, ...BUILT_INS[kind]);
     const has = kind === "skills" ? p.skills.registered.has(name) : kind !== "resources" && p[kind].get(name);
     const held = kind === "resources" ? p.resources.taken(name, template) : has ? name : undefined;
     if (held !== undefined)
