@@ -792,3 +792,21 @@ describe("a parent without a built-in the child's primitives need", () => {
     expect(parent.knows("tool", "o_t")).toBe(true);
   });
 });
+
+describe("a mounted MCP App", () => {
+  it("keeps its tool linked to its page: the URI in the tool's _meta is one the parent serves", async () => {
+    const child = new McpServer({ name: "charts", version: "1.0.0" });
+    child.app("show", { ui: { uri: "ui://charts/bar.html", html: "<p>bar</p>" }, run: () => "shown" });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.mount("charts", child);
+    const p = rawPeer(parent);
+    await p.initialize();
+    const [tool] = (await p.send(req(1, "tools/list"))).result.tools;
+    expect(tool.name).toBe("charts_show");
+    const uri = tool._meta.ui.resourceUri;
+    expect(uri).toBe("ui://charts/bar.html");
+    expect((await p.send(req(2, "resources/read", { uri }))).result.contents).toMatchObject([
+      { uri, mimeType: "text/html;profile=mcp-app", text: "<p>bar</p>" },
+    ]);
+  });
+});
