@@ -74,6 +74,8 @@ export class Registry<T> {
   #list: T[] | undefined;
   readonly #what: string;
   readonly #onChange: () => void;
+  /** Checks run before an entry is added, each throwing to refuse it (a mount's: the name must be free where this server is mounted too). */
+  readonly guards = new Set<(name: string) => void>();
 
   constructor(what: string, onChange: () => void) {
     this.#what = what;
@@ -82,6 +84,7 @@ export class Registry<T> {
 
   /** Adds an entry; a duplicate name is a programming error. Returns the remover. */
   add(name: string, item: T): () => void {
+    for (const guard of this.guards) guard(name);
     if (this.#items.has(name)) throw new Error(`A ${this.#what} named "${name}" is already registered`);
     this.#items.set(name, item);
     this.#list = undefined;

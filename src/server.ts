@@ -9,6 +9,7 @@ import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state
 import { serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, addApp, appParts } from "./ext/apps.js";
 import { type BuiltIn, builtIns, refuseBuiltIn } from "./ext/builtins.js";
+import { MountPoint } from "./ext/mount.js";
 import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
 import type { TaskRunner } from "./ext/task-runner.js";
 import { TASKS, type TaskOptions } from "./ext/tasks.js";
@@ -91,6 +92,7 @@ export class McpServer {
   readonly #bus: ChangeBus;
   readonly #pendingKinds = new Set<"tools" | "resources" | "prompts">();
   readonly #onResourcesChanged = new Set<() => void>();
+  readonly #mounts: MountPoint;
 
   constructor(options: McpServerOptions) {
     const info = implementationOf(options);
@@ -116,6 +118,7 @@ export class McpServer {
         changed: (kind) => {
           core.changed();
           this.#listChanged(kind);
+          this.#mounts.changed(kind);
         },
       },
       options.extensions,
@@ -130,6 +133,7 @@ export class McpServer {
     } = parts);
     core.useAll(parts.extensions);
     this.#bus.subscribe(core.deliver);
+    this.#mounts = new MountPoint(this, { ...parts, core, publish: (e) => this.#publish(e) });
   }
 
   /**
@@ -242,6 +246,19 @@ export class McpServer {
     return { remove: addApp(this.#tools, this.#resources, uri, resource, entry) };
   }
 
+  /**
+   * Serves `child`'s tools, prompts, resources and templates here, kept in step with it: its tool
+   * `forecast` as `weather_forecast`, its prompts likewise, its resources under their own URIs. Each
+   * call runs in the child as a direct one would. Throws when a name is taken (naming both owners),
+   * as a later registration in either server that would collide throws. See docs/composition.md.
+   * @example
+   * const weather = server.mount("weather", weatherServer);
+   * weather.remove();
+   */
+  mount(prefix: string, child: McpServer): Registration {
+    return { remove: this.#mounts.mount(prefix, child) };
+  }
+
   /** Tells every client subscribed to `uri` that it changed. */
   resourceUpdated(uri: string): void {
     this.#publish({ type: "resource_updated", uri });
@@ -253,6 +270,7 @@ export class McpServer {
    */
   resourceListChanged(): void {
     this.#listChanged("resources");
+    this.#mounts.published({ type: "list_changed", kind: "resources" });
   }
 
   /** Opens a connection for a transport; feed it with {@link handle}. */
@@ -369,5 +387,6 @@ export class McpServer {
   #publish(event: ChangeEvent): void {
     this.#core.extensions.observer?.change?.(event);
     this.#bus.publish(event);
+    this.#mounts.published(event);
   }
 }

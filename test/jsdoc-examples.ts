@@ -246,6 +246,13 @@ export const examples = [
     server.app("show_chart", { ui: { uri: "ui://charts/bar.html", html }, run: () => "Chart shown" });
     // @end
   },
+  () => {
+    const weatherServer = new McpServer({ name: "weather", version: "1.0.0" });
+    // @example server.ts#9
+    const weather = server.mount("weather", weatherServer);
+    weather.remove();
+    // @end
+  },
   async () => {
     // @example stdio.ts#1
     await serveStdio(server);

@@ -32,12 +32,15 @@ interface SkillEntry {
   readonly resources: Promise<{ uri: string; digest: string; size: number }[]>;
   /** The files' paths inside the skill (`SKILL.md`, `references/checklist.md`, …). */
   readonly paths: readonly string[];
+  /** What it was registered with (a server it is mounted in registers it again under its prefix). */
+  readonly options: SkillOptions;
 }
 
 const DIRECTORY = "inode/directory";
 const mimeOf = (path: string) => (path.endsWith(".md") ? "text/markdown" : "text/plain");
 
-const NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
+/** A skill's name: 1-64 of a-z 0-9 and "-", no leading, trailing or double "-". */
+export const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
 const MAX_FILES = 512;
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -69,7 +72,7 @@ export class Skills {
     name: string,
     options: SkillOptions,
   ): { files: [string, ResourceOptions<string>][]; remove: () => void } {
-    if (typeof name !== "string" || !NAME.test(name))
+    if (typeof name !== "string" || !SKILL_NAME.test(name))
       throw new TypeError(
         `Invalid skill name ${JSON.stringify(name)}: use 1-64 of a-z 0-9 and "-", no leading, trailing or double "-"`,
       );
@@ -96,7 +99,7 @@ export class Skills {
     const base = `skill://${name}/`;
     const resources = Promise.all(files.map(([path, text]) => describe(base + path, text)));
     const paths = files.map(([path]) => path);
-    const entry: SkillEntry = { uri: `${base}SKILL.md`, frontmatter, resources, paths };
+    const entry: SkillEntry = { uri: `${base}SKILL.md`, frontmatter, resources, paths, options };
     this.#skills.set(name, entry);
     const remove = () => {
       if (this.#skills.get(name) === entry) this.#skills.delete(name);
@@ -109,6 +112,14 @@ export class Skills {
         : [base + path, { name: path, mimeType, read }];
     });
     return { files: resourceOptions, remove };
+  }
+
+  /** The skills registered now, by name, with the options each was registered with. */
+  get registered(): ReadonlyMap<
+    string,
+    { readonly frontmatter: { readonly [key: string]: string }; readonly options: SkillOptions }
+  > {
+    return this.#skills;
   }
 
   async #entry(skill: SkillEntry) {

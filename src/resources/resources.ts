@@ -68,6 +68,8 @@ export class ResourceRegistry {
   #scopedStatics: boolean | undefined;
   #enumerates: boolean | undefined;
   readonly #onChange: () => void;
+  /** Checks run before a resource is added (its URI, whether it is a template), each throwing to refuse it (see `Registry.guards`). */
+  readonly guards = new Set<(uri: string, template: boolean) => void>();
   /** The server's: path safety, template limits, caching default, page size. */
   readonly settings: ServerSettings;
 
@@ -88,13 +90,12 @@ export class ResourceRegistry {
     const parsed = parseUriTemplate(uri, this.settings.uriTemplateLimits);
     const template = parsed.isTemplate ? parsed : undefined;
     checkReadParams(uri, template ? template.variables.map((v) => v.name) : undefined, options.read);
+    for (const guard of this.guards) guard(uri, template !== undefined);
     const table = template ? this.#templates : this.#statics;
     if (table.has(uri))
       throw new Error(`A resource ${template ? "template" : "URI"} ${uri} is already registered`);
-    // a template that differs from another only in its variables' names matches the same URIs, and
-    // the one registered first always wins: the second could never be read
     const shape = template ? templateShape(uri) : undefined;
-    const twin = shape === undefined ? undefined : this.#shapes.get(shape);
+    const twin = template ? this.taken(uri, true) : undefined;
     if (twin !== undefined)
       throw new Error(
         `The resource template ${uri} matches exactly the URIs of ${twin}, registered before, so it could never be read: remove one, or give one a literal of its own (books://{id} beside books://{id}/reviews)`,
@@ -129,6 +130,16 @@ export class ResourceRegistry {
       unroute?.();
       this.#changed();
     };
+  }
+
+  /**
+   * The URI or template registered already that `uri` would collide with: itself, or (for a template)
+   * one that differs only in its variables' names, which matches the same URIs (the one registered
+   * first would always win: the second could never be read). Undefined when it is free.
+   */
+  taken(uri: string, template: boolean): string | undefined {
+    if ((template ? this.#templates : this.#statics).has(uri)) return uri;
+    return template ? this.#shapes.get(templateShape(uri)) : undefined;
   }
 
   #changed(): void {
