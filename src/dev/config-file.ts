@@ -94,11 +94,9 @@ export type Change = "added" | "replaced" | "unchanged";
 export function putServer(
   file: string,
   config: ConfigFile,
-  key: string,
-  name: string,
-  entry: Record<string, unknown>,
-  force: boolean,
+  put: { key: string; name: string; entry: Record<string, unknown>; force: boolean },
 ): { data: Record<string, unknown>; change: Change } {
+  const { key, name, entry, force } = put;
   const servers = config.data[key] ?? {};
   if (!isObject(servers))
     throw new ConfigFileError(`${file}: "${key}" is not an object of servers by name: fix it first`);

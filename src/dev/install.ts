@@ -145,7 +145,12 @@ export function install(options: InstallOptions): Installed {
   } catch (error) {
     throw byHand(error);
   }
-  const { data, change } = putServer(file, config, key, name, entry, options.force ?? false);
+  const { data, change } = putServer(file, config, {
+    key,
+    name,
+    entry,
+    force: options.force ?? false,
+  });
   if (change === "unchanged") return { ...result, change };
   let text: string;
   try {

@@ -3,6 +3,7 @@
  * initializes, lists its tools and prompts (every page), and gets each prompt's text with placeholders.
  */
 import { spawn } from "node:child_process";
+import { LATEST_SESSION_VERSION } from "../eras/versions.js";
 
 /** A tool as a bundle's manifest lists it. */
 export interface ToolSummary {
@@ -103,7 +104,7 @@ export async function probe(
 
   try {
     const init = await must("initialize", {
-      protocolVersion: "2025-11-25",
+      protocolVersion: LATEST_SESSION_VERSION,
       capabilities: {},
       clientInfo: { name: "picomcp-bundle", version: "1" },
     });

@@ -32,6 +32,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["auth/", "redis/", "otel/", "fs/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus, and the event, rate and task stores); picomcp/otel (OpenTelemetry); picomcp/fs (a directory as resources, Node only)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
+  ["mount/"], // server.mount: one server's primitives served by another, as a live mirror (it joins two servers' cores, so it is not an extension)
   ["dispatch/envelope.ts"], // envelope checks, the session handshake, routing between eras
   ["dispatch/"], // finding and running a method, errors → wire, the stateless request path
   ["core.ts"], // the server's state, naming no feature: the extensions and what each revision is declared

@@ -9,21 +9,13 @@ import type { ChangeEvent } from "../bus.js";
 import type { Context } from "../context.js";
 import { InputRequiredSignal } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
+import { SKILLS } from "../ext/skills.js";
+import { TASKS } from "../ext/tasks.js";
 import type { Method } from "../extension.js";
 import { isPromiseLike, type Params } from "../types.js";
-import {
-  collision,
-  type Kind,
-  Mount,
-  type MountParts,
-  type Named,
-  type Point,
-  SEPARATOR,
-} from "./mount-mirror.js";
-import { SKILLS } from "./skills.js";
-import { TASKS } from "./tasks.js";
+import { collision, type Kind, Mount, type MountParts, type Named, type Point, SEPARATOR } from "./mirror.js";
 
-export { type MountCore, type MountParts, SEPARATOR, SKILL_SEPARATOR } from "./mount-mirror.js";
+export { type MountCore, type MountParts, SEPARATOR, SKILL_SEPARATOR } from "./mirror.js";
 
 const PREFIX = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 

@@ -7,6 +7,7 @@
 import type { ChangeEvent } from "../bus.js";
 import type { Completer, Context } from "../context.js";
 import type { Features } from "../eras/versions.js";
+import { addSkill, SKILL_NAME, type Skills } from "../ext/skills.js";
 import type { Extensions } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
 import type { PromptEntry } from "../prompts/prompts.js";
@@ -14,7 +15,6 @@ import type { Registry } from "../registry.js";
 import type { ResourceEntry, ResourceOptions, ResourceRegistry } from "../resources/resources.js";
 import type { ToolEntry } from "../tools/tools.js";
 import type { Params, RequestId } from "../types.js";
-import { addSkill, SKILL_NAME, type Skills } from "./skills.js";
 
 /** A list a mount mirrors. */
 export type Kind = "tools" | "prompts" | "resources";
