@@ -191,9 +191,13 @@ export class MemoryAuthStore implements AuthStore {
     if (old) this.#dropGrant(grant.id, old.value);
     if (this.#grants.size >= this.#max.grants) throw new AuthStoreFullError("grants");
     this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
-    let ids = this.#subjects.get(grant.subject);
-    if (ids === undefined) this.#subjects.set(grant.subject, (ids = new Set()));
-    ids.add(grant.id);
+    this.#index(grant);
+  }
+
+  #index(grant: GrantRecord): void {
+    const ids = this.#subjects.get(grant.subject);
+    if (ids) ids.add(grant.id);
+    else this.#subjects.set(grant.subject, new Set([grant.id]));
   }
 
   async getGrant(id: string): Promise<GrantRecord | undefined> {
@@ -212,9 +216,7 @@ export class MemoryAuthStore implements AuthStore {
       return false;
     if (grant.subject !== e.value.subject) {
       this.#dropGrant(grant.id, e.value);
-      let ids = this.#subjects.get(grant.subject);
-      if (ids === undefined) this.#subjects.set(grant.subject, (ids = new Set()));
-      ids.add(grant.id);
+      this.#index(grant);
     }
     this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
     return true;
