@@ -8,6 +8,14 @@ import { ANSWER, type Answering } from "../http/reply.js";
 import type { McpServer } from "../server.js";
 import { type ResourceServer, type ResourceServerOptions, resourceServer } from "./resource-server.js";
 
+export type {
+  AddressKind,
+  ClientMetadata,
+  ClientMetadataOptions,
+  HostLookup,
+  ResolvedAddress,
+} from "./client-metadata.js";
+export { ClientMetadataError, fetchClientMetadata } from "./client-metadata.js";
 export type { JwtAlgorithm, JwtVerifierOptions } from "./jwt.js";
 export { authInfo, jwtVerifier } from "./jwt.js";
 export type {
