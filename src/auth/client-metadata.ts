@@ -84,12 +84,12 @@ interface Platform {
 const platform = globalThis as Platform;
 const onNode = !!platform.process?.versions?.node && !platform.Deno && !platform.Bun;
 
-let nodeModule: Promise<typeof import("./client-metadata-node.js")> | undefined;
+let nodeLoaded: Promise<typeof import("./client-metadata-node.js")> | undefined;
 
 /** The Node-only fetch, loaded on first use (never on other runtimes, so `node:*` is never asked for there). */
 function loadNode(): Promise<typeof import("./client-metadata-node.js")> {
-  nodeModule ??= import("./client-metadata-node.js");
-  return nodeModule;
+  nodeLoaded ??= import("./client-metadata-node.js");
+  return nodeLoaded;
 }
 
 /** The runtime's own resolver, when it has one picomcp can call. */
@@ -149,8 +149,9 @@ export async function fetchClientMetadata(
     if (isIpAddress(host)) check(host);
     else if (isLoopbackName(host) && !allowLoopback)
       throw new ClientMetadataError("the client_id's host leads to a refused address (loopback)", host);
-    const node = !options.fetch && onNode ? await loadNode() : undefined;
-    const lookup = options.lookup ?? node?.lookupAll ?? platformLookup();
+    const onNodeModule = onNode ? await loadNode() : undefined;
+    const node = options.fetch ? undefined : onNodeModule;
+    const lookup = options.lookup ?? onNodeModule?.lookupAll ?? platformLookup();
     // resolved and checked before anything connects; on Node the connection checks again (rebinding)
     if (lookup && !isIpAddress(host)) {
       let found: readonly ResolvedAddress[];

@@ -378,7 +378,10 @@ describe("fetchClientMetadata refuses private addresses before connecting", () =
     const kinds: string[] = [];
     const error = await refusal(`https://trusted.test:${server.port}/client.json`, {
       lookup: async () => [{ address: "127.0.0.11" }],
-      allowAddress: (address, kind) => (kinds.push(kind), address === "127.0.0.11"),
+      allowAddress: (address, kind) => {
+        kinds.push(kind);
+        return address === "127.0.0.11";
+      },
     });
     // a plain-HTTP listener cannot speak TLS: the fetch fails, but only after connecting
     expect(error.message).toBe("the client metadata document could not be fetched");
