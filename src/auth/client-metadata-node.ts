@@ -1,13 +1,13 @@
 /**
  * Fetching a client metadata document on Node (only): `node:https`/`node:http` with a `lookup` that
  * checks every address the connection would use, so a DNS answer that changes between the early check
- * and the connection (rebinding) is refused too. Loaded by a dynamic import, only on Node.
+ * and the connection (rebinding) is refused too. Loaded by a dynamic import, only on Node; it imports
+ * nothing of picomcp's, so that its chunk stays apart.
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
-import { ClientMetadataError } from "./client-metadata-document.js";
 
 /** One address a host name resolves to. */
 interface Resolved {
@@ -28,7 +28,9 @@ export function lookupAll(hostname: string): Promise<Resolved[]> {
 function guarded(
   resolve: (hostname: string) => Promise<readonly Resolved[]>,
   check: (address: string) => void,
+  refuse: (message: string, detail?: string) => Error,
 ): LookupFunction {
+  const unresolved = "the client_id's host could not be resolved";
   return (hostname, options, callback) => {
     const answer = callback as (
       error: Error | null,
@@ -36,26 +38,25 @@ function guarded(
       family?: number,
     ) => void;
     resolve(hostname)
-      .then((found) => {
-        const want = options.family === 4 || options.family === 6 ? options.family : undefined;
-        const list = found
-          .map(({ address, family }) => ({
-            address,
-            family: family === 4 || family === 6 ? family : isIP(address),
-          }))
-          .filter((a) => a.family !== 0 && (want === undefined || a.family === want));
-        if (list.length === 0) throw new ClientMetadataError("the client_id's host could not be resolved");
-        for (const { address } of list) check(address);
-        if (options.all) answer(null, list);
-        else answer(null, list[0]!.address, list[0]!.family);
-      })
-      .catch((error: unknown) => {
-        const refused =
-          error instanceof ClientMetadataError
-            ? error
-            : new ClientMetadataError("the client_id's host could not be resolved", String(error));
-        answer(refused);
-      });
+      .then(
+        (found) => {
+          const want = options.family === 4 || options.family === 6 ? options.family : undefined;
+          const list = found
+            .map(({ address, family }) => ({
+              address,
+              family: family === 4 || family === 6 ? family : isIP(address),
+            }))
+            .filter((a) => a.family !== 0 && (want === undefined || a.family === want));
+          if (list.length === 0) throw refuse(unresolved);
+          for (const { address } of list) check(address);
+          if (options.all) answer(null, list);
+          else answer(null, list[0]!.address, list[0]!.family);
+        },
+        (error: unknown) => {
+          throw refuse(unresolved, String(error));
+        },
+      )
+      .catch((error: Error) => answer(error));
   };
 }
 
@@ -63,6 +64,8 @@ function guarded(
 export interface NodeGetOptions {
   lookup: ((hostname: string) => Promise<readonly Resolved[]>) | undefined;
   check: (address: string) => void;
+  /** Makes the error a refusal throws (the caller's error class, for the client). */
+  refuse: (message: string, detail?: string) => Error;
   signal: AbortSignal;
 }
 
@@ -82,7 +85,7 @@ export function get(url: URL, options: NodeGetOptions) {
       method: "GET",
       agent: false,
       headers: { accept: "application/json" },
-      lookup: guarded(options.lookup ?? lookupAll, options.check),
+      lookup: guarded(options.lookup ?? lookupAll, options.check, options.refuse),
       signal: options.signal,
       maxHeaderSize: 16 * 1024,
     });

@@ -165,7 +165,12 @@ export async function fetchClientMetadata(
     }
     if (controller.signal.aborted) throw new ClientMetadataError("aborted");
     answer = node
-      ? await node.get(url, { lookup, check, signal: controller.signal })
+      ? await node.get(url, {
+          lookup,
+          check,
+          refuse: (message, detail) => new ClientMetadataError(message, detail),
+          signal: controller.signal,
+        })
       : await viaFetch(url, options.fetch ?? fetch, controller.signal);
     return read(answer, clientId, maxBytes, options);
   })();
