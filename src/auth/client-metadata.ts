@@ -109,10 +109,8 @@ function platformLookup(): HostLookup | undefined {
 /**
  * Fetches and validates the Client ID Metadata Document at `clientId`, an https URL, and says how long
  * it may be cached. Throws {@link ClientMetadataError} (its message is for the client) when the URL, the
- * address it leads to, the answer or the document is refused.
- * @example
- * const { client, ttlMs } = await fetchClientMetadata("https://app.example.com/oauth/client.json");
- * await store.putClient(client, ttlMs);
+ * address it leads to, the answer or the document is refused. What each runtime guarantees is in
+ * docs/security.md ("Client ID Metadata Documents").
  */
 export async function fetchClientMetadata(
   clientId: string,
