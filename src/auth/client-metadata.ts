@@ -1,27 +1,265 @@
 /**
- * Client ID Metadata Documents: a stand-in until the real fetcher lands (it fetches and validates
- * the document with SSRF limits). This one refuses every document.
+ * Fetching a Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document) without letting
+ * its URL reach what the server can reach and the client cannot: address classes refused, no redirects,
+ * size and time caps, JSON only, the document validated, its caching headers read.
  */
+import { type AddressKind, addressKind, isIpAddress } from "./addresses.js";
+import {
+  ClientMetadataError,
+  clientFromDocument,
+  clientIdUrl,
+  isLoopbackName,
+  ttlOf,
+} from "./client-metadata-document.js";
 import type { ClientRecord } from "./store.js";
 
-/** Thrown when a client's metadata document cannot be used; its message is for the client. */
-export class ClientMetadataError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ClientMetadataError";
-  }
+export type { AddressKind } from "./addresses.js";
+export { ClientMetadataError } from "./client-metadata-document.js";
+
+/** One address a host name resolves to; `family` 4 or 6 (found from the address when absent). */
+export interface ResolvedAddress {
+  address: string;
+  family?: number;
 }
+
+/** Resolves a host name to all of its addresses, as `node:dns`'s `lookup(name, { all: true })` does. */
+export type HostLookup = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 /** Options of {@link fetchClientMetadata}. */
 export interface ClientMetadataOptions {
-  /** Whether an http document on a loopback address may be fetched (development). Default: false. */
+  /**
+   * Lets documents come from loopback addresses, and over plain http from a loopback host (`127.0.0.1`,
+   * `[::1]`, `localhost`, whose every address must then be loopback): for development. Default: false.
+   */
   allowLoopback?: boolean;
+  /**
+   * Lets an address of a refused class through (a private network you trust, say): called with the
+   * address and its class; true lets it be connected to. Default: none, every class refused.
+   */
+  allowAddress?: (address: string, kind: AddressKind) => boolean;
+  /** The only hosts documents may come from: exact host names (lower case), or a predicate. Default: any host. */
+  allowedHosts?: readonly string[] | ((hostname: string) => boolean);
+  /** The largest document read, in bytes; reading stops past it. Default: 5120. */
+  maxBytes?: number;
+  /** The time for the whole fetch (lookup, connection, headers and body), in ms. Default: 5000. */
+  timeoutMs?: number;
+  /** `ttlMs` when the answer has no `Cache-Control` `max-age`. Default: 300000 (5 minutes). */
+  defaultTtlMs?: number;
+  /** The shortest `ttlMs` a `max-age` gives. Default: 60000. */
+  minTtlMs?: number;
+  /** The longest `ttlMs` a `max-age` gives. Default: 86400000 (a day). */
+  maxTtlMs?: number;
+  /**
+   * Resolves host names for the address checks (and, on Node, for the connection itself). Default: on
+   * Node `node:dns` `lookup`, on Deno `Deno.resolveDns`, on Bun `Bun.dns.lookup`, elsewhere none.
+   */
+  lookup?: HostLookup;
+  /**
+   * Fetches the document instead of `node:https` (on Node) or the global `fetch` (elsewhere); called with
+   * `redirect: "manual"`. Addresses are then checked before the fetch only. Default: none.
+   */
+  fetch?: (input: URL, init: RequestInit) => Promise<Response>;
 }
 
-/** Fetches and validates the Client ID Metadata Document at `clientId`: not available yet. */
+/** What {@link fetchClientMetadata} found: the client, and how long it may be kept (0: not at all). */
+export interface ClientMetadata {
+  client: ClientRecord;
+  ttlMs: number;
+}
+
+/** One answer, read the same way whichever way it was fetched. */
+interface Answer {
+  status: number;
+  header(name: string): string | undefined;
+  next(): Promise<Uint8Array | undefined>;
+  close(): void;
+}
+
+interface Platform {
+  process?: { versions?: { node?: string } };
+  Deno?: { resolveDns(name: string, type: "A" | "AAAA"): Promise<string[]> };
+  Bun?: { dns?: { lookup(name: string): Promise<ResolvedAddress[]> } };
+}
+
+const platform = globalThis as Platform;
+const onNode = !!platform.process?.versions?.node && !platform.Deno && !platform.Bun;
+
+let nodeLoaded: Promise<typeof import("./client-metadata-node.js")> | undefined;
+
+/** The Node-only fetch, loaded on first use (never on other runtimes, so `node:*` is never asked for there). */
+function loadNode(): Promise<typeof import("./client-metadata-node.js")> {
+  nodeLoaded ??= import("./client-metadata-node.js");
+  return nodeLoaded;
+}
+
+/** The runtime's own resolver, when it has one picomcp can call. */
+function platformLookup(): HostLookup | undefined {
+  const deno = platform.Deno;
+  if (deno?.resolveDns) {
+    return async (name) => {
+      const found = await Promise.allSettled([deno.resolveDns(name, "A"), deno.resolveDns(name, "AAAA")]);
+      return found.flatMap((r) => (r.status === "fulfilled" ? r.value.map((address) => ({ address })) : []));
+    };
+  }
+  const bun = platform.Bun?.dns;
+  if (bun?.lookup) return (name) => bun.lookup(name);
+  return undefined;
+}
+
+/**
+ * Fetches and validates the Client ID Metadata Document at `clientId`, an https URL, and says how long
+ * it may be cached. Throws {@link ClientMetadataError} (its message is for the client) when the URL, the
+ * address it leads to, the answer or the document is refused. What each runtime guarantees is in
+ * docs/security.md ("Client ID Metadata Documents").
+ */
 export async function fetchClientMetadata(
   clientId: string,
-  _options?: ClientMetadataOptions,
-): Promise<{ client: ClientRecord; ttlMs: number }> {
-  throw new ClientMetadataError(`not yet: client metadata documents are not supported (${clientId})`);
+  options: ClientMetadataOptions = {},
+): Promise<ClientMetadata> {
+  const allowLoopback = options.allowLoopback ?? false;
+  const maxBytes = options.maxBytes ?? 5120;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const url = clientIdUrl(clientId, (u) => allowLoopback && isLoopbackHost(u.hostname));
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const allowed = options.allowedHosts;
+  if (allowed && !(typeof allowed === "function" ? allowed(host) : allowed.includes(host)))
+    throw new ClientMetadataError("the client_id's host is not allowed");
+  const plain = url.protocol === "http:";
+  const check = (address: string): void => {
+    const kind = addressKind(address);
+    if (plain && kind !== "loopback")
+      throw new ClientMetadataError("an http client_id must lead to loopback addresses only", address);
+    if (kind === undefined || (kind === "loopback" && allowLoopback) || options.allowAddress?.(address, kind))
+      return;
+    throw new ClientMetadataError(`the client_id's host leads to a refused address (${kind})`, address);
+  };
+
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new ClientMetadataError(`the client metadata document was not fetched within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  let answer: Answer | undefined;
+  const work = (async () => {
+    if (isIpAddress(host)) check(host);
+    else if (isLoopbackName(host) && !allowLoopback)
+      throw new ClientMetadataError("the client_id's host leads to a refused address (loopback)", host);
+    const onNodeModule = onNode ? await loadNode() : undefined;
+    const node = options.fetch ? undefined : onNodeModule;
+    const lookup = options.lookup ?? onNodeModule?.lookupAll ?? platformLookup();
+    // resolved and checked before anything connects; on Node the connection checks again (rebinding)
+    if (lookup && !isIpAddress(host)) {
+      let found: readonly ResolvedAddress[];
+      try {
+        found = await lookup(host);
+      } catch (error) {
+        throw new ClientMetadataError("the client_id's host could not be resolved", String(error));
+      }
+      if (found.length === 0) throw new ClientMetadataError("the client_id's host could not be resolved");
+      for (const { address } of found) check(address);
+    }
+    if (controller.signal.aborted) throw new ClientMetadataError("aborted");
+    answer = node
+      ? await node.get(url, {
+          lookup,
+          check,
+          refuse: (message, detail) => new ClientMetadataError(message, detail),
+          signal: controller.signal,
+        })
+      : await viaFetch(url, options.fetch ?? fetch, controller.signal);
+    return read(answer, clientId, maxBytes, options);
+  })();
+  work.catch(() => {}); // when the deadline wins, what work throws after is of no interest
+  try {
+    return await Promise.race([work, expired]);
+  } catch (error) {
+    if (error instanceof ClientMetadataError) throw error;
+    throw new ClientMetadataError("the client metadata document could not be fetched", String(error));
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+    answer?.close();
+  }
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return (
+    isLoopbackName(hostname) ||
+    (isIpAddress(hostname.replace(/^\[|\]$/g, "")) && addressKind(hostname) === "loopback")
+  );
+}
+
+async function viaFetch(
+  url: URL,
+  fetcher: NonNullable<ClientMetadataOptions["fetch"]>,
+  signal: AbortSignal,
+): Promise<Answer> {
+  const res = await fetcher(url, {
+    method: "GET",
+    headers: { accept: "application/json" },
+    redirect: "manual",
+    credentials: "omit",
+    signal,
+  });
+  const reader = res.body?.getReader();
+  return {
+    // a browser-like fetch hides a manual redirect as an opaque answer of status 0
+    status: res.type === "opaqueredirect" ? 302 : res.status,
+    header: (name) => res.headers.get(name) ?? undefined,
+    next: async () => {
+      if (!reader) return undefined;
+      const { done, value } = await reader.read();
+      return done ? undefined : value;
+    },
+    close: () => void reader?.cancel().catch(() => {}),
+  };
+}
+
+async function read(
+  answer: Answer,
+  clientId: string,
+  maxBytes: number,
+  options: ClientMetadataOptions,
+): Promise<ClientMetadata> {
+  const { status } = answer;
+  if (status >= 300 && status < 400)
+    throw new ClientMetadataError(
+      `the client metadata document redirects (HTTP ${status}); redirects are not followed`,
+    );
+  if (status !== 200) throw new ClientMetadataError(`the client metadata document answered HTTP ${status}`);
+  const type = (answer.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(type))
+    throw new ClientMetadataError("the client metadata document is not served as application/json");
+  const tooLarge = `the client metadata document is larger than ${maxBytes} bytes`;
+  const declared = Number(answer.header("content-length") ?? Number.NaN);
+  if (declared > maxBytes) throw new ClientMetadataError(tooLarge);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let chunk = await answer.next(); chunk; chunk = await answer.next()) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw new ClientMetadataError(tooLarge); // the caller closes the connection
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw new ClientMetadataError("the client metadata document is not valid UTF-8 JSON");
+  }
+  const client = clientFromDocument(doc, clientId, Date.now());
+  const ttlMs = ttlOf(answer.header("cache-control"), {
+    defaultMs: options.defaultTtlMs ?? 300_000,
+    minMs: options.minTtlMs ?? 60_000,
+    maxMs: options.maxTtlMs ?? 86_400_000,
+  });
+  return { client, ttlMs };
 }

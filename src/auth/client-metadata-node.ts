@@ -1,0 +1,111 @@
+/**
+ * Fetching a client metadata document on Node (only): `node:https`/`node:http` with a `lookup` that
+ * checks every address the connection would use, so a DNS answer that changes between the early check
+ * and the connection (rebinding) is refused too. Loaded by a dynamic import, only on Node; it imports
+ * nothing of picomcp's, so that its chunk stays apart.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+
+/** One address a host name resolves to. */
+interface Resolved {
+  address: string;
+  family?: number;
+}
+
+/** `node:dns` `lookup` with every address, in the resolver's order. */
+export function lookupAll(hostname: string): Promise<Resolved[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    );
+  });
+}
+
+/** A `lookup` for `net.connect` that resolves with `resolve` and refuses (throws from `check`) any address not allowed. */
+function guarded(
+  resolve: (hostname: string) => Promise<readonly Resolved[]>,
+  check: (address: string) => void,
+  refuse: (message: string, detail?: string) => Error,
+): LookupFunction {
+  const unresolved = "the client_id's host could not be resolved";
+  return (hostname, options, callback) => {
+    const answer = callback as (
+      error: Error | null,
+      address?: string | LookupAddress[],
+      family?: number,
+    ) => void;
+    resolve(hostname)
+      .then(
+        (found) => {
+          const want = options.family === 4 || options.family === 6 ? options.family : undefined;
+          const list = found
+            .map(({ address, family }) => ({
+              address,
+              family: family === 4 || family === 6 ? family : isIP(address),
+            }))
+            .filter((a) => a.family !== 0 && (want === undefined || a.family === want));
+          if (list.length === 0) throw refuse(unresolved);
+          for (const { address } of list) check(address);
+          if (options.all) answer(null, list);
+          else answer(null, list[0]!.address, list[0]!.family);
+        },
+        (error: unknown) => {
+          throw refuse(unresolved, String(error));
+        },
+      )
+      .catch((error: Error) => answer(error));
+  };
+}
+
+/** What `get` needs: the resolver, the address check, the deadline's signal. */
+export interface NodeGetOptions {
+  lookup: ((hostname: string) => Promise<readonly Resolved[]>) | undefined;
+  check: (address: string) => void;
+  /** Makes the error a refusal throws (the caller's error class, for the client). */
+  refuse: (message: string, detail?: string) => Error;
+  signal: AbortSignal;
+}
+
+/**
+ * GET `url` on a connection of its own (no agent, no keep-alive), following no redirect. Resolves once
+ * the status and headers are in; `close` destroys the connection, read or not.
+ */
+export function get(url: URL, options: NodeGetOptions) {
+  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<{
+    status: number;
+    header(name: string): string | undefined;
+    next(): Promise<Uint8Array | undefined>;
+    close(): void;
+  }>((resolve, reject) => {
+    const req = request(url, {
+      method: "GET",
+      agent: false,
+      headers: { accept: "application/json" },
+      lookup: guarded(options.lookup ?? lookupAll, options.check, options.refuse),
+      signal: options.signal,
+      maxHeaderSize: 16 * 1024,
+    });
+    req.on("error", reject);
+    req.on("response", (res: IncomingMessage) => {
+      res.on("error", () => {}); // a connection destroyed before its body was read is no fault here
+      const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+      resolve({
+        status: res.statusCode ?? 0,
+        header: (name) => {
+          const value = res.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value.join(", ") : value;
+        },
+        next: async () => {
+          const { done, value } = await chunks.next();
+          return done ? undefined : value;
+        },
+        close: () => req.destroy(),
+      });
+    });
+    req.end();
+  });
+}
