@@ -341,7 +341,11 @@ describe("state, iss and the consent page", () => {
     const form = await openConsent(authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)));
     const refused = [
       await submitConsent(s.origin, form, "approve", { headers: { origin: "https://evil.example" } }),
-      await submitConsent(s.origin, form, "approve", { headers: { origin: "null" } }),
+      // an opaque origin (a sandboxed frame, a data: page) elsewhere, or a browser that does not say where
+      await submitConsent(s.origin, form, "approve", {
+        headers: { origin: "null", "sec-fetch-site": "cross-site" },
+      }),
+      await submitConsent(s.origin, form, "approve", { headers: { origin: "null", "sec-fetch-site": "" } }),
       await submitConsent(s.origin, form, "approve", { headers: { "sec-fetch-site": "cross-site" } }),
       await submitConsent(s.origin, form, "approve", { headers: { "sec-fetch-site": "same-site" } }),
       await submitConsent(s.origin, form, "approve", { body: "decision=approve" }),
