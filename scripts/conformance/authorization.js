@@ -121,7 +121,9 @@ export async function runAuthorizationScenarios({ timeoutMs = 120_000 } = {}) {
         await res.body?.cancel();
       })
       .catch((error) => {
+        // the suite would wait minutes for a callback that cannot come
         out += `\n[the browser step failed: ${error.message}]\n`;
+        cli.kill("SIGTERM");
       });
     const code = await exited;
     await browsing;
