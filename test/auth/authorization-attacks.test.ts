@@ -341,7 +341,7 @@ describe("state, iss and the consent page", () => {
     const form = await openConsent(authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)));
     const refused = [
       await submitConsent(s.origin, form, "approve", { headers: { origin: "https://evil.example" } }),
-      // an opaque origin (a sandboxed frame, a data: page) elsewhere, or a browser that does not say where
+      // a page elsewhere that hides its origin (no-referrer): Origin null is believed only with Sec-Fetch-Site same-origin
       await submitConsent(s.origin, form, "approve", {
         headers: { origin: "null", "sec-fetch-site": "cross-site" },
       }),
