@@ -90,3 +90,9 @@ export function createProtectedHandler(
   Object.defineProperty(handler, "resourceServer", { value: rs });
   return handler;
 }
+
+export type { UpstreamOptions } from "./upstream.js";
+export type { GitHubOptions } from "./upstream-github.js";
+export { github } from "./upstream-github.js";
+export type { GoogleOptions, OidcOptions } from "./upstream-oidc.js";
+export { google, oidc } from "./upstream-oidc.js";
