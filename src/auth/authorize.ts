@@ -107,10 +107,12 @@ export async function authorize(ctx: AsContext, request: Request): Promise<Respo
 
 /** Whether a POST comes from the server's own page: `Origin` and `Sec-Fetch-Site`, where the browser sends them. */
 function sameOrigin(ctx: AsContext, request: Request): boolean {
-  const origin = request.headers.get("origin");
-  if (origin !== null && origin !== ctx.origin) return false;
   const site = request.headers.get("sec-fetch-site");
-  return site === null || site === "same-origin";
+  if (site !== null && site !== "same-origin") return false;
+  const origin = request.headers.get("origin");
+  // the consent page's own `no-referrer` policy makes a browser send `Origin: null` with the form's POST:
+  // believed only when the browser also says the POST is same-origin
+  return origin === null || origin === ctx.origin || (origin === "null" && site === "same-origin");
 }
 
 /** `POST /consent`: the person's approval or denial. */
