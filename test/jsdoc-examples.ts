@@ -8,7 +8,7 @@ import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { createClient } from "redis";
 import { expect } from "vitest";
 import { z } from "zod";
-import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
+import { createProtectedHandler, github, google, jwtVerifier, oidc } from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
@@ -99,6 +99,34 @@ export const examples = [
     });
     // @end
     return verifyToken;
+  },
+  () => {
+    // @example auth/upstream-github.ts#1
+    const signIn = github({
+      clientId: process.env.GITHUB_CLIENT_ID!,
+      clientSecret: process.env.GITHUB_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
+  },
+  () => {
+    // @example auth/upstream-oidc.ts#1
+    const signIn = oidc({
+      issuer: "https://login.example.com/realms/staff",
+      clientId: "mcp",
+      clientSecret: process.env.OIDC_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
+  },
+  () => {
+    // @example auth/upstream-oidc.ts#2
+    const signIn = google({
+      clientId: process.env.GOOGLE_CLIENT_ID!,
+      clientSecret: process.env.GOOGLE_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
   },
   async () => {
     // @example connection.ts#1

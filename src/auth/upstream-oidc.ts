@@ -181,7 +181,7 @@ function openidProvider(setup: OidcSetup): SignIn {
  * const signIn = oidc({
  *   issuer: "https://login.example.com/realms/staff",
  *   clientId: "mcp",
- *   clientSecret: process.env.OIDC_SECRET,
+ *   clientSecret: process.env.OIDC_CLIENT_SECRET!,
  * });
  */
 export function oidc(options: OidcOptions): SignIn {
