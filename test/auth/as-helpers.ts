@@ -46,7 +46,7 @@ export function useAuthServers() {
   });
   /** An MCP server with a `whoami` tool, protected and signing in on the same handler at 127.0.0.1; `otherPaths`: more resources of the authorization server on this origin. */
   return async (
-    options: Partial<AuthorizationServerOptions> = {},
+    options: { [K in keyof AuthorizationServerOptions]?: AuthorizationServerOptions[K] | undefined } = {},
     handlerOptions: Partial<ProtectedHandlerOptions> = {},
     otherPaths: string[] = [],
   ): Promise<Served> => {
