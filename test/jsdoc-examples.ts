@@ -11,9 +11,12 @@ import { z } from "zod";
 import {
   createAuthorizationServer,
   createProtectedHandler,
+  github,
+  google,
   type Identity,
   jwtVerifier,
   MemoryAuthStore,
+  oidc,
   upstreamToken,
 } from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
@@ -140,6 +143,34 @@ export const examples = [
     });
     // @end
     return verifyToken;
+  },
+  () => {
+    // @example auth/upstream-github.ts#1
+    const signIn = github({
+      clientId: process.env.GITHUB_CLIENT_ID!,
+      clientSecret: process.env.GITHUB_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
+  },
+  () => {
+    // @example auth/upstream-oidc.ts#1
+    const signIn = oidc({
+      issuer: "https://login.example.com/realms/staff",
+      clientId: "mcp",
+      clientSecret: process.env.OIDC_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
+  },
+  () => {
+    // @example auth/upstream-oidc.ts#2
+    const signIn = google({
+      clientId: process.env.GOOGLE_CLIENT_ID!,
+      clientSecret: process.env.GOOGLE_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
   },
   async () => {
     // @example connection.ts#1

@@ -162,3 +162,9 @@ function serving(
     };
   };
 }
+
+export type { UpstreamOptions } from "./upstream.js";
+export type { GitHubOptions } from "./upstream-github.js";
+export { github } from "./upstream-github.js";
+export type { GoogleOptions, OidcOptions } from "./upstream-oidc.js";
+export { google, oidc } from "./upstream-oidc.js";
