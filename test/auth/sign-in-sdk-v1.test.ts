@@ -121,10 +121,8 @@ describe("the SDK v1 client signs in to picomcp's authorization server", () => {
     expect(revoked.status).toBe(200);
     // the grant is gone: its access token stops within the revocation delay (at once on this instance)
     await poll(async () => (await rawPing(resource, tokens.access_token)).status).toBe(401);
-    expect((await rawPing(resource, tokens.access_token)).challenge).toMatch(
-      new RegExp(
-        `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${issuer}/\\.well-known/oauth-protected-resource/mcp"`,
-      ),
+    expect((await rawPing(resource, tokens.access_token)).challenge).toBe(
+      `Bearer error="invalid_token", error_description="Unauthorized: the access token was revoked", resource_metadata="${issuer}/.well-known/oauth-protected-resource/mcp", scope="notes:read"`,
     );
     expect(await rawRefresh(issuer, clientId, tokens.refresh_token!)).toMatchObject({
       status: 400,

@@ -127,10 +127,8 @@ describe("the SDK v2 client signs in to picomcp's authorization server", () => {
     await as.revoke({ grant: String(claimsOf(tokens.access_token).gid) });
     const refused = await rawPing(resource, tokens.access_token);
     expect(refused.status).toBe(401);
-    expect(refused.challenge).toMatch(
-      new RegExp(
-        `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${issuer}/\\.well-known/oauth-protected-resource/mcp"`,
-      ),
+    expect(refused.challenge).toBe(
+      `Bearer error="invalid_token", error_description="Unauthorized: the access token was revoked", resource_metadata="${issuer}/.well-known/oauth-protected-resource/mcp", scope="notes:read"`,
     );
     expect(
       await rawRefresh(issuer, provider.clientInformation()!.client_id, tokens.refresh_token!),
@@ -145,6 +143,32 @@ describe("the SDK v2 client signs in to picomcp's authorization server", () => {
     );
     expect(provider.authorizations).toHaveLength(2);
     await client.close();
+  });
+
+  it("a person who denies, or whom the authenticate hook does not know, sends the client back with access_denied and no code", async () => {
+    const { issuer, resource, hook } = await signInServer();
+    for (const [browser, description] of [
+      [fetchBrowser("127.0.0.6", "alice-session", "deny"), "The person denied the request"],
+      [fetchBrowser("127.0.0.6", "nobody-session"), "The person could not be signed in"],
+    ] as const) {
+      const provider: Provider = new SignInProvider(browser);
+      const transport = new StreamableHTTPClientTransport(new URL(resource), {
+        authProvider: provider,
+        fetch: boundFetch("127.0.0.6"),
+      });
+      await expect(
+        new Client({ name: "sign-in-v2", version: "1.0.0" }).connect(transport),
+      ).rejects.toBeInstanceOf(UnauthorizedError);
+      expect(Object.fromEntries(provider.callback!.searchParams)).toEqual({
+        error: "access_denied",
+        error_description: description,
+        state: provider.storedState(),
+        iss: issuer,
+      });
+      expect(() => provider.code()).toThrow(/access_denied/);
+      expect(provider.saved).toEqual([]);
+    }
+    expect(hook).toEqual({ calls: 2, refused: 1 });
   });
 
   it("in headless chromium: the person approves on the consent page", {
