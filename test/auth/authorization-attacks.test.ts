@@ -314,6 +314,20 @@ describe("state, iss and the consent page", () => {
     });
   });
 
+  it("refuses prompt=none: the person always sees the consent page", async () => {
+    const s = await serve();
+    const clientId = await registerClient(s.origin);
+    const res = await fetch(
+      authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource, { prompt: "none" })),
+      { redirect: "manual" },
+    );
+    expect(Object.fromEntries(locationOf(res).searchParams)).toMatchObject({
+      error: "consent_required",
+      state: "st-123",
+      iss: s.origin,
+    });
+  });
+
   it("approves only in the browser that opened the page: no fixation of another's authorization", async () => {
     const s = await serve();
     const clientId = await registerClient(s.origin);
@@ -341,7 +355,6 @@ describe("state, iss and the consent page", () => {
     const form = await openConsent(authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)));
     const refused = [
       await submitConsent(s.origin, form, "approve", { headers: { origin: "https://evil.example" } }),
-      // a page elsewhere that hides its origin (no-referrer): Origin null is believed only with Sec-Fetch-Site same-origin
       await submitConsent(s.origin, form, "approve", {
         headers: { origin: "null", "sec-fetch-site": "cross-site" },
       }),
