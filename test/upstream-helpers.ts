@@ -1,6 +1,6 @@
 // Helpers of the upstream sign-in tests: a real OpenID provider (oidc-provider) on 127.0.0.1, and a
 // small relying party that runs a SignIn's begin and finish the way the authorization server does.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
@@ -155,3 +155,36 @@ export async function relyingParty(callbackPath = "/oauth/callback") {
     close: at.close,
   };
 }
+
+/** The body of a node:http request, as text. */
+export async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The PKCE S256 challenge of a verifier. */
+export const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
+
+/** What a provider's stand-in saw. */
+export interface Seen {
+  authorize: Record<string, string>[];
+  token: { form: Record<string, string>; authorization: string | undefined; accept: string | undefined }[];
+  user: Record<string, string | undefined>[];
+}
+
+/** The person's browser, by fetch: `/start` at the relying party, the provider's consent (approved at once by the stand-in), the callback. */
+export async function browse(
+  rp: Awaited<ReturnType<typeof relyingParty>>,
+): Promise<{ status: number; text: string }> {
+  const start = await fetch(`${rp.origin}/start`, { redirect: "manual" });
+  if (start.status !== 303) throw new Error(`/start answered ${start.status}: ${await start.text()}`);
+  const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
+  const consent = await fetch(start.headers.get("location")!, { redirect: "manual" });
+  if (consent.status !== 302) throw new Error(`the provider answered ${consent.status}`);
+  const callback = await fetch(consent.headers.get("location")!, { headers: { cookie } });
+  return { status: callback.status, text: await callback.text() };
+}
+
+/** The last result the relying party saw. */
+export const last = (finished: Finished[]) => finished.at(-1)!;

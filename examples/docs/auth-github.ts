@@ -3,33 +3,27 @@ import { McpServer } from "picomcp";
 import { createAuthorizationServer, createProtectedHandler, github, upstreamToken } from "picomcp/auth";
 import { toNodeListener } from "picomcp/node";
 
-const ISSUER = "http://localhost:3000"; // the authorization server: this same process
-const RESOURCE = `${ISSUER}/mcp`; // the MCP endpoint
+const ORIGIN = "http://localhost:3000"; // the issuer: where the sign-in routes live
+const RESOURCE = `${ORIGIN}/mcp`; // the MCP endpoint
 
-const server = new McpServer({ name: "my-github", version: "1.0.0" });
-
-server.tool("whoami", {
-  description: "Who signed in",
-  run: (_args, ctx) => `${ctx.auth?.extra?.login} (${ctx.auth?.subject}) via ${ctx.auth?.clientId}`,
-});
+export const server = new McpServer({ name: "repos", version: "1.0.0" });
 
 server.tool("my_repos", {
-  description: "Your most recently pushed GitHub repositories",
+  description: "Lists the signed-in person's GitHub repositories",
   run: async (_args, ctx) => {
-    // the signed-in person's GitHub token: kept on the server, never sent to the MCP client
-    const token = await upstreamToken(ctx.auth);
-    const res = await fetch("https://api.github.com/user/repos?sort=pushed&per_page=5", {
+    const token = await upstreamToken(ctx.auth); // their GitHub token, refreshed if it has expired
+    const res = await fetch("https://api.github.com/user/repos?per_page=10", {
       headers: { authorization: `Bearer ${token}`, accept: "application/vnd.github+json" },
     });
     const repos = (await res.json()) as { full_name: string }[];
-    return repos.map((r) => r.full_name).join("\n");
+    return `${ctx.auth?.extra?.login}: ${repos.map((r) => r.full_name).join(", ")}`;
   },
 });
 
-const authorizationServer = createAuthorizationServer({
-  issuer: ISSUER,
+export const authorizationServer = createAuthorizationServer({
+  issuer: ORIGIN,
   resources: [RESOURCE],
-  // people sign in with GitHub; its callback is ISSUER + "/oauth/callback"
+  // the GitHub OAuth App's callback URL is ORIGIN + "/oauth/callback"
   signIn: github({
     clientId: process.env.GITHUB_CLIENT_ID!,
     clientSecret: process.env.GITHUB_CLIENT_SECRET!,
@@ -37,9 +31,5 @@ const authorizationServer = createAuthorizationServer({
   }),
 });
 
-// both halves from one handler: the authorization server's routes, the metadata, and /mcp
 const handle = createProtectedHandler(server, { resource: RESOURCE, authorizationServer });
-
-createServer(toNodeListener(handle)).listen(3000, "127.0.0.1", () => {
-  console.log(`MCP server at ${RESOURCE}`);
-});
+createServer(toNodeListener(handle)).listen(3000, "127.0.0.1");

@@ -96,6 +96,7 @@ function clientProvider(open: (url: URL) => Promise<void>) {
     info?: Awaited<ReturnType<OAuthClientProvider["clientInformation"]>>;
     tokens?: Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
     verifier?: string;
+    discovery?: Awaited<ReturnType<NonNullable<OAuthClientProvider["discoveryState"]>>>;
   } = {};
   const provider: OAuthClientProvider = {
     get redirectUrl() {
@@ -124,6 +125,10 @@ function clientProvider(open: (url: URL) => Promise<void>) {
       saved.verifier = verifier;
     },
     codeVerifier: () => saved.verifier!,
+    saveDiscoveryState: (discovery) => {
+      saved.discovery = discovery;
+    },
+    discoveryState: () => saved.discovery,
   };
   return { provider, saved, state };
 }
@@ -167,6 +172,10 @@ describe.skipIf(!chromium)(
       await expect(first.connect(transport)).rejects.toThrow(UnauthorizedError);
       expect(page).toBeDefined();
       const p = page!;
+      const upstreamCallbacks: string[] = [];
+      p.on("request", (request) => {
+        if (request.url().startsWith(`${site.origin}/oauth/callback?`)) upstreamCallbacks.push(request.url());
+      });
       expect(new URL(p.url()).pathname).toBe("/authorize");
 
       // 2. picomcp's consent page names the client, where it sends the person back, and the provider
@@ -191,6 +200,15 @@ describe.skipIf(!chromium)(
       expect(back.searchParams.get("iss")).toBe(site.origin);
       expect(back.searchParams.get("code")).toEqual(expect.any(String));
       await transport.finishAuth(back.searchParams);
+      // the provider's callback to picomcp, replayed from the same browser: its authorization is spent
+      expect(upstreamCallbacks).toHaveLength(1);
+      const cookie = (await browser.cookies(`${site.origin}/oauth/callback`))
+        .map((c) => `${c.name}=${c.value}`)
+        .join("; ");
+      expect(cookie).toMatch(/picomcp-signin-/);
+      const replay = await fetch(upstreamCallbacks[0]!, { headers: { cookie }, redirect: "manual" });
+      expect(replay.status).toBe(400);
+      expect(await replay.text()).toContain("is unknown or has expired: start again from the client");
       await p.close();
 
       // the MCP client holds picomcp's tokens only: nothing of the provider's
