@@ -197,6 +197,7 @@ export function fetchBrowser(
   address: string,
   session = "alice-session",
   decision: "approve" | "deny" = "approve",
+  pages?: { url: string; status: number; html: string }[],
 ): Browser {
   const send = boundFetch(address);
   return (url) =>
@@ -205,6 +206,7 @@ export function fetchBrowser(
       cookies: { [SESSION_COOKIE]: session },
       decision,
       fetch: (input, init) => send(input, init),
+      ...(pages ? { pages } : {}),
     });
 }
 

@@ -53,8 +53,20 @@ describe("the SDK v2 client signs in to picomcp's authorization server", () => {
   it("by Client ID Metadata Document: its client_id is the document's URL, fetched once; the tool reads who signed in", async () => {
     const { issuer, resource, hook } = await signInServer();
     const doc = await clientMetadataDocument("Notes for v2 (CIMD)");
-    const provider: Provider = new SignInProvider(fetchBrowser("127.0.0.2"), { clientMetadataUrl: doc.url });
+    const pages: { url: string; status: number; html: string }[] = [];
+    const provider: Provider = new SignInProvider(
+      fetchBrowser("127.0.0.2", "alice-session", "approve", pages),
+      {
+        clientMetadataUrl: doc.url,
+      },
+    );
     const client = await signIn(resource, provider, "127.0.0.2");
+    // the consent page names the client as its document does, where its document is published, and who signs in
+    const text = pages[0]!.html.replace(/<[^>]*>/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain("Allow Notes for v2 (CIMD) to use 127.0.0.1:");
+    expect(text).toContain(`Published at ${new URL(doc.url).host}`);
+    expect(text).toContain("It sends you back to http://127.0.0.1:33418");
+    expect(text).toContain("Signed in as alice");
 
     expect(provider.clientInformation()?.client_id).toBe(doc.url);
     expect(doc.fetches).toBe(1);
