@@ -154,6 +154,7 @@ describe("the SDK v2 client signs in to picomcp's authorization server", () => {
       UnauthorizedError,
     );
     expect(provider.authorizations).toHaveLength(2);
+    expect(provider.invalidated).toContain("tokens");
     await client.close();
   });
 
