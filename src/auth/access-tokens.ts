@@ -146,10 +146,24 @@ export async function ownClaims(
   return payload;
 }
 
-/** A `verifyToken` for this server's own tokens: locally, no network round trip; the grant's liveness from a short cache. */
+/** Tokens whose signature and claims a verifier keeps as checked (until they expire): a client sends the same one on every request. */
+const CHECKED_KEPT = 1000;
+
+/**
+ * A `verifyToken` for this server's own tokens: locally, no network round trip; the grant's liveness
+ * from a short cache. A token checked once is kept as checked (the same bytes carry the same
+ * signature) until it expires, in a bounded cache: the signature is checked once per token, not per request.
+ */
 export function ownVerifier(v: OwnVerifier): VerifyToken {
+  const checked = new Map<string, JWTPayload>();
   return async (token) => {
-    const payload = await ownClaims(v, token);
+    let payload = checked.get(token);
+    if (payload === undefined || (payload.exp as number) <= Date.now() / 1000) {
+      checked.delete(token);
+      payload = await ownClaims(v, token);
+      if (checked.size >= CHECKED_KEPT) checked.delete(checked.keys().next().value!);
+      checked.set(token, payload);
+    }
     const grantId = payload[GRANT_CLAIM] as string;
     if (!(await v.liveness.live(grantId))) throw new InvalidTokenError("the access token was revoked");
     const info: AuthInfo & { [UPSTREAM]?: UpstreamAccess } = authInfo(token, payload);

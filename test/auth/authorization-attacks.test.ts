@@ -355,7 +355,6 @@ describe("state, iss and the consent page", () => {
     const form = await openConsent(authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)));
     const refused = [
       await submitConsent(s.origin, form, "approve", { headers: { origin: "https://evil.example" } }),
-      // a page elsewhere that hides its origin (no-referrer): Origin null is believed only with Sec-Fetch-Site same-origin
       await submitConsent(s.origin, form, "approve", {
         headers: { origin: "null", "sec-fetch-site": "cross-site" },
       }),
