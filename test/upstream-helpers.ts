@@ -37,9 +37,11 @@ export async function listenLater(): Promise<{
 }
 
 export const OP_CLIENT = { id: "picomcp-test", secret: "a-secret-only-the-test-knows" };
+/** A public client of the provider: no secret, PKCE alone. */
+export const OP_PUBLIC_CLIENT = "picomcp-public";
 
 /**
- * oidc-provider 9 as the upstream identity provider: one confidential client, its development login and
+ * oidc-provider 9 as the upstream identity provider: a confidential and a public client, its development login and
  * consent pages (any login, any password), refresh tokens for every code, and two claims per account.
  */
 export async function startOpenIdProvider(redirectUris: string[], options: { accessTokenTtl?: number } = {}) {
@@ -49,6 +51,13 @@ export async function startOpenIdProvider(redirectUris: string[], options: { acc
       {
         client_id: OP_CLIENT.id,
         client_secret: OP_CLIENT.secret,
+        redirect_uris: redirectUris,
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+      },
+      {
+        client_id: OP_PUBLIC_CLIENT,
+        token_endpoint_auth_method: "none",
         redirect_uris: redirectUris,
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
@@ -68,7 +77,16 @@ export async function startOpenIdProvider(redirectUris: string[], options: { acc
       }),
     }),
     cookies: { keys: [randomBytes(16).toString("hex")] },
-    ttl: { AccessToken: options.accessTokenTtl ?? 3600 },
+    // every lifetime given, so that the provider does not print a notice for each default it uses
+    ttl: {
+      AccessToken: options.accessTokenTtl ?? 3600,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+      RefreshToken: 86400,
+    },
   });
   // its notices about development keys and interactions are expected here
   provider.on("server_error", (_ctx, error) => console.error("oidc-provider server_error", error));

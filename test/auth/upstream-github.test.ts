@@ -57,7 +57,9 @@ const GITHUB_ERRORS = {
  * OAuth App's token that never expires, or a GitHub App's user token that does (with a refresh token);
  * token errors answered with 200 and an `error` member, as GitHub does.
  */
-async function githubStandIn(options: { expiring?: boolean; deny?: boolean; user?: object } = {}) {
+async function githubStandIn(
+  options: { expiring?: boolean; deny?: boolean; user?: object; silent?: boolean } = {},
+) {
   const at = await listenLater();
   closers.push(at.close);
   const seen: Seen = { authorize: [], token: [], user: [] };
@@ -105,6 +107,7 @@ async function githubStandIn(options: { expiring?: boolean; deny?: boolean; user
       return;
     }
     if (url.pathname === "/login/oauth/access_token" && req.method === "POST") {
+      if (options.silent) return; // never answers
       const form = Object.fromEntries(new URLSearchParams(await bodyOf(req)));
       seen.token.push({ form, authorization: req.headers.authorization, accept: req.headers.accept });
       if (form.client_id !== "Iv1.gh-client" || form.client_secret !== "gh-secret")
@@ -147,7 +150,7 @@ async function githubStandIn(options: { expiring?: boolean; deny?: boolean; user
   return { origin: at.origin, seen };
 }
 
-async function githubParty(stand: { origin: string }) {
+async function githubParty(stand: { origin: string }, timeoutMs?: number) {
   const rp = await relyingParty();
   closers.push(rp.close);
   rp.use(
@@ -158,6 +161,7 @@ async function githubParty(stand: { origin: string }) {
       tokenEndpoint: `${stand.origin}/login/oauth/access_token`,
       apiUrl: `${stand.origin}/api`,
       allowHttp: true,
+      ...(timeoutMs ? { timeoutMs } : {}),
     }),
   );
   return rp;
@@ -268,6 +272,14 @@ describe("github() against a stand-in of GitHub", () => {
   it("a /user without a numeric id is refused rather than guessed at", async () => {
     const rp = await githubParty(await githubStandIn({ user: { ...GITHUB_USER, id: "1" } }));
     expect(await browse(rp)).toEqual({ status: 400, text: "GitHub's /user named no numeric account id" });
+  });
+
+  it("a token endpoint that never answers: refused at timeoutMs, the provider named", async () => {
+    const rp = await githubParty(await githubStandIn({ silent: true }), 300);
+    expect(await browse(rp)).toEqual({
+      status: 400,
+      text: "GitHub did not answer the code exchange in time",
+    });
   });
 
   it("refuses bad options at once", () => {

@@ -10,6 +10,7 @@ import {
   type Finished,
   listenLater,
   OP_CLIENT,
+  OP_PUBLIC_CLIENT,
   relyingParty,
   startOpenIdProvider,
 } from "../upstream-helpers.js";
@@ -192,6 +193,32 @@ describe.skipIf(!chromium)("oidc() against oidc-provider, in chromium", { timeou
     expect(replay.status).toBe(400);
     expect(await replay.text()).toMatch(/^127\.0\.0\.1:\d+ refused the code exchange: invalid_grant/);
     await page.close();
+  });
+
+  it("a public client (no secret): PKCE alone at the token endpoint, the same identity", async () => {
+    rp.use(oidc({ issuer: op.issuer, clientId: OP_PUBLIC_CLIENT, allowHttp: true }));
+    try {
+      const page = await localPage(browser);
+      const before = rp.finished.length;
+      await page.goto(`${rp.origin}/start`);
+      await logInAndConsent(page, "dave");
+      await poll(() => rp.finished.length).toBe(before + 1);
+      const done = rp.finished.at(-1)!;
+      if (!("identity" in done)) throw new Error(done.error);
+      expect(done.identity).toMatchObject({
+        subject: `${op.issuer}#dave`,
+        claims: { name: "Person dave", email: "dave@example.test", email_verified: true },
+        upstream: { accessToken: expect.any(String), refreshToken: expect.any(String) },
+      });
+      expect(rp.redirects.at(-1)!.searchParams.get("client_id")).toBe(OP_PUBLIC_CLIENT);
+      const refreshed = await rp.signIn().refresh!(done.identity.upstream!);
+      expect(refreshed.accessToken).not.toBe(done.identity.upstream!.accessToken);
+      await page.close();
+    } finally {
+      rp.use(
+        oidc({ issuer: op.issuer, clientId: OP_CLIENT.id, clientSecret: OP_CLIENT.secret, allowHttp: true }),
+      );
+    }
   });
 
   it("a person who cancels at the provider: access_denied, as a SignInError with the provider's words", async () => {
