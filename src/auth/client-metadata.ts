@@ -114,8 +114,31 @@ function platformLookup(): HostLookup | undefined {
  */
 export async function fetchClientMetadata(
   clientId: string,
-  options: ClientMetadataOptions = {},
+  options?: ClientMetadataOptions,
 ): Promise<ClientMetadata> {
+  // many authorization requests naming one URL at once make one fetch, not one each
+  const key = options ?? NO_OPTIONS;
+  const pending = inFlight.get(key) ?? new Map<string, Promise<ClientMetadata>>();
+  inFlight.set(key, pending);
+  let fetching = pending.get(clientId);
+  if (!fetching) {
+    const running = fetchOnce(clientId, options ?? {});
+    fetching = running;
+    pending.set(clientId, running);
+    const forget = () => {
+      if (pending.get(clientId) === running) pending.delete(clientId);
+    };
+    running.then(forget, forget);
+  }
+  const { client, ttlMs } = await fetching;
+  // each caller gets a record of its own to keep or change
+  return { client: { ...client, redirect_uris: [...client.redirect_uris] }, ttlMs };
+}
+
+const NO_OPTIONS: ClientMetadataOptions = {};
+const inFlight = new WeakMap<ClientMetadataOptions, Map<string, Promise<ClientMetadata>>>();
+
+async function fetchOnce(clientId: string, options: ClientMetadataOptions): Promise<ClientMetadata> {
   const allowLoopback = options.allowLoopback ?? false;
   const maxBytes = options.maxBytes ?? 5120;
   const timeoutMs = options.timeoutMs ?? 5000;

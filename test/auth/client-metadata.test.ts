@@ -420,3 +420,34 @@ describe("fetchClientMetadata refuses private addresses before connecting", () =
     ).toBe("the client_id's host leads to a refused address (private)");
   });
 });
+
+describe("fetchClientMetadata under a crowd", () => {
+  it("makes one fetch for many simultaneous calls naming one URL, and a new one after", async () => {
+    let clientId = "";
+    const server = await listen("127.0.0.12", (req, res) => json(document(clientId))(req, res));
+    clientId = `${server.origin}/client.json`;
+    const options = { allowLoopback: true };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => fetchClientMetadata(clientId, options)),
+    );
+    expect(server.requests).toEqual(["/client.json"]);
+    expect(new Set(results.map((r) => r.client)).size).toBe(20); // a record of its own each
+    expect(results.every((r) => r.client.client_id === clientId)).toBe(true);
+    await fetchClientMetadata(clientId, options);
+    expect(server.requests).toEqual(["/client.json", "/client.json"]);
+  });
+
+  it("shares a refusal the same way, and forgets it once given", async () => {
+    const server = await listen("127.0.0.12", (_req, res) => res.writeHead(500).end());
+    const options = { allowLoopback: true };
+    const errors = await Promise.all(
+      Array.from({ length: 5 }, () => refusal(`${server.origin}/client.json`, options)),
+    );
+    expect(errors.map((e) => e.message)).toEqual(
+      Array.from({ length: 5 }, () => "the client metadata document answered HTTP 500"),
+    );
+    expect(server.requests).toHaveLength(1);
+    await refusal(`${server.origin}/client.json`, options);
+    expect(server.requests).toHaveLength(2);
+  });
+});
