@@ -56,7 +56,8 @@ export interface ClientMetadataOptions {
   lookup?: HostLookup;
   /**
    * Fetches the document instead of `node:https` (on Node) or the global `fetch` (elsewhere); called with
-   * `redirect: "manual"`. Addresses are then checked before the fetch only. Default: none.
+   * `redirect: "manual"` and the deadline's `signal`. Addresses are then checked before the fetch only.
+   * Default: none.
    */
   fetch?: (input: URL, init: RequestInit) => Promise<Response>;
 }
@@ -109,7 +110,8 @@ function platformLookup(): HostLookup | undefined {
 /**
  * Fetches and validates the Client ID Metadata Document at `clientId`, an https URL, and says how long
  * it may be cached. Throws {@link ClientMetadataError} (its message is for the client) when the URL, the
- * address it leads to, the answer or the document is refused. What each runtime guarantees is in
+ * address it leads to, the answer or the document is refused. Calls made while one is under way, for
+ * the same URL with the same options object, share its fetch. What each runtime guarantees is in
  * docs/security.md ("Client ID Metadata Documents").
  */
 export async function fetchClientMetadata(
@@ -224,7 +226,6 @@ async function viaFetch(
     method: "GET",
     headers: { accept: "application/json" },
     redirect: "manual",
-    credentials: "omit",
     signal,
   });
   const reader = res.body?.getReader();

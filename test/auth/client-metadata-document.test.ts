@@ -190,7 +190,7 @@ describe("caching", () => {
 });
 
 describe("an injected fetch", () => {
-  it("is asked for JSON, with redirects left to picomcp and no credentials", async () => {
+  it("is asked for JSON, with redirects left to picomcp", async () => {
     const { asked, options } = serving(document());
     await fetchClientMetadata(ID, options);
     expect(asked).toHaveLength(1);
@@ -199,7 +199,6 @@ describe("an injected fetch", () => {
       method: "GET",
       headers: { accept: "application/json" },
       redirect: "manual",
-      credentials: "omit",
     });
     expect(asked[0]!.init.signal).toBeInstanceOf(AbortSignal);
   });
