@@ -99,6 +99,8 @@ function platformLookup(): HostLookup | undefined {
   if (deno?.resolveDns) {
     return async (name) => {
       const found = await Promise.allSettled([deno.resolveDns(name, "A"), deno.resolveDns(name, "AAAA")]);
+      // a name with no address of one family is common; with neither, say why (no --allow-net, say)
+      if (found[0].status === "rejected" && found[1].status === "rejected") throw found[0].reason;
       return found.flatMap((r) => (r.status === "fulfilled" ? r.value.map((address) => ({ address })) : []));
     };
   }
@@ -175,8 +177,10 @@ async function fetchOnce(clientId: string, options: ClientMetadataOptions): Prom
     const onNodeModule = onNode ? await loadNode() : undefined;
     const node = options.fetch ? undefined : onNodeModule;
     const lookup = options.lookup ?? onNodeModule?.lookupAll ?? platformLookup();
-    // resolved and checked before anything connects; on Node the connection checks again (rebinding)
-    if (lookup && !isIpAddress(host)) {
+    // resolved and checked before anything connects; on Node the connection checks again (rebinding).
+    // `localhost` names are loopback by definition (RFC 6761), and some resolvers (Deno's) ask the
+    // network's DNS server instead of the hosts file: only the connection's lookup, on Node, sees them
+    if (lookup && !isIpAddress(host) && !isLoopbackName(host)) {
       let found: readonly ResolvedAddress[];
       try {
         found = await lookup(host);

@@ -45,8 +45,9 @@ describe("the core and the HTTP handler on other runtimes", () => {
   it.each(runtimes)(
     "fetch Client ID Metadata Documents on %s: read, redirect and huge body refused, private addresses refused",
     (name, bin, args) => {
-      // Deno serves and fetches on 127.0.0.1 only with the permission to
-      const flags = name === "Deno" ? ["run", "--allow-read=.", "--allow-net=127.0.0.1", "--no-prompt"] : [];
+      // Deno serves and fetches on 127.0.0.1 (and localhost) only with the permission to
+      const flags =
+        name === "Deno" ? ["run", "--allow-read=.", "--allow-net=127.0.0.1,localhost", "--no-prompt"] : [];
       const out = execFileSync(
         bin,
         [...(flags.length ? flags : args.slice(0, -1)), "test/runtimes/cimd-check.js"],

@@ -11,7 +11,12 @@ function handle(request) {
   hits.push(path);
   if (path === "/client.json")
     return Response.json(
-      { client_id: `${origin}/client.json`, client_name: "Check", redirect_uris: ["http://127.0.0.1:9/cb"] },
+      {
+        // the URL it was asked by: 127.0.0.1 or localhost
+        client_id: `http://${request.headers.get("host")}/client.json`,
+        client_name: "Check",
+        redirect_uris: ["http://127.0.0.1:9/cb"],
+      },
       { headers: { "cache-control": "max-age=600" } },
     );
   if (path === "/redirect")
@@ -35,7 +40,9 @@ async function serve() {
   }
   const { createServer } = await import("node:http");
   const server = createServer(async (req, res) => {
-    const answer = await handle(new Request(`http://127.0.0.1${req.url}`));
+    const answer = await handle(
+      new Request(`http://${req.headers.host}${req.url}`, { headers: req.headers }),
+    );
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (!answer.body) return res.end();
     for await (const chunk of answer.body)
@@ -69,7 +76,12 @@ try {
   const { client, ttlMs } = await fetchClientMetadata(`${origin}/client.json`, { allowLoopback: true });
   if (client.client_id !== `${origin}/client.json` || client.client_name !== "Check" || ttlMs !== 600_000)
     throw new Error(`read: ${JSON.stringify({ client, ttlMs })}`);
+  // a name: resolved by the runtime's own resolver (Deno.resolveDns, Bun.dns.lookup, node:dns) and checked
+  const byName = `http://localhost:${port}/client.json`;
+  if ((await fetchClientMetadata(byName, { allowLoopback: true })).client.client_id !== byName)
+    throw new Error("read by name");
   await refused(`${origin}/client.json`, {}, "client_id must be an https URL");
+  await refused(byName, {}, "client_id must be an https URL");
   await refused(
     `${origin}/redirect`,
     { allowLoopback: true },
