@@ -174,9 +174,10 @@ describe("fetchClientMetadata on Node, against servers on 127.0.0.x", () => {
 
   it("gives up on a server that never answers at the deadline, and hangs up", async () => {
     const server = await listen("127.0.0.4", () => {});
+    const started = performance.now();
     const error = await refusal(`${server.origin}/client.json`, { allowLoopback: true, timeoutMs: 300 });
     expect(error.message).toBe("the client metadata document was not fetched within 300 ms");
-    expect(server.requests).toEqual(["/client.json"]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(299);
     await expect.poll(() => server.open()).toBe(0);
   });
 
