@@ -37,7 +37,9 @@ function guarded(
       address?: string | LookupAddress[],
       family?: number,
     ) => void;
-    resolve(hostname)
+    // a resolver that throws at once fails the request too, never the process
+    Promise.resolve(hostname)
+      .then(resolve)
       .then(
         (found) => {
           const want = options.family === 4 || options.family === 6 ? options.family : undefined;

@@ -452,3 +452,23 @@ describe("fetchClientMetadata under a crowd", () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+describe("fetchClientMetadata and hooks that fail", () => {
+  it("a lookup that throws at once, on the early check or at connect time, is a refusal", async () => {
+    let calls = 0;
+    const lookup = (): Promise<ResolvedAddress[]> => {
+      calls++;
+      if (calls === 1) return Promise.resolve([{ address: "127.0.0.13" }]);
+      throw new Error("resolver broke");
+    };
+    const server = await listen("127.0.0.13", json({}));
+    const error = await refusal(`https://flaky.test:${server.port}/client.json`, {
+      lookup,
+      allowLoopback: true,
+    });
+    expect(error.message).toBe("the client_id's host could not be resolved");
+    expect(error.detail).toBe("Error: resolver broke");
+    expect(calls).toBe(2);
+    expect(server.accepted()).toBe(0);
+  });
+});
