@@ -11,6 +11,7 @@ import {
   isLoopbackName,
   ttlOf,
 } from "./client-metadata-document.js";
+import { lookupAll, get as nodeGet } from "./client-metadata-node.js";
 import type { ClientRecord } from "./store.js";
 
 export type { AddressKind } from "./addresses.js";
@@ -84,14 +85,6 @@ interface Platform {
 
 const platform = globalThis as Platform;
 const onNode = !!platform.process?.versions?.node && !platform.Deno && !platform.Bun;
-
-let nodeLoaded: Promise<typeof import("./client-metadata-node.js")> | undefined;
-
-/** The Node-only fetch, loaded on first use (never on other runtimes, so `node:*` is never asked for there). */
-function loadNode(): Promise<typeof import("./client-metadata-node.js")> {
-  nodeLoaded ??= import("./client-metadata-node.js");
-  return nodeLoaded;
-}
 
 /** The runtime's own resolver, when it has one picomcp can call. */
 function platformLookup(): HostLookup | undefined {
@@ -174,9 +167,7 @@ async function fetchOnce(clientId: string, options: ClientMetadataOptions): Prom
     if (isIpAddress(host)) check(host);
     else if (isLoopbackName(host) && !allowLoopback)
       throw new ClientMetadataError("the client_id's host leads to a refused address (loopback)", host);
-    const onNodeModule = onNode ? await loadNode() : undefined;
-    const node = options.fetch ? undefined : onNodeModule;
-    const lookup = options.lookup ?? onNodeModule?.lookupAll ?? platformLookup();
+    const lookup = options.lookup ?? (onNode ? lookupAll : platformLookup());
     // resolved and checked before anything connects; on Node the connection checks again (rebinding).
     // `localhost` names are loopback by definition (RFC 6761), and some resolvers (Deno's) ask the
     // network's DNS server instead of the hosts file: only the connection's lookup, on Node, sees them
@@ -191,14 +182,15 @@ async function fetchOnce(clientId: string, options: ClientMetadataOptions): Prom
       for (const { address } of found) check(address);
     }
     if (controller.signal.aborted) throw new ClientMetadataError("aborted");
-    answer = node
-      ? await node.get(url, {
-          lookup,
-          check,
-          refuse: (message, detail) => new ClientMetadataError(message, detail),
-          signal: controller.signal,
-        })
-      : await viaFetch(url, options.fetch ?? fetch, controller.signal);
+    answer =
+      onNode && !options.fetch
+        ? await nodeGet(url, {
+            lookup,
+            check,
+            refuse: (message, detail) => new ClientMetadataError(message, detail),
+            signal: controller.signal,
+          })
+        : await viaFetch(url, options.fetch ?? fetch, controller.signal);
     return read(answer, clientId, maxBytes, options);
   })();
   work.catch(() => {}); // when the deadline wins, what work throws after is of no interest
