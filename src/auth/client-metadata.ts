@@ -79,12 +79,19 @@ interface Answer {
 
 interface Platform {
   process?: { versions?: { node?: string } };
+  navigator?: { userAgent?: string };
   Deno?: { resolveDns(name: string, type: "A" | "AAAA"): Promise<string[]> };
   Bun?: { dns?: { lookup(name: string): Promise<ResolvedAddress[]> } };
 }
 
 const platform = globalThis as Platform;
-const onNode = !!platform.process?.versions?.node && !platform.Deno && !platform.Bun;
+// Deno, Bun and Workers with Node compatibility say they are Node too; their own names tell them apart
+const agent = platform.navigator?.userAgent;
+const onNode =
+  !!platform.process?.versions?.node &&
+  !platform.Deno &&
+  !platform.Bun &&
+  (agent === undefined || agent.startsWith("Node.js"));
 
 /** The runtime's own resolver, when it has one picomcp can call. */
 function platformLookup(): HostLookup | undefined {
