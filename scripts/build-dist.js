@@ -37,8 +37,7 @@ for (const target of targets) {
  * never go into the shared chunk, which the core's entry loads: there they would make `picomcp` need
  * Node, and stdio.ts would take over console.log in every program that imports picomcp.
  */
-const NODE_ONLY =
-  /[\\/]src[\\/](stdio\.ts|http[\\/]node(-request)?\.ts|dev[\\/]|fs[\\/]|auth[\\/]client-metadata-node\.ts)/;
+const NODE_ONLY = /[\\/]src[\\/](stdio\.ts|http[\\/]node(-request)?\.ts|dev[\\/]|fs[\\/])/;
 
 /** The web-standard HTTP handler's modules: the HTTP entries share them, and the core's entry needs none. */
 const HTTP = /[\\/]src[\\/]http[\\/]/;

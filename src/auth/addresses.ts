@@ -90,7 +90,7 @@ function kindOfIpv6(w: number[]): AddressKind | undefined {
   // v4-compatible (::a.b.c.d) is deprecated and routes nowhere public
   if (zeroUpTo(6)) return "reserved";
   // 6to4 carries an IPv4 address in its second and third groups
-  if (w[0] === 0x2002) return kindOfIpv4(v4(w[1]!, w[2]!)) ?? undefined;
+  if (w[0] === 0x2002) return kindOfIpv4(v4(w[1]!, w[2]!));
   const first = w[0]!;
   if ((first & 0xfe00) === 0xfc00) return "unique-local"; // fc00::/7
   if ((first & 0xffc0) === 0xfe80) return "link-local"; // fe80::/10

@@ -60,8 +60,8 @@ const MAX_REDIRECT_URIS = 20;
 
 const GRANT_TYPES = new Set(["authorization_code", "refresh_token"]);
 
-/** Control characters, which no name shown to a person should hold. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** Control characters and bidirectional overrides (a name that reads otherwise on the consent page), which no name shown to a person should hold. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 
 function parseUrl(text: string): URL | undefined {
   try {
@@ -82,7 +82,7 @@ function text(doc: Record<string, unknown>, field: string, max: number): string 
   if (typeof value !== "string" || value === "") fail(`${field} must be a non-empty string`);
   const s = value as string;
   if (s.length > max) fail(`${field} is longer than ${max} characters`);
-  if (CONTROL.test(s)) fail(`${field} must not hold control characters`);
+  if (CONTROL.test(s)) fail(`${field} must not hold control or text-direction characters`);
   return s;
 }
 

@@ -1,13 +1,13 @@
 /**
  * Fetching a client metadata document on Node (only): `node:https`/`node:http` with a `lookup` that
  * checks every address the connection would use, so a DNS answer that changes between the early check
- * and the connection (rebinding) is refused too. Loaded by a dynamic import, only on Node; it imports
- * nothing of picomcp's, so that its chunk stays apart.
+ * and the connection (rebinding) is refused too. Node's modules are asked for at run time
+ * (`process.getBuiltinModule`), never imported: a bundler for Workers or the browser finds no `node:*`
+ * to follow, and picomcp/auth still loads there (this code then never runs).
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import type { LookupAddress } from "node:dns";
+import type { IncomingMessage } from "node:http";
+import type { LookupFunction } from "node:net";
 
 /** One address a host name resolves to. */
 interface Resolved {
@@ -15,10 +15,37 @@ interface Resolved {
   family?: number;
 }
 
+interface NodeModules {
+  dns: typeof import("node:dns");
+  http: typeof import("node:http");
+  https: typeof import("node:https");
+  net: typeof import("node:net");
+}
+
+let loaded: Promise<NodeModules> | undefined;
+
+/** Node's own modules: `process.getBuiltinModule` (Node 20.16 and later), else an import no bundler follows. */
+function nodeModules(): Promise<NodeModules> {
+  loaded ??= (async () => {
+    const proc = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process;
+    const load = async <T>(id: string): Promise<T> =>
+      (proc?.getBuiltinModule ? proc.getBuiltinModule(id) : await import(id)) as T;
+    const [dns, http, https, net] = await Promise.all([
+      load<NodeModules["dns"]>("node:dns"),
+      load<NodeModules["http"]>("node:http"),
+      load<NodeModules["https"]>("node:https"),
+      load<NodeModules["net"]>("node:net"),
+    ]);
+    return { dns, http, https, net };
+  })();
+  return loaded;
+}
+
 /** `node:dns` `lookup` with every address, in the resolver's order. */
-export function lookupAll(hostname: string): Promise<Resolved[]> {
+export async function lookupAll(hostname: string): Promise<Resolved[]> {
+  const { dns } = await nodeModules();
   return new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+    dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
       error ? reject(error) : resolve(addresses),
     );
   });
@@ -26,6 +53,7 @@ export function lookupAll(hostname: string): Promise<Resolved[]> {
 
 /** A `lookup` for `net.connect` that resolves with `resolve` and refuses (throws from `check`) any address not allowed. */
 function guarded(
+  isIP: (address: string) => number,
   resolve: (hostname: string) => Promise<readonly Resolved[]>,
   check: (address: string) => void,
   refuse: (message: string, detail?: string) => Error,
@@ -37,7 +65,9 @@ function guarded(
       address?: string | LookupAddress[],
       family?: number,
     ) => void;
-    resolve(hostname)
+    // a resolver that throws at once fails the request too, never the process
+    Promise.resolve(hostname)
+      .then(resolve)
       .then(
         (found) => {
           const want = options.family === 4 || options.family === 6 ? options.family : undefined;
@@ -73,8 +103,9 @@ export interface NodeGetOptions {
  * GET `url` on a connection of its own (no agent, no keep-alive), following no redirect. Resolves once
  * the status and headers are in; `close` destroys the connection, read or not.
  */
-export function get(url: URL, options: NodeGetOptions) {
-  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+export async function get(url: URL, options: NodeGetOptions) {
+  const { http, https, net } = await nodeModules();
+  const request = url.protocol === "https:" ? https.request : http.request;
   return new Promise<{
     status: number;
     header(name: string): string | undefined;
@@ -85,7 +116,7 @@ export function get(url: URL, options: NodeGetOptions) {
       method: "GET",
       agent: false,
       headers: { accept: "application/json" },
-      lookup: guarded(options.lookup ?? lookupAll, options.check, options.refuse),
+      lookup: guarded(net.isIP, options.lookup ?? lookupAll, options.check, options.refuse),
       signal: options.signal,
       maxHeaderSize: 16 * 1024,
     });

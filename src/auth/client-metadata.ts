@@ -11,6 +11,7 @@ import {
   isLoopbackName,
   ttlOf,
 } from "./client-metadata-document.js";
+import { lookupAll, get as nodeGet } from "./client-metadata-node.js";
 import type { ClientRecord } from "./store.js";
 
 export type { AddressKind } from "./addresses.js";
@@ -56,7 +57,8 @@ export interface ClientMetadataOptions {
   lookup?: HostLookup;
   /**
    * Fetches the document instead of `node:https` (on Node) or the global `fetch` (elsewhere); called with
-   * `redirect: "manual"`. Addresses are then checked before the fetch only. Default: none.
+   * `redirect: "manual"` and the deadline's `signal`. Addresses are then checked before the fetch only.
+   * Default: none.
    */
   fetch?: (input: URL, init: RequestInit) => Promise<Response>;
 }
@@ -77,20 +79,19 @@ interface Answer {
 
 interface Platform {
   process?: { versions?: { node?: string } };
+  navigator?: { userAgent?: string };
   Deno?: { resolveDns(name: string, type: "A" | "AAAA"): Promise<string[]> };
   Bun?: { dns?: { lookup(name: string): Promise<ResolvedAddress[]> } };
 }
 
 const platform = globalThis as Platform;
-const onNode = !!platform.process?.versions?.node && !platform.Deno && !platform.Bun;
-
-let nodeLoaded: Promise<typeof import("./client-metadata-node.js")> | undefined;
-
-/** The Node-only fetch, loaded on first use (never on other runtimes, so `node:*` is never asked for there). */
-function loadNode(): Promise<typeof import("./client-metadata-node.js")> {
-  nodeLoaded ??= import("./client-metadata-node.js");
-  return nodeLoaded;
-}
+// Deno, Bun and Workers with Node compatibility say they are Node too; their own names tell them apart
+const agent = platform.navigator?.userAgent;
+const onNode =
+  !!platform.process?.versions?.node &&
+  !platform.Deno &&
+  !platform.Bun &&
+  (agent === undefined || agent.startsWith("Node.js"));
 
 /** The runtime's own resolver, when it has one picomcp can call. */
 function platformLookup(): HostLookup | undefined {
@@ -98,6 +99,8 @@ function platformLookup(): HostLookup | undefined {
   if (deno?.resolveDns) {
     return async (name) => {
       const found = await Promise.allSettled([deno.resolveDns(name, "A"), deno.resolveDns(name, "AAAA")]);
+      // a name with no address of one family is common; with neither, say why (no --allow-net, say)
+      if (found[0].status === "rejected" && found[1].status === "rejected") throw found[0].reason;
       return found.flatMap((r) => (r.status === "fulfilled" ? r.value.map((address) => ({ address })) : []));
     };
   }
@@ -109,13 +112,37 @@ function platformLookup(): HostLookup | undefined {
 /**
  * Fetches and validates the Client ID Metadata Document at `clientId`, an https URL, and says how long
  * it may be cached. Throws {@link ClientMetadataError} (its message is for the client) when the URL, the
- * address it leads to, the answer or the document is refused. What each runtime guarantees is in
+ * address it leads to, the answer or the document is refused. Calls made while one is under way, for
+ * the same URL with the same options object, share its fetch. What each runtime guarantees is in
  * docs/security.md ("Client ID Metadata Documents").
  */
 export async function fetchClientMetadata(
   clientId: string,
-  options: ClientMetadataOptions = {},
+  options?: ClientMetadataOptions,
 ): Promise<ClientMetadata> {
+  // many authorization requests naming one URL at once make one fetch, not one each
+  const key = options ?? NO_OPTIONS;
+  const pending = inFlight.get(key) ?? new Map<string, Promise<ClientMetadata>>();
+  inFlight.set(key, pending);
+  let fetching = pending.get(clientId);
+  if (!fetching) {
+    const running = fetchOnce(clientId, options ?? {});
+    fetching = running;
+    pending.set(clientId, running);
+    const forget = () => {
+      if (pending.get(clientId) === running) pending.delete(clientId);
+    };
+    running.then(forget, forget);
+  }
+  const { client, ttlMs } = await fetching;
+  // each caller gets a record of its own to keep or change
+  return { client: { ...client, redirect_uris: [...client.redirect_uris] }, ttlMs };
+}
+
+const NO_OPTIONS: ClientMetadataOptions = {};
+const inFlight = new WeakMap<ClientMetadataOptions, Map<string, Promise<ClientMetadata>>>();
+
+async function fetchOnce(clientId: string, options: ClientMetadataOptions): Promise<ClientMetadata> {
   const allowLoopback = options.allowLoopback ?? false;
   const maxBytes = options.maxBytes ?? 5120;
   const timeoutMs = options.timeoutMs ?? 5000;
@@ -147,11 +174,11 @@ export async function fetchClientMetadata(
     if (isIpAddress(host)) check(host);
     else if (isLoopbackName(host) && !allowLoopback)
       throw new ClientMetadataError("the client_id's host leads to a refused address (loopback)", host);
-    const onNodeModule = onNode ? await loadNode() : undefined;
-    const node = options.fetch ? undefined : onNodeModule;
-    const lookup = options.lookup ?? onNodeModule?.lookupAll ?? platformLookup();
-    // resolved and checked before anything connects; on Node the connection checks again (rebinding)
-    if (lookup && !isIpAddress(host)) {
+    const lookup = options.lookup ?? (onNode ? lookupAll : platformLookup());
+    // resolved and checked before anything connects; on Node the connection checks again (rebinding).
+    // `localhost` names are loopback by definition (RFC 6761), and some resolvers (Deno's) ask the
+    // network's DNS server instead of the hosts file: only the connection's lookup, on Node, sees them
+    if (lookup && !isIpAddress(host) && !isLoopbackName(host)) {
       let found: readonly ResolvedAddress[];
       try {
         found = await lookup(host);
@@ -162,14 +189,15 @@ export async function fetchClientMetadata(
       for (const { address } of found) check(address);
     }
     if (controller.signal.aborted) throw new ClientMetadataError("aborted");
-    answer = node
-      ? await node.get(url, {
-          lookup,
-          check,
-          refuse: (message, detail) => new ClientMetadataError(message, detail),
-          signal: controller.signal,
-        })
-      : await viaFetch(url, options.fetch ?? fetch, controller.signal);
+    answer =
+      onNode && !options.fetch
+        ? await nodeGet(url, {
+            lookup,
+            check,
+            refuse: (message, detail) => new ClientMetadataError(message, detail),
+            signal: controller.signal,
+          })
+        : await viaFetch(url, options.fetch ?? fetch, controller.signal);
     return read(answer, clientId, maxBytes, options);
   })();
   work.catch(() => {}); // when the deadline wins, what work throws after is of no interest
@@ -201,7 +229,6 @@ async function viaFetch(
     method: "GET",
     headers: { accept: "application/json" },
     redirect: "manual",
-    credentials: "omit",
     signal,
   });
   const reader = res.body?.getReader();

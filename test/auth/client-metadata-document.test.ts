@@ -113,7 +113,15 @@ describe("the document", () => {
     [{ client_name: 42 }, "client_name must be a non-empty string"],
     [{ client_name: "" }, "client_name must be a non-empty string"],
     [{ client_name: "x".repeat(201) }, "client_name is longer than 200 characters"],
-    [{ client_name: "Claude\u202e\n" }, "client_name must not hold control characters"],
+    [{ client_name: "Claude\n" }, "client_name must not hold control or text-direction characters"],
+    [
+      { client_name: "Trusted App\u202egnp.exe" },
+      "client_name must not hold control or text-direction characters",
+    ],
+    [
+      { client_name: "\u2066Trusted\u2069" },
+      "client_name must not hold control or text-direction characters",
+    ],
     [{ client_uri: "javascript:alert(1)" }, "client_uri must be an http(s) URL"],
     [{ logo_uri: "data:image/png;base64,AAAA" }, "logo_uri must be an http(s) URL"],
     [{ logo_uri: `https://app.example.com/${"l".repeat(2048)}` }, "logo_uri is longer than 2048 characters"],
@@ -190,7 +198,7 @@ describe("caching", () => {
 });
 
 describe("an injected fetch", () => {
-  it("is asked for JSON, with redirects left to picomcp and no credentials", async () => {
+  it("is asked for JSON, with redirects left to picomcp", async () => {
     const { asked, options } = serving(document());
     await fetchClientMetadata(ID, options);
     expect(asked).toHaveLength(1);
@@ -199,7 +207,6 @@ describe("an injected fetch", () => {
       method: "GET",
       headers: { accept: "application/json" },
       redirect: "manual",
-      credentials: "omit",
     });
     expect(asked[0]!.init.signal).toBeInstanceOf(AbortSignal);
   });

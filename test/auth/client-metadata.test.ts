@@ -174,9 +174,10 @@ describe("fetchClientMetadata on Node, against servers on 127.0.0.x", () => {
 
   it("gives up on a server that never answers at the deadline, and hangs up", async () => {
     const server = await listen("127.0.0.4", () => {});
+    const started = performance.now();
     const error = await refusal(`${server.origin}/client.json`, { allowLoopback: true, timeoutMs: 300 });
     expect(error.message).toBe("the client metadata document was not fetched within 300 ms");
-    expect(server.requests).toEqual(["/client.json"]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(299);
     await expect.poll(() => server.open()).toBe(0);
   });
 
@@ -418,5 +419,56 @@ describe("fetchClientMetadata refuses private addresses before connecting", () =
     expect(
       (await refusal("https://cimd.test/client.json", { lookup, allowedHosts: ["cimd.test"] })).message,
     ).toBe("the client_id's host leads to a refused address (private)");
+  });
+});
+
+describe("fetchClientMetadata under a crowd", () => {
+  it("makes one fetch for many simultaneous calls naming one URL, and a new one after", async () => {
+    let clientId = "";
+    const server = await listen("127.0.0.12", (req, res) => json(document(clientId))(req, res));
+    clientId = `${server.origin}/client.json`;
+    const options = { allowLoopback: true };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => fetchClientMetadata(clientId, options)),
+    );
+    expect(server.requests).toEqual(["/client.json"]);
+    expect(new Set(results.map((r) => r.client)).size).toBe(20); // a record of its own each
+    expect(results.every((r) => r.client.client_id === clientId)).toBe(true);
+    await fetchClientMetadata(clientId, options);
+    expect(server.requests).toEqual(["/client.json", "/client.json"]);
+  });
+
+  it("shares a refusal the same way, and forgets it once given", async () => {
+    const server = await listen("127.0.0.12", (_req, res) => res.writeHead(500).end());
+    const options = { allowLoopback: true };
+    const errors = await Promise.all(
+      Array.from({ length: 5 }, () => refusal(`${server.origin}/client.json`, options)),
+    );
+    expect(errors.map((e) => e.message)).toEqual(
+      Array.from({ length: 5 }, () => "the client metadata document answered HTTP 500"),
+    );
+    expect(server.requests).toHaveLength(1);
+    await refusal(`${server.origin}/client.json`, options);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("fetchClientMetadata and hooks that fail", () => {
+  it("a lookup that throws at once, on the early check or at connect time, is a refusal", async () => {
+    let calls = 0;
+    const lookup = (): Promise<ResolvedAddress[]> => {
+      calls++;
+      if (calls === 1) return Promise.resolve([{ address: "127.0.0.13" }]);
+      throw new Error("resolver broke");
+    };
+    const server = await listen("127.0.0.13", json({}));
+    const error = await refusal(`https://flaky.test:${server.port}/client.json`, {
+      lookup,
+      allowLoopback: true,
+    });
+    expect(error.message).toBe("the client_id's host could not be resolved");
+    expect(error.detail).toBe("Error: resolver broke");
+    expect(calls).toBe(2);
+    expect(server.accepted()).toBe(0);
   });
 });

@@ -51,7 +51,7 @@ const NODE_ONLY = new Set([
   "fs/open.ts",
   "fs/walk.ts",
   "fs/watch.ts",
-  "auth/client-metadata-node.ts", // loaded by a dynamic import only on Node: picomcp/auth still runs elsewhere
+  "auth/client-metadata-node.ts", // node:* types only; the modules come from process.getBuiltinModule, on Node alone
 ]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
