@@ -1,9 +1,10 @@
 // `npm run conformance`: the official MCP conformance suite (both installed versions, devDependencies)
 // against ONE examples/conformance-server process on 127.0.0.1: the 2025 era with both, then 2026-07-28
-// with 0.2.x, so one endpoint is shown to serve both eras, then the extension scenarios (tasks, skills). Prints one line per scenario and ends with
-// "N passed, N failed" (scenarios); exits 1 if any scenario failed or a run had fewer than expected.
-// Then the authorization-server scenarios against examples/conformance-auth (scripts/conformance/
-// authorization.js), counted on a line of their own: "authorization server: N passed, N failed".
+// with 0.2.x, so one endpoint is shown to serve both eras, then the extension scenarios (tasks, skills);
+// then the authorization-server scenarios against examples/conformance-auth (scripts/conformance/
+// authorization.js). Prints one line per scenario and ends with "N passed, N failed" (the server
+// scenarios) and "authorization server: N passed, N failed" (counted apart); exits 1 if any scenario
+// failed or a run had fewer than expected.
 import { spawn } from "node:child_process";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
