@@ -1,10 +1,14 @@
 // `npm run conformance`: the official MCP conformance suite (both installed versions, devDependencies)
 // against ONE examples/conformance-server process on 127.0.0.1: the 2025 era with both, then 2026-07-28
-// with 0.2.x, so one endpoint is shown to serve both eras, then the extension scenarios (tasks, skills). Prints one line per scenario and ends with
-// "N passed, N failed" (scenarios); exits 1 if any scenario failed or a run had fewer than expected.
+// with 0.2.x, so one endpoint is shown to serve both eras, then the extension scenarios (tasks, skills);
+// then the authorization-server scenarios against examples/conformance-auth (scripts/conformance/
+// authorization.js). Prints one line per scenario and ends with "N passed, N failed" (the server
+// scenarios) and "authorization server: N passed, N failed" (counted apart); exits 1 if any scenario
+// failed or a run had fewer than expected.
 import { spawn } from "node:child_process";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { AUTHORIZATION_SCENARIOS, runAuthorizationScenarios } from "./conformance/authorization.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const register = fileURLToPath(new URL("./conformance/register.mjs", import.meta.url));
@@ -118,5 +122,27 @@ try {
 } finally {
   server.kill("SIGTERM");
 }
+
+// the authorization server: a server of its own, and the suite's `authorization` command
+let asPassed = 0;
+let asFailed = 0;
+{
+  const { rows, out } = await runAuthorizationScenarios();
+  console.log(
+    "\n# @modelcontextprotocol/conformance 0.2.0-alpha.12 authorization (picomcp's authorization server)",
+  );
+  for (const { mark, name, passed: ok, failed: bad } of rows) {
+    const good = mark === "✓" && bad === 0;
+    console.log(`${good ? "PASS" : "FAIL"}  ${name.padEnd(45)} ${ok}/${ok + bad} checks`);
+    if (good) asPassed++;
+    else asFailed++;
+  }
+  if (rows.length < AUTHORIZATION_SCENARIOS.length) {
+    console.log(`FAIL  only ${rows.length} of ${AUTHORIZATION_SCENARIOS.length} scenarios ran`);
+    console.log(out.split("\n").slice(-30).join("\n").slice(0, 4000));
+    asFailed += AUTHORIZATION_SCENARIOS.length - rows.length;
+  }
+}
 console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+console.log(`authorization server: ${asPassed} passed, ${asFailed} failed`);
+process.exit(failed > 0 || asFailed > 0 ? 1 : 0);

@@ -8,7 +8,17 @@ import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { createClient } from "redis";
 import { expect } from "vitest";
 import { z } from "zod";
-import { createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
+import {
+  createAuthorizationServer,
+  createProtectedHandler,
+  github,
+  google,
+  type Identity,
+  jwtVerifier,
+  MemoryAuthStore,
+  oidc,
+  upstreamToken,
+} from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
@@ -91,6 +101,40 @@ export const examples = [
     return handle;
   },
   async () => {
+    const sessionOf = (_request: Request): Identity | undefined => ({ subject: "alice" });
+    // @example auth/authorization-server.ts#1
+    const authorizationServer = createAuthorizationServer({
+      issuer: "https://mcp.example.com",
+      resources: ["https://mcp.example.com/mcp"],
+      authenticate: (request) => sessionOf(request), // your own sign-in: an Identity, or undefined
+    });
+    // @end
+    return authorizationServer;
+  },
+  async () => {
+    const issuer = "https://mcp.example.com";
+    const resources = ["https://mcp.example.com/mcp"];
+    const authenticate = () => ({ subject: "alice" });
+    // @example auth/memory-store.ts#1
+    const store = new MemoryAuthStore({ maxGrants: 10_000 });
+    const authorizationServer = createAuthorizationServer({ issuer, resources, authenticate, store });
+    // @end
+    return authorizationServer;
+  },
+  () => {
+    // @example auth/upstream-token.ts#1
+    server.tool("my_repos", {
+      run: async (_args, ctx) => {
+        const token = await upstreamToken(ctx.auth);
+        const res = await fetch("https://api.github.com/user/repos", {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        return JSON.stringify(await res.json());
+      },
+    });
+    // @end
+  },
+  async () => {
     // @example auth/jwt.ts#1
     const verifyToken = jwtVerifier({
       issuer: "https://auth.example.com",
@@ -99,6 +143,34 @@ export const examples = [
     });
     // @end
     return verifyToken;
+  },
+  () => {
+    // @example auth/upstream-github.ts#1
+    const signIn = github({
+      clientId: process.env.GITHUB_CLIENT_ID!,
+      clientSecret: process.env.GITHUB_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
+  },
+  () => {
+    // @example auth/upstream-oidc.ts#1
+    const signIn = oidc({
+      issuer: "https://login.example.com/realms/staff",
+      clientId: "mcp",
+      clientSecret: process.env.OIDC_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
+  },
+  () => {
+    // @example auth/upstream-oidc.ts#2
+    const signIn = google({
+      clientId: process.env.GOOGLE_CLIENT_ID!,
+      clientSecret: process.env.GOOGLE_CLIENT_SECRET!,
+    });
+    // @end
+    return signIn;
   },
   async () => {
     // @example connection.ts#1

@@ -70,6 +70,7 @@ const NODE_ONLY = new Set([
   "fs/open.ts",
   "fs/walk.ts",
   "fs/watch.ts",
+  "auth/client-metadata-node.ts", // node:* types only; the modules come from process.getBuiltinModule, on Node alone
 ]);
 
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { build as rolldownBuild } from "rolldown";
 import { afterAll, describe, expect, it } from "vitest";
 import { runChecks } from "../runtimes/checks.js";
 
@@ -39,6 +40,26 @@ describe("the core and the HTTP handler on other runtimes", () => {
         env: { ...process.env, NO_COLOR: "1" },
       });
       expect(out.trim()).toBe("auth: ok");
+    },
+  );
+
+  it.each(runtimes)(
+    "fetch Client ID Metadata Documents on %s: read, redirect and huge body refused, private addresses refused",
+    (name, bin, args) => {
+      // Deno serves and fetches on 127.0.0.1 (and localhost) only with the permission to
+      const flags =
+        name === "Deno" ? ["run", "--allow-read=.", "--allow-net=127.0.0.1,localhost", "--no-prompt"] : [];
+      const out = execFileSync(
+        bin,
+        [...(flags.length ? flags : args.slice(0, -1)), "test/runtimes/cimd-check.js"],
+        {
+          cwd: root,
+          encoding: "utf8",
+          timeout: 60_000,
+          env: { ...process.env, NO_COLOR: "1" },
+        },
+      );
+      expect(out.trim()).toBe("cimd: ok");
     },
   );
 
@@ -91,7 +112,58 @@ const worker :Workerd.Worker = (
     }
     await runChecks((request: Request) => fetch(request), origin);
   }, 30_000);
+  it("run picomcp/auth's fetchClientMetadata as a Cloudflare Worker in workerd (bundled as for Workers)", async () => {
+    const dir = `${root}.test-out`;
+    mkdirSync(dir, { recursive: true });
+    // one file, as wrangler would make it: jose and picomcp/auth bundled for a platform without node:*
+    const bundled = `${dir}/cimd-worker-${process.pid}.js`;
+    await rolldownBuild({
+      input: `${root}test/runtimes/cimd-worker.js`,
+      platform: "browser",
+      output: { file: bundled, format: "esm", codeSplitting: false },
+      logLevel: "silent",
+    });
+    const port = await freePort();
+    writeFileSync(
+      `${dir}/cimd-workerd-${port}.capnp`,
+      `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.js", esModule = embed "cimd-worker-${process.pid}.js")],
+  compatibilityDate = "2025-09-01",
+);
+`,
+    );
+    const child = spawn(`${root}node_modules/.bin/workerd`, ["serve", `${dir}/cimd-workerd-${port}.capnp`], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr!.on("data", (c) => (stderr += c));
+    try {
+      let answer: Response | undefined;
+      for (let i = 0; !answer; i++) {
+        answer = await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined);
+        if (!answer && i > 100) throw new Error(`workerd did not start: ${stderr}`);
+        if (!answer) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await answer.text()).toBe("cimd: ok");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 30_000);
 });
+
+function freePort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 function distModules(): string[] {
   const out = execFileSync(
