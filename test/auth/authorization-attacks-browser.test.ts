@@ -196,4 +196,17 @@ describe("registration", () => {
     three.agent.destroy();
     four.agent.destroy();
   });
+
+  it("counts behind trusted proxies by the client they name", async () => {
+    const s = await serve({ registration: { perAddress: 1 } }, { trustProxy: ["loopback"] });
+    const from = (client: string) =>
+      fetch(`${s.origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": client },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      }).then((r) => r.status);
+    expect(await from("203.0.113.7")).toBe(201);
+    expect(await from("203.0.113.7")).toBe(429);
+    expect(await from("203.0.113.8")).toBe(201);
+  });
 });
