@@ -1,6 +1,7 @@
 // The attacks on an authorization server, over raw HTTP against picomcp's (2/2): refresh replay after
 // rotation, state fixation, mix-up (iss), the consent page driven cross-site, registration floods.
 import { describe, expect, it } from "vitest";
+import { MemoryAuthStore } from "../../src/auth/index.js";
 import { boundFetch } from "../crowd-helpers.js";
 import {
   authorizeUrl,
@@ -168,6 +169,24 @@ describe("state, iss and the consent page", () => {
     expect((await fetch(`${s.origin}/consent`, { redirect: "manual" })).status).toBe(405);
     // the page itself still approves
     expect((await submitConsent(s.origin, form)).status).toBe(303);
+  });
+});
+
+describe("a crowd", () => {
+  it("opening authorizations it never finishes holds at most maxPending of them; every request is answered", async () => {
+    const store = new MemoryAuthStore({ maxPending: 20 });
+    const s = await serve({ store });
+    const clientId = await registerClient(s.origin);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        fetch(url, { redirect: "manual" }).then((r) => r.text().then(() => r.status)),
+      ),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect(store.size.pending).toBe(20);
+    // the newest still approves
+    expect((await submitConsent(s.origin, await openConsent(url))).status).toBe(303);
   });
 });
 
