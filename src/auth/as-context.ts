@@ -77,16 +77,16 @@ export async function findClient(ctx: AsContext, clientId: string): Promise<Clie
   if (known) return known;
   if (!isDocumentUrl(clientId)) return "The client is not registered here";
   if (ctx.cimd === false) return "Client metadata documents are not accepted here";
+  let fetched: { client: ClientRecord; ttlMs: number };
   try {
-    const { client, ttlMs } = await fetchClientMetadata(clientId, ctx.cimd);
-    if (ttlMs > 0) await ctx.store.putClient(client, ttlMs);
-    return client;
+    fetched = await fetchClientMetadata(clientId, ctx.cimd);
   } catch (error) {
-    const name = error instanceof Error ? error.name : "";
-    if (name === "ClientMetadataError")
-      return `The client's metadata document cannot be used: ${(error as Error).message}`;
-    throw error;
+    // the client's document is the client's matter: a page for the person, never a server error
+    const said = error instanceof Error && error.name === "ClientMetadataError" ? `: ${error.message}` : "";
+    return `The client's metadata document cannot be used${said || " (it could not be fetched)"}`;
   }
+  if (fetched.ttlMs > 0) await ctx.store.putClient(fetched.client, fetched.ttlMs);
+  return fetched.client;
 }
 
 /** The resource asked for, canonical and served here; undefined when it is not one of this server's. */

@@ -149,6 +149,26 @@ describe("redirect_uri", () => {
     expect(dup.headers.get("location")).toBe(null);
   });
 
+  it("shows a page for a client metadata document that cannot be used, or is not accepted", async () => {
+    const s = await serve();
+    const off = await serve({ clientMetadataDocuments: false });
+    const clientId = "https://127.0.0.1:1/client.json";
+    for (const [server, says] of [
+      [s, "metadata document cannot be used"],
+      [off, "not accepted here"],
+    ] as const) {
+      const res = await fetch(
+        authorizeUrl(server.origin, standard(clientId, pkce().challenge, server.resource)),
+        {
+          redirect: "manual",
+        },
+      );
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBe(null);
+      expect(await res.text()).toContain(says);
+    }
+  });
+
   it("refuses a code redeemed with another redirect_uri", async () => {
     const s = await serve();
     const clientId = await registerClient(s.origin, {

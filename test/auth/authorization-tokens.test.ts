@@ -143,6 +143,65 @@ describe("keys", () => {
   });
 });
 
+describe("replicas", () => {
+  it("serve the steps of one sign-in alternately when they share a store", async () => {
+    const store = new MemoryAuthStore();
+    const origin = "http://127.0.0.1:1";
+    const make = () =>
+      createAuthorizationServer({
+        issuer: origin,
+        resources: [`${origin}/mcp`],
+        authenticate: () => ({ subject: "erin" }),
+        store,
+      });
+    const [a, b] = [make(), make()];
+    const reg = await b.handle(
+      new Request(`${origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      }),
+    );
+    const { client_id } = await reg!.json();
+    const { verifier, challenge } = pkce();
+    const page = (await a.handle(
+      new Request(authorizeUrl(origin, standard(client_id, challenge, `${origin}/mcp`))),
+    ))!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const approved = await b.handle(
+      new Request(`${origin}/consent`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: page.headers.get("set-cookie")!.split(";")[0]!,
+          origin,
+        },
+        body: new URLSearchParams({ csrf, decision: "approve" }).toString(),
+      }),
+    );
+    const code = locationOf(approved!).searchParams.get("code")!;
+    const token = await a.handle(
+      new Request(`${origin}/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+          redirect_uri: REDIRECT,
+          client_id,
+        }).toString(),
+      }),
+    );
+    const { access_token } = await token!.json();
+    // b verifies what a signed: the keys are the store's
+    expect(await outcome(b.verifyToken, access_token)).toMatchObject({
+      subject: "erin",
+      clientId: client_id,
+    });
+  });
+});
+
 describe("algorithms", () => {
   it.each(["RS256", "EdDSA"] as const)("signs with %s when asked", async (algorithm) => {
     const s = await serve({ algorithm });
