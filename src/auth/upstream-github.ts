@@ -19,6 +19,8 @@ export interface GitHubOptions extends UpstreamOptions {
   tokenEndpoint?: string;
   /** The REST API, where `/user` is read. Default: `https://api.github.com` (GitHub Enterprise Server: `https://HOST/api/v3`). */
   apiUrl?: string;
+  /** The `iss` GitHub sends back with the code (RFC 9207). Default: the authorization endpoint without its `/authorize` (`https://github.com/login/oauth`). */
+  issuer?: string;
 }
 
 /** The fields of GitHub's `GET /user` that become the identity. */
@@ -49,8 +51,10 @@ export function github(options: GitHubOptions): SignIn {
   );
   const token = at(options.tokenEndpoint ?? "https://github.com/login/oauth/access_token", "tokenEndpoint");
   const api = at(options.apiUrl ?? "https://api.github.com", "apiUrl").replace(/\/+$/, "");
+  // GitHub names itself `https://github.com/login/oauth` in the callback's `iss`: checked whenever it is sent
+  const issuer = options.issuer ?? authorize.replace(/\/authorize\/?$/, "");
   const as: Oauth.AuthorizationServer = {
-    issuer: new URL(authorize).origin,
+    issuer,
     authorization_endpoint: authorize,
     token_endpoint: token,
   };

@@ -40,7 +40,9 @@ beforeAll(async () => {
   site = await listenLater(); // picomcp: the MCP endpoint and its authorization server, one handler
   app = await listenLater(); // the MCP client's redirect URI
   app.serve((req, res) => {
-    callbacks.push(new URL(req.url!, app.origin));
+    // only the callback itself (the browser may ask this origin for its favicon too)
+    const url = new URL(req.url!, app.origin);
+    if (url.pathname === "/callback") callbacks.push(url);
     res.writeHead(200, { "content-type": "text/plain" }).end("You can close this window.");
   });
   op = await startOpenIdProvider([`${site.origin}/oauth/callback`]);

@@ -58,7 +58,7 @@ const GITHUB_ERRORS = {
  * token errors answered with 200 and an `error` member, as GitHub does.
  */
 async function githubStandIn(
-  options: { expiring?: boolean; deny?: boolean; user?: object; silent?: boolean } = {},
+  options: { expiring?: boolean; deny?: boolean; user?: object; silent?: boolean; iss?: string | null } = {},
 ) {
   const at = await listenLater();
   closers.push(at.close);
@@ -103,6 +103,9 @@ async function githubStandIn(
         back.searchParams.set("code", code);
       }
       back.searchParams.set("state", params.state!);
+      // GitHub names itself in the callback (RFC 9207), as https://github.com/login/oauth
+      const iss = options.iss === undefined ? `${at.origin}/login/oauth` : options.iss;
+      if (iss !== null) back.searchParams.set("iss", iss);
       res.writeHead(302, { location: back.href }).end();
       return;
     }
@@ -272,6 +275,18 @@ describe("github() against a stand-in of GitHub", () => {
   it("a /user without a numeric id is refused rather than guessed at", async () => {
     const rp = await githubParty(await githubStandIn({ user: { ...GITHUB_USER, id: "1" } }));
     expect(await browse(rp)).toEqual({ status: 400, text: "GitHub's /user named no numeric account id" });
+  });
+
+  it("GitHub's iss: checked when sent (another issuer refused before any code exchange), not required when absent", async () => {
+    const wrong = await githubStandIn({ iss: "https://github.example/login/oauth" });
+    const rp = await githubParty(wrong);
+    expect(await browse(rp)).toEqual({
+      status: 400,
+      text: `GitHub's answer to the callback is not valid: unexpected "iss" (issuer) response parameter value`,
+    });
+    expect(wrong.seen.token).toEqual([]);
+    const none = await githubParty(await githubStandIn({ iss: null }));
+    expect(await browse(none)).toEqual({ status: 200, text: "signed in as github:1" });
   });
 
   it("a token endpoint that never answers: refused at timeoutMs, the provider named", async () => {

@@ -14,8 +14,8 @@ afterEach(async () => {
 const GOOGLE_SUB = "110169484474386276334";
 
 /**
- * Google's OpenID endpoints as its discovery document names them: authorize (which adds `authuser` and
- * `prompt` to the callback, and never `iss`), token (Basic client authentication; an RS256 id_token;
+ * Google's OpenID endpoints as its discovery document names them: authorize (which adds `authuser`,
+ * `prompt` and `iss` to the callback), token (Basic client authentication; an RS256 id_token;
  * no new refresh token on refresh), and the key set.
  */
 async function googleStandIn(
@@ -114,6 +114,8 @@ async function googleStandIn(
       );
       back.searchParams.set("authuser", "0");
       back.searchParams.set("prompt", "consent");
+      // Google now names itself in the callback too, without saying so in its metadata
+      back.searchParams.set("iss", at.origin);
       res.writeHead(302, { location: back.href }).end();
       return;
     }
