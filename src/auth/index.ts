@@ -10,6 +10,8 @@ import { type ResourceServer, type ResourceServerOptions, resourceServer } from 
 
 export type { JwtAlgorithm, JwtVerifierOptions } from "./jwt.js";
 export { authInfo, jwtVerifier } from "./jwt.js";
+export type { MemoryAuthStoreOptions } from "./memory-store.js";
+export { AuthStoreFullError, MemoryAuthStore } from "./memory-store.js";
 export type {
   ProtectedResourceMetadata,
   ResourceServer,
@@ -17,6 +19,20 @@ export type {
   VerifyToken,
 } from "./resource-server.js";
 export { canonicalResource, createResourceServer, InvalidTokenError } from "./resource-server.js";
+export type { SignIn, SignInCallback, SignInStart } from "./sign-in.js";
+export { SignInError } from "./sign-in.js";
+export type {
+  AuthStore,
+  ClientRecord,
+  CodeRecord,
+  GrantRecord,
+  Identity,
+  PendingAuthorization,
+  StoredKey,
+  StoredKeys,
+  TakenCode,
+  UpstreamTokens,
+} from "./store.js";
 
 /** Options of {@link createProtectedHandler}: the resource server's, and every option of `createHttpHandler` but `authenticate`. */
 export interface ProtectedHandlerOptions

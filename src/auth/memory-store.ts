@@ -1,0 +1,277 @@
+/**
+ * The authorization server's state in memory: one process's `AuthStore`, bounded. Every kind of
+ * record has a cap and an expiry; expired records are swept as new ones come, so a crowd of callers
+ * cannot grow memory without limit. Records are copied in and out, as a shared store would.
+ */
+import type {
+  AuthStore,
+  ClientRecord,
+  CodeRecord,
+  GrantRecord,
+  PendingAuthorization,
+  StoredKeys,
+  TakenCode,
+} from "./store.js";
+
+/** Options of {@link MemoryAuthStore}: the caps on each kind of record. */
+export interface MemoryAuthStoreOptions {
+  /** Clients kept: registered ones and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused. Default: 10000. */
+  maxClients?: number;
+  /** Authorizations in progress kept; at the cap the oldest goes. Default: 10000. */
+  maxPending?: number;
+  /** Codes kept (redeemed ones too, until they would have expired, to catch a replay); at the cap the oldest goes. Default: 10000. */
+  maxCodes?: number;
+  /** Grants kept; at the cap a new one is refused (a live grant is never dropped to make room). Default: 100000. */
+  maxGrants?: number;
+  /** Counters of `hit` kept (one per address and window); at the cap the oldest goes. Default: 10000. */
+  maxCounters?: number;
+  /** Least milliseconds between two sweeps of expired records. Default: 10000. */
+  sweepMs?: number;
+}
+
+/** Thrown by {@link MemoryAuthStore} when a record that must not be dropped finds no room; the caller answers 503. */
+export class AuthStoreFullError extends Error {
+  constructor(what: string) {
+    super(`The authorization server's store holds as many ${what} as it may`);
+    this.name = "AuthStoreFullError";
+  }
+}
+
+interface Entry<T> {
+  value: T;
+  /** ms since the epoch; Infinity for a record that never expires. */
+  expiresAt: number;
+}
+
+interface CodeEntry {
+  code: CodeRecord;
+  taken: boolean;
+}
+
+function cap(n: number | undefined, fallback: number, name: string): number {
+  const v = n ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer`);
+  return v;
+}
+
+/** Removes the oldest entries (insertion order) until `map` has room for one more. */
+function makeRoom<K, V>(map: Map<K, V>, max: number, onDrop?: (key: K, value: V) => void): void {
+  for (const [key, value] of map) {
+    if (map.size < max) return;
+    map.delete(key);
+    onDrop?.(key, value);
+  }
+}
+
+/**
+ * The default `AuthStore`: everything in this process's memory, so a restart forgets every client,
+ * grant and key (every token then stops), and replicas share nothing — use `RedisAuthStore` from
+ * `picomcp/redis` for those. Each method is one synchronous step, so it is atomic.
+ * @example
+ * const store = new MemoryAuthStore({ maxGrants: 10_000 });
+ * const authorizationServer = createAuthorizationServer({ issuer, resources, authenticate, store });
+ */
+export class MemoryAuthStore implements AuthStore {
+  readonly #clients = new Map<string, Entry<ClientRecord>>();
+  readonly #pending = new Map<string, Entry<PendingAuthorization>>();
+  readonly #codes = new Map<string, Entry<CodeEntry>>();
+  readonly #grants = new Map<string, Entry<GrantRecord>>();
+  readonly #subjects = new Map<string, Set<string>>();
+  readonly #hits = new Map<string, Entry<number>>();
+  #keys: StoredKeys | undefined;
+  readonly #max: {
+    clients: number;
+    pending: number;
+    codes: number;
+    grants: number;
+    counters: number;
+  };
+  readonly #sweepMs: number;
+  #sweptAt = 0;
+
+  constructor(options: MemoryAuthStoreOptions = {}) {
+    this.#max = {
+      clients: cap(options.maxClients, 10_000, "maxClients"),
+      pending: cap(options.maxPending, 10_000, "maxPending"),
+      codes: cap(options.maxCodes, 10_000, "maxCodes"),
+      grants: cap(options.maxGrants, 100_000, "maxGrants"),
+      counters: cap(options.maxCounters, 10_000, "maxCounters"),
+    };
+    const sweep = options.sweepMs ?? 10_000;
+    if (!(sweep >= 0)) throw new RangeError("sweepMs must be 0 or more");
+    this.#sweepMs = sweep;
+  }
+
+  /** Drops every expired record, at most once per `sweepMs`. */
+  #sweep(now: number): void {
+    if (now - this.#sweptAt < this.#sweepMs) return;
+    this.#sweptAt = now;
+    const maps = [this.#clients, this.#pending, this.#codes, this.#hits] as Map<string, Entry<unknown>>[];
+    for (const map of maps) for (const [k, e] of map) if (e.expiresAt <= now) map.delete(k);
+    for (const [id, e] of this.#grants) if (e.expiresAt <= now) this.#dropGrant(id, e.value);
+  }
+
+  #live<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
+    const e = map.get(key);
+    if (e === undefined) return undefined;
+    if (e.expiresAt > Date.now()) return e.value;
+    map.delete(key);
+    return undefined;
+  }
+
+  #dropGrant(id: string, grant: GrantRecord): void {
+    this.#grants.delete(id);
+    const ids = this.#subjects.get(grant.subject);
+    ids?.delete(id);
+    if (ids?.size === 0) this.#subjects.delete(grant.subject);
+  }
+
+  async getClient(clientId: string): Promise<ClientRecord | undefined> {
+    const c = this.#live(this.#clients, clientId);
+    return c && structuredClone(c);
+  }
+
+  async putClient(client: ClientRecord, ttlMs?: number): Promise<void> {
+    const now = Date.now();
+    this.#sweep(now);
+    const clients = this.#clients;
+    clients.delete(client.client_id);
+    if (clients.size >= this.#max.clients) {
+      // cached documents make room (they can be fetched again); registered clients never do
+      for (const [id, e] of clients) {
+        if (clients.size < this.#max.clients) break;
+        if (e.expiresAt !== Number.POSITIVE_INFINITY) clients.delete(id);
+      }
+      if (clients.size >= this.#max.clients) throw new AuthStoreFullError("clients");
+    }
+    const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : now + ttlMs;
+    clients.set(client.client_id, { value: structuredClone(client), expiresAt });
+  }
+
+  async putPending(pending: PendingAuthorization, ttlMs: number): Promise<void> {
+    const now = Date.now();
+    this.#sweep(now);
+    this.#pending.delete(pending.id);
+    makeRoom(this.#pending, this.#max.pending);
+    this.#pending.set(pending.id, { value: structuredClone(pending), expiresAt: now + ttlMs });
+  }
+
+  async getPending(id: string): Promise<PendingAuthorization | undefined> {
+    const p = this.#live(this.#pending, id);
+    return p && structuredClone(p);
+  }
+
+  async takePending(id: string): Promise<PendingAuthorization | undefined> {
+    const p = this.#live(this.#pending, id);
+    this.#pending.delete(id);
+    return p;
+  }
+
+  async putCode(hash: string, code: CodeRecord): Promise<void> {
+    this.#sweep(Date.now());
+    this.#codes.delete(hash);
+    makeRoom(this.#codes, this.#max.codes);
+    this.#codes.set(hash, {
+      value: { code: structuredClone(code), taken: false },
+      expiresAt: code.expiresAt,
+    });
+  }
+
+  async takeCode(hash: string): Promise<TakenCode | undefined> {
+    const e = this.#live(this.#codes, hash);
+    if (e === undefined) return undefined;
+    if (e.taken) return { replayed: structuredClone(e.code) };
+    e.taken = true;
+    return { code: structuredClone(e.code) };
+  }
+
+  async putGrant(grant: GrantRecord): Promise<void> {
+    this.#sweep(Date.now());
+    const old = this.#grants.get(grant.id);
+    if (old) this.#dropGrant(grant.id, old.value);
+    if (this.#grants.size >= this.#max.grants) throw new AuthStoreFullError("grants");
+    this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
+    this.#index(grant);
+  }
+
+  #index(grant: GrantRecord): void {
+    const ids = this.#subjects.get(grant.subject);
+    if (ids) ids.add(grant.id);
+    else this.#subjects.set(grant.subject, new Set([grant.id]));
+  }
+
+  async getGrant(id: string): Promise<GrantRecord | undefined> {
+    const e = this.#grants.get(id);
+    if (e === undefined) return undefined;
+    if (e.expiresAt <= Date.now()) {
+      this.#dropGrant(id, e.value);
+      return undefined;
+    }
+    return structuredClone(e.value);
+  }
+
+  async replaceGrant(grant: GrantRecord, expectedRefreshHash: string): Promise<boolean> {
+    const e = this.#grants.get(grant.id);
+    if (e === undefined || e.expiresAt <= Date.now() || e.value.refreshHash !== expectedRefreshHash)
+      return false;
+    if (grant.subject !== e.value.subject) {
+      this.#dropGrant(grant.id, e.value);
+      this.#index(grant);
+    }
+    this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
+    return true;
+  }
+
+  async deleteGrant(id: string): Promise<void> {
+    const e = this.#grants.get(id);
+    if (e) this.#dropGrant(id, e.value);
+  }
+
+  async grantsOf(subject: string): Promise<string[]> {
+    const now = Date.now();
+    const out: string[] = [];
+    for (const id of this.#subjects.get(subject) ?? []) {
+      const e = this.#grants.get(id);
+      if (e && e.expiresAt > now) out.push(id);
+    }
+    return out;
+  }
+
+  async getKeys(): Promise<StoredKeys | undefined> {
+    return this.#keys && structuredClone(this.#keys);
+  }
+
+  async casKeys(keys: StoredKeys, expectedVersion: number | undefined): Promise<boolean> {
+    if (this.#keys?.version !== expectedVersion) return false;
+    this.#keys = structuredClone(keys);
+    return true;
+  }
+
+  async hit(key: string, windowMs: number): Promise<number> {
+    const now = Date.now();
+    this.#sweep(now);
+    const e = this.#live(this.#hits, key);
+    if (e !== undefined) {
+      const entry = this.#hits.get(key)!;
+      entry.value = e + 1;
+      return entry.value;
+    }
+    makeRoom(this.#hits, this.#max.counters);
+    this.#hits.set(key, { value: 1, expiresAt: now + windowMs });
+    return 1;
+  }
+
+  /** Nothing to stop: sweeps run as records come, never on a timer. */
+  close(): void {}
+
+  /** How many records of each kind are held (expired ones not yet swept included): for tests and metrics. */
+  get size(): { clients: number; pending: number; codes: number; grants: number; counters: number } {
+    return {
+      clients: this.#clients.size,
+      pending: this.#pending.size,
+      codes: this.#codes.size,
+      grants: this.#grants.size,
+      counters: this.#hits.size,
+    };
+  }
+}
