@@ -9,7 +9,7 @@ authStoreContract("MemoryAuthStore", async () => {
   return {
     store: new MemoryAuthStore({ sweepMs: 0 }),
     now: () => Date.now(),
-    advance: (ms) => vi.setSystemTime(Date.now() + ms),
+    advance: (ms) => void vi.setSystemTime(Date.now() + ms),
     close: () => void vi.useRealTimers(),
   };
 });

@@ -187,6 +187,39 @@ export function redisAuthContracts(name: string, kind: DeploymentKind): void {
         await t.close?.();
       });
 
+      it.runIf(kind === "single")(
+        "rejects each call at once while Redis is gone, and serves again once it is back",
+        async () => {
+          const d = redis.deployment();
+          const client = await redis.connected();
+          const lines: string[] = [];
+          const store = new RedisAuthStore(client, { prefix: fresh(), log: (l) => lines.push(l) });
+          try {
+            await d.down();
+            await until(() => !client.isReady, "the client to lose Redis");
+            const started = performance.now();
+            await expect(store.takeCode("h")).rejects.toThrow(
+              "picomcp/redis: the Redis client is not connected",
+            );
+            await expect(store.getKeys()).rejects.toThrow("picomcp/redis: the Redis client is not connected");
+            expect(performance.now() - started).toBeLessThan(500);
+            expect(lines).toEqual([
+              "picomcp/redis: Redis is unreachable (picomcp/redis: the Redis client is not connected); sign-in steps fail until it is back",
+            ]);
+            await d.up();
+            await until(() => client.isReady, "the client to reconnect");
+            await until(
+              async () => (await store.hit("a", MINUTE)) > 0 && store.stats.ready,
+              "the store back",
+            );
+            expect(lines[1]).toBe("picomcp/redis: Redis is back; sign-in steps are served again");
+          } finally {
+            if (!client.isReady) await d.up().catch(() => {});
+            void client.destroy();
+          }
+        },
+      );
+
       it("rejects each call within its deadline while Redis does not answer, says so once, and once when back", async () => {
         const client = await redis.connected();
         let fault: "hang" | "fail" | undefined = "hang";
