@@ -62,7 +62,8 @@ const IDLE_TTL_MS = 90 * 24 * 60 * 60 * 1000;
 
 /**
  * An {@link AuthStore} on Redis, shared by every replica with the same prefix: give each its own store
- * on a connected node-redis client (`createClient()`, `createCluster()` or `createSentinel()`). Every
+ * on a connected node-redis client (`createClient()`, `createCluster()` or `createSentinel()`; the
+ * client stays yours to close: the store has nothing else to stop). Every
  * call has a deadline (`timeoutMs`); while Redis is down or past it, calls reject with an error that
  * says so (the authorization server answers the step with a server error), one log line says Redis is
  * unreachable, another when calls answer again.
@@ -205,9 +206,6 @@ export class RedisAuthStore implements AuthStore {
     const n = await this.#link.run(HIT, [this.#key("hit:", key)], [String(positive(windowMs, "windowMs"))]);
     return Number(n);
   }
-
-  /** Nothing to stop: the client is yours to close. */
-  close(): void {}
 
   /** The JSON of a record, refused past the cap. */
   #json(record: object, what: string): string {
