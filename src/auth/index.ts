@@ -2,12 +2,31 @@
  * `picomcp/auth`: the Streamable HTTP handler as an OAuth 2.1 resource server. The JWT verifier
  * needs the optional peer dependency `jose`; everything else is web standards.
  */
+import { ProxyTrust } from "../http/client-address.js";
 import { createHttpHandler } from "../http/index.js";
 import type { ErrorStatus, HttpHandler, HttpHandlerOptions } from "../http/options.js";
-import { ANSWER, type Answering } from "../http/reply.js";
+import { ANSWER, type Answer, type Answering } from "../http/reply.js";
+import { header, normalPeer, peerOf } from "../http/request.js";
 import type { McpServer } from "../server.js";
-import { type ResourceServer, type ResourceServerOptions, resourceServer } from "./resource-server.js";
+import { type AuthorizationServer, pathOf, routesOf } from "./authorization-server.js";
+import {
+  canonicalResource,
+  type ResourceServer,
+  type ResourceServerOptions,
+  resourceServer,
+} from "./resource-server.js";
 
+export type {
+  AuthenticateHook,
+  AuthorizationServer,
+  AuthorizationServerMetadata,
+  AuthorizationServerOptions,
+  RegistrationLimits,
+  SigningAlgorithm,
+} from "./authorization-server.js";
+export { createAuthorizationServer } from "./authorization-server.js";
+export type { ClientMetadataOptions } from "./client-metadata.js";
+export { ClientMetadataError, fetchClientMetadata } from "./client-metadata.js";
 export type { JwtAlgorithm, JwtVerifierOptions } from "./jwt.js";
 export { authInfo, jwtVerifier } from "./jwt.js";
 export type { MemoryAuthStoreOptions } from "./memory-store.js";
@@ -33,11 +52,19 @@ export type {
   TakenCode,
   UpstreamTokens,
 } from "./store.js";
+export { upstreamToken } from "./upstream-token.js";
 
 /** Options of {@link createProtectedHandler}: the resource server's, and every option of `createHttpHandler` but `authenticate`. */
 export interface ProtectedHandlerOptions
   extends Omit<HttpHandlerOptions, "authenticate">,
-    Omit<ResourceServerOptions, "server"> {}
+    Omit<ResourceServerOptions, "server" | "authorizationServers" | "verifyToken"> {
+  /** Issuer URLs of the authorization servers (PRM `authorization_servers`). Required, unless `authorizationServer` is given (then its issuer). */
+  authorizationServers?: readonly string[];
+  /** Verifies each bearer token. Required, unless `authorizationServer` is given (then its own tokens for `resource`). */
+  verifyToken?: ResourceServerOptions["verifyToken"];
+  /** An authorization server of `createAuthorizationServer` to serve from the same handler (its routes first); `resource` must be one of its resources. */
+  authorizationServer?: AuthorizationServer;
+}
 
 /** What {@link createProtectedHandler} returns: an `HttpHandler` that also serves the metadata, and its resource server. */
 export interface ProtectedHandler extends HttpHandler {
@@ -65,19 +92,21 @@ export function createProtectedHandler(
 ): ProtectedHandler {
   const {
     resource,
-    authorizationServers,
-    verifyToken,
+    authorizationServer: as,
     requiredScopes,
     scopesSupported,
     metadata,
     onError,
-    ...http
+    ...rest
   } = options;
-  const { server: rs, wrap } = resourceServer(
+  const { authorizationServers, verifyToken, ...http } = rest;
+  if (as && !as.resources.includes(canonicalResource(resource)))
+    throw new TypeError(`resource ${resource} is not one of the authorizationServer's resources`);
+  const { server: rs, wrap: wrapRs } = resourceServer(
     {
       resource,
-      authorizationServers,
-      verifyToken,
+      authorizationServers: authorizationServers ?? (as ? [as.issuer] : []),
+      verifyToken: verifyToken ?? (as ? as.verifierFor(resource) : (undefined as never)),
       server,
       ...(requiredScopes ? { requiredScopes } : {}),
       ...(scopesSupported ? { scopesSupported } : {}),
@@ -95,6 +124,7 @@ export function createProtectedHandler(
     authenticate: rs.authenticate,
     errorStatus,
   }) as HttpHandler & Answering;
+  const wrap = as ? serving(as, http.trustProxy, wrapRs) : wrapRs;
   const handler = wrap(inner) as ProtectedHandler & Answering;
   // the Node bridge gets the same wrapper around the answers it writes without a Response
   const answer = inner[ANSWER];
@@ -105,4 +135,24 @@ export function createProtectedHandler(
   Object.defineProperty(handler, "sessionCount", { get: () => inner.sessionCount });
   Object.defineProperty(handler, "resourceServer", { value: rs });
   return handler;
+}
+
+/** `wrap` with the authorization server's routes answered first (its registration limits told the caller's address). */
+function serving(
+  as: AuthorizationServer,
+  trustProxy: HttpHandlerOptions["trustProxy"],
+  wrap: <A extends Answer>(h: (r: Request) => Promise<A>) => (r: Request) => Promise<A | Response>,
+) {
+  const paths = routesOf.get(as);
+  if (!paths) throw new TypeError("authorizationServer must be made by createAuthorizationServer");
+  const trust = trustProxy === undefined ? undefined : new ProxyTrust(trustProxy);
+  const address = (request: Request) =>
+    trust ? trust.client(peerOf(request)?.address, header(request, trust.header)) : normalPeer(request);
+  return <A extends Answer>(h: (r: Request) => Promise<A>) => {
+    const inner = wrap(h);
+    return async (request: Request): Promise<A | Response> => {
+      if (!paths.has(pathOf(request.url))) return inner(request);
+      return (await as.handle(request, { address: address(request) })) ?? inner(request);
+    };
+  };
 }

@@ -182,8 +182,8 @@ function sameResource(candidate: string, canonical: string): boolean {
   }
 }
 
-/** What a refused token's challenge says; a failure that is not the token's (the key set did not load) is thrown as it is. */
-function refusal(error: unknown): unknown {
+/** @internal — what a refused token's challenge says; a failure that is not the token's is returned as it is. */
+export function refusal(error: unknown): unknown {
   if (error instanceof errors.JWTExpired) return new InvalidTokenError("the access token has expired");
   if (error instanceof errors.JWTClaimValidationFailed) {
     const what: { [claim: string]: string } = {

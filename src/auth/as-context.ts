@@ -1,0 +1,126 @@
+/**
+ * What every endpoint of the authorization server shares: its settings once checked, its store and
+ * keys, and the rules every endpoint applies the same way (which client, which scopes, which resource).
+ */
+
+import type { GrantLiveness } from "./access-tokens.js";
+import { type ClientMetadataOptions, fetchClientMetadata } from "./client-metadata.js";
+import type { KeyRing, SigningAlgorithm } from "./keys.js";
+import { canonicalResource } from "./resource-server.js";
+import type { SignIn } from "./sign-in.js";
+import type { AuthStore, ClientRecord, Identity } from "./store.js";
+
+/**
+ * A team's own sign-in: who the person behind the browser's request is (their session cookie, say),
+ * a `Response` to answer with instead (a redirect to a login page that comes back to the request's
+ * URL), or undefined to refuse (the client gets `access_denied`).
+ */
+export type AuthenticateHook = (
+  request: Request,
+) => Identity | Response | undefined | Promise<Identity | Response | undefined>;
+
+/** Limits of RFC 7591 dynamic registration. */
+export interface RegistrationLimits {
+  /** Registrations one address may make per window. Default: 10. */
+  perAddress?: number;
+  /** Registrations all addresses together may make per window. Default: 1000. */
+  total?: number;
+  /** The window, in milliseconds. Default: 3600000 (an hour). */
+  windowMs?: number;
+}
+
+/** @internal — the authorization server's shared state. */
+export interface AsContext {
+  /** The issuer URL exactly as configured (the `iss` of every token and response). */
+  readonly issuer: string;
+  /** The issuer without a trailing slash: every route is under it. */
+  readonly base: string;
+  /** The path of `base` (empty at the root). */
+  readonly basePath: string;
+  readonly origin: string;
+  readonly secure: boolean;
+  readonly resources: readonly string[];
+  /** Scopes a client may ask for; undefined: any. */
+  readonly scopes: readonly string[] | undefined;
+  readonly store: AuthStore;
+  readonly keys: KeyRing;
+  readonly algorithm: SigningAlgorithm;
+  /** The sign-in run after consent (federation); undefined with the `authenticate` hook. */
+  readonly signIn: SignIn | undefined;
+  /** The `authenticate` hook, run before the consent page; undefined with a `SignIn`. */
+  readonly authenticate: AuthenticateHook | undefined;
+  readonly ttl: {
+    readonly access: number;
+    readonly refresh: number;
+    readonly code: number;
+    readonly pending: number;
+  };
+  readonly cimd: ClientMetadataOptions | false;
+  readonly registration: Required<RegistrationLimits> | false;
+  readonly liveness: GrantLiveness;
+  report(error: unknown): void;
+}
+
+/** Whether `clientId` names a metadata document (an http(s) URL with a path); the fetcher decides the rest. */
+export function isDocumentUrl(clientId: string): boolean {
+  if (!/^https?:\/\//i.test(clientId)) return false;
+  try {
+    return new URL(clientId).pathname.length > 1;
+  } catch {
+    return false;
+  }
+}
+
+/** The client `clientId` names: stored, or fetched from its metadata document (then cached); a string says why none. */
+export async function findClient(ctx: AsContext, clientId: string): Promise<ClientRecord | string> {
+  if (clientId.length > 2048) return "The client_id is too long";
+  const known = await ctx.store.getClient(clientId);
+  if (known) return known;
+  if (!isDocumentUrl(clientId)) return "The client is not registered here";
+  if (ctx.cimd === false) return "Client metadata documents are not accepted here";
+  try {
+    const { client, ttlMs } = await fetchClientMetadata(clientId, ctx.cimd);
+    if (ttlMs > 0) await ctx.store.putClient(client, ttlMs);
+    return client;
+  } catch (error) {
+    const name = error instanceof Error ? error.name : "";
+    if (name === "ClientMetadataError")
+      return `The client's metadata document cannot be used: ${(error as Error).message}`;
+    throw error;
+  }
+}
+
+/** The resource asked for, canonical and served here; undefined when it is not one of this server's. */
+export function ourResource(ctx: AsContext, asked: string): string | undefined {
+  try {
+    const r = canonicalResource(asked);
+    return ctx.resources.includes(r) ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The scopes granted for a request of `asked` (space-separated, or undefined): each must be one of
+ * the server's (when it lists them) and of the client's (when it declared them); none asked is all of
+ * the server's. `offline_access` passes and is dropped (refresh tokens are always issued). A string says why not.
+ */
+export function grantScopes(
+  ctx: AsContext,
+  client: ClientRecord,
+  asked: string | undefined,
+): string[] | string {
+  const wanted =
+    asked === undefined ? [...(ctx.scopes ?? [])] : [...new Set(asked.split(" ").filter((s) => s !== ""))];
+  const own = typeof client.scope === "string" ? client.scope.split(" ") : undefined;
+  const out: string[] = [];
+  for (const s of wanted) {
+    if (s === "offline_access") continue;
+    if (!/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(s)) return `${JSON.stringify(s)} is not a scope`;
+    if (ctx.scopes && !ctx.scopes.includes(s)) return `The scope ${s} is not offered here`;
+    if (asked !== undefined && own && !own.includes(s)) return `The client did not register the scope ${s}`;
+    if (own && !own.includes(s)) continue;
+    out.push(s);
+  }
+  return out;
+}

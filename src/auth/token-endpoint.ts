@@ -1,0 +1,212 @@
+/**
+ * The token endpoint: client authentication, the `authorization_code` grant (one-time code, PKCE
+ * S256, exact redirect URI, the code's resource) and the `refresh_token` grant (rotation on every use,
+ * a rotated-out token presented again revokes the grant).
+ */
+import { signAccessToken } from "./access-tokens.js";
+import { type AsContext, findClient, ourResource } from "./as-context.js";
+import { digest, randomToken, sameText } from "./keys.js";
+import { AuthStoreFullError } from "./memory-store.js";
+import { json, notAllowed, oauthError, param, preflight, readForm } from "./oauth-http.js";
+import type { ClientRecord, GrantRecord } from "./store.js";
+
+/** A PKCE code verifier (RFC 7636 §4.1). */
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** Rotated-out refresh token digests a grant remembers (to tell a replay). */
+const USED_KEPT = 20;
+
+/** Client credentials from `Authorization: Basic` (RFC 6749 §2.3.1: each part form-urlencoded). */
+function basicCredentials(request: Request): { id: string; secret: string } | undefined | "bad" {
+  const header = request.headers.get("authorization");
+  if (header === null) return undefined;
+  const m = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
+  if (!m) return "bad";
+  try {
+    const text = atob(m[1]!);
+    const colon = text.indexOf(":");
+    if (colon < 0) return "bad";
+    const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
+    return { id: decode(text.slice(0, colon)), secret: decode(text.slice(colon + 1)) };
+  } catch {
+    return "bad";
+  }
+}
+
+/** The client a token or revocation request comes from, authenticated as it registered; else the 400/401 answer. */
+export async function authenticateClient(
+  ctx: AsContext,
+  request: Request,
+  form: URLSearchParams,
+): Promise<ClientRecord | Response> {
+  const basic = basicCredentials(request);
+  const challenge = basic ? { "www-authenticate": 'Basic realm="token"' } : {};
+  const refuse = (why: string) => oauthError(401, "invalid_client", why, challenge);
+  if (basic === "bad") return refuse("The Authorization header is not Basic client credentials");
+  const formSecret = param(form, "client_secret");
+  const formId = param(form, "client_id");
+  if (basic && formSecret !== undefined)
+    return oauthError(400, "invalid_request", "Use one way of client authentication, not two");
+  if (basic && formId !== undefined && formId !== basic.id)
+    return oauthError(400, "invalid_request", "client_id differs from the authenticated client");
+  const id = basic?.id ?? formId;
+  if (id === undefined) return refuse("The request names no client (client_id)");
+  const client = await findClient(ctx, id);
+  if (typeof client === "string") return refuse(client);
+  const method = client.token_endpoint_auth_method;
+  const secret = basic?.secret ?? formSecret;
+  if (method === "none") return secret === undefined ? client : refuse("This client has no secret");
+  const used = basic ? "client_secret_basic" : "client_secret_post";
+  if (secret === undefined || used !== method) return refuse(`This client authenticates by ${method}`);
+  const hash = client.client_secret_hash;
+  if (typeof hash !== "string" || !sameText(await digest(secret), hash))
+    return refuse("The client secret is wrong");
+  return client;
+}
+
+/** The S256 challenge of a verifier. */
+async function s256(verifier: string): Promise<string> {
+  return digest(verifier);
+}
+
+/** `POST /token`. */
+export async function token(ctx: AsContext, request: Request): Promise<Response> {
+  if (request.method === "OPTIONS") return preflight("POST");
+  if (request.method !== "POST") return notAllowed("POST");
+  const form = await readForm(request);
+  if (form instanceof Response) return form;
+  const client = await authenticateClient(ctx, request, form);
+  if (client instanceof Response) return client;
+  const type = param(form, "grant_type");
+  if (type === undefined) return oauthError(400, "invalid_request", "The request has no grant_type");
+  if (type !== "authorization_code" && type !== "refresh_token")
+    return oauthError(400, "unsupported_grant_type", `The grant_type ${type} is not supported`);
+  if (Array.isArray(client.grant_types) && !client.grant_types.includes(type))
+    return oauthError(400, "unauthorized_client", `This client did not register the grant_type ${type}`);
+  try {
+    return type === "authorization_code"
+      ? await codeGrant(ctx, client, form)
+      : await refreshGrant(ctx, client, form);
+  } catch (error) {
+    if (!(error instanceof AuthStoreFullError)) throw error;
+    return oauthError(503, "temporarily_unavailable", "The server cannot take more grants now", {
+      "retry-after": "60",
+    });
+  }
+}
+
+/** The resource a token request names, if any: "ok" when absent or equal to `bound`, else the invalid_target answer. */
+function sameTarget(ctx: AsContext, form: URLSearchParams, bound: string): Response | undefined {
+  const asked = param(form, "resource");
+  if (asked === undefined) return undefined;
+  if (ourResource(ctx, asked) !== bound)
+    return oauthError(400, "invalid_target", "The resource is not the one this grant is for");
+  return undefined;
+}
+
+async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchParams): Promise<Response> {
+  const code = param(form, "code");
+  const redirectUri = param(form, "redirect_uri");
+  const verifier = param(form, "code_verifier");
+  if (code === undefined) return oauthError(400, "invalid_request", "The request has no code");
+  if (verifier === undefined) return oauthError(400, "invalid_request", "A PKCE code_verifier is required");
+  if (redirectUri === undefined) return oauthError(400, "invalid_request", "The request has no redirect_uri");
+  if (code.length > 256) return oauthError(400, "invalid_grant", "The code is not valid");
+  // the code is spent by this request whatever follows: one guess of the verifier per code
+  const taken = await ctx.store.takeCode(await digest(code));
+  if (taken === undefined) return oauthError(400, "invalid_grant", "The code is not valid or has expired");
+  if ("replayed" in taken) {
+    await revokeGrant(ctx, taken.replayed.grantId);
+    return oauthError(400, "invalid_grant", "The code was already used; the tokens it gave are revoked");
+  }
+  const c = taken.code;
+  if (c.clientId !== client.client_id)
+    return oauthError(400, "invalid_grant", "The code was issued to another client");
+  if (c.redirectUri !== redirectUri)
+    return oauthError(400, "invalid_grant", "The redirect_uri is not the one of the authorization request");
+  if (!VERIFIER.test(verifier) || !sameText(await s256(verifier), c.codeChallenge))
+    return oauthError(400, "invalid_grant", "The code_verifier does not match the code_challenge");
+  const target = sameTarget(ctx, form, c.resource);
+  if (target) return target;
+  const now = Date.now();
+  const refresh = `${c.grantId}.${randomToken(32)}`;
+  const grant: GrantRecord = {
+    id: c.grantId,
+    clientId: c.clientId,
+    subject: c.identity.subject,
+    resource: c.resource,
+    scopes: c.scopes,
+    refreshHash: await digest(refresh),
+    usedRefreshHashes: [],
+    createdAt: now,
+    expiresAt: now + ctx.ttl.refresh,
+  };
+  if (c.identity.claims) grant.claims = c.identity.claims;
+  if (c.identity.upstream) grant.upstream = c.identity.upstream;
+  await ctx.store.putGrant(grant);
+  return tokens(ctx, client, grant, grant.scopes, refresh);
+}
+
+async function refreshGrant(ctx: AsContext, client: ClientRecord, form: URLSearchParams): Promise<Response> {
+  const presented = param(form, "refresh_token");
+  if (presented === undefined) return oauthError(400, "invalid_request", "The request has no refresh_token");
+  const invalid = () => oauthError(400, "invalid_grant", "The refresh token is not valid");
+  const dot = presented.indexOf(".");
+  if (dot < 1 || presented.length > 256) return invalid();
+  const grant = await ctx.store.getGrant(presented.slice(0, dot));
+  if (!grant || grant.clientId !== client.client_id) return invalid();
+  const hash = await digest(presented);
+  if (!sameText(hash, grant.refreshHash)) {
+    if (!grant.usedRefreshHashes.some((h) => sameText(h, hash))) return invalid();
+    // a token rotated out came back: it leaked, or the client raced itself; either way the grant ends
+    await revokeGrant(ctx, grant.id);
+    return oauthError(400, "invalid_grant", "The refresh token was already used; the grant is revoked");
+  }
+  const target = sameTarget(ctx, form, grant.resource);
+  if (target) return target;
+  const asked = param(form, "scope");
+  let scopes = grant.scopes;
+  if (asked !== undefined) {
+    const want = [...new Set(asked.split(" ").filter((s) => s !== "" && s !== "offline_access"))];
+    const extra = want.find((s) => !grant.scopes.includes(s));
+    if (extra) return oauthError(400, "invalid_scope", `The scope ${extra} was not granted`);
+    scopes = want;
+  }
+  const next = `${grant.id}.${randomToken(32)}`;
+  const rotated: GrantRecord = {
+    ...grant,
+    refreshHash: await digest(next),
+    usedRefreshHashes: [hash, ...grant.usedRefreshHashes].slice(0, USED_KEPT),
+    expiresAt: Date.now() + ctx.ttl.refresh,
+  };
+  if (!(await ctx.store.replaceGrant(rotated, hash))) {
+    // another request rotated this same token first: it was presented twice
+    await revokeGrant(ctx, grant.id);
+    return oauthError(400, "invalid_grant", "The refresh token was already used; the grant is revoked");
+  }
+  return tokens(ctx, client, rotated, scopes, next);
+}
+
+/** Ends a grant: its refresh tokens at once, its access tokens at their next liveness check. */
+export async function revokeGrant(ctx: AsContext, grantId: string): Promise<void> {
+  await ctx.store.deleteGrant(grantId);
+  ctx.liveness.forget(grantId);
+}
+
+async function tokens(
+  ctx: AsContext,
+  client: ClientRecord,
+  grant: GrantRecord,
+  scopes: readonly string[],
+  refresh: string,
+): Promise<Response> {
+  const access = await signAccessToken(ctx.keys, ctx.issuer, grant, scopes, ctx.ttl.access);
+  const body: { [k: string]: unknown } = {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: ctx.ttl.access,
+    scope: scopes.join(" "),
+  };
+  const refreshes = !Array.isArray(client.grant_types) || client.grant_types.includes("refresh_token");
+  if (refreshes) body.refresh_token = refresh;
+  return json(body);
+}
