@@ -1,0 +1,251 @@
+// Two authorization servers (one issuer, two replicas) on one redis-server through RedisAuthStore serve
+// the steps of one sign-in alternately: registration and authorize on A, consent on B, the code on A,
+// each refresh on the other, tokens verified on both; a code replayed or a rotated-out refresh token
+// presented on the other replica revokes the grant everywhere; a key rotation on one signs on both.
+// Without redis-server (and REDIS_URL) it is skipped, as test/redis-setup.ts says in one line.
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AuthorizationServer, createAuthorizationServer } from "../../src/auth/index.js";
+import { RedisAuthStore } from "../../src/redis/index.js";
+import { useRedis, withRedis } from "../redis-helpers.js";
+
+const ISSUER = "http://127.0.0.1:7777";
+const RESOURCE = "http://127.0.0.1:7777/mcp";
+const REDIRECT = "http://127.0.0.1:33418/callback";
+let runs = 0;
+
+const b64url = (bytes: ArrayBuffer | Uint8Array) =>
+  btoa(String.fromCharCode(...new Uint8Array(bytes)))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+
+async function pkce(): Promise<{ verifier: string; challenge: string }> {
+  const verifier = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  return { verifier, challenge: b64url(digest) };
+}
+
+/** Asks `server` as a caller on 127.0.0.1 would; every path under test is one of its routes. */
+async function ask(server: AuthorizationServer, path: string, init: RequestInit = {}): Promise<Response> {
+  const response = await server.handle(new Request(`${ISSUER}${path}`, init), { address: "127.0.0.1" });
+  if (!response) throw new Error(`${path} is not a route of the authorization server`);
+  return response;
+}
+
+const form = (fields: { [k: string]: string }) => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+});
+
+describe.runIf(withRedis)("two authorization servers on one Redis", () => {
+  let redis: Awaited<ReturnType<typeof useRedis>>;
+  const clients: { destroy(): void }[] = [];
+  const lines: string[] = [];
+  beforeAll(async () => {
+    redis = await useRedis();
+  }, 30_000);
+  afterAll(async () => {
+    for (const c of clients) c.destroy();
+    await redis?.stop();
+  });
+
+  /** Replicas A and B: one issuer, each with its own store on its own client, one prefix. */
+  async function replicas(options: { keysCacheMs?: number } = {}) {
+    const prefix = `picomcp:test:auth-server:${process.pid}:${++runs}:`;
+    const make = async () => {
+      const client = createClient({ url: redis.url });
+      clients.push(client);
+      await client.connect();
+      const store = new RedisAuthStore(client, { prefix, log: (l) => lines.push(l) });
+      const server = createAuthorizationServer({
+        issuer: ISSUER,
+        resources: [RESOURCE],
+        authenticate: () => ({ subject: "ada", claims: { name: "Ada" } }),
+        store,
+        // a revocation on one replica stops the other's access tokens at their next check
+        revocationDelayMs: 1,
+        ...options,
+        onError: (e) => lines.push(String(e)),
+      });
+      return { server, store };
+    };
+    const [a, b] = [await make(), await make()];
+    return { a: a.server, b: b.server, stores: [a.store, b.store] as const };
+  }
+
+  /** Registers a client on `on`, and takes one sign-in to a code: authorize on `first`, consent on `second`. */
+  async function code(on: AuthorizationServer, first: AuthorizationServer, second: AuthorizationServer) {
+    const registered = await ask(on, "/register", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: "none",
+        client_name: "Notes",
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const { verifier, challenge } = await pkce();
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      state: "st-1",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: RESOURCE,
+    });
+    const page = await ask(first, `/authorize?${query}`);
+    expect(page.status).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+    const cookie = page.headers.get("set-cookie")?.split(";")[0];
+    expect(csrf && cookie).toBeTruthy();
+    const approved = await ask(second, "/consent", {
+      ...form({ csrf: csrf!, decision: "approve" }),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: new URL(ISSUER).origin,
+        cookie: cookie!,
+      },
+    });
+    expect(approved.status).toBe(303);
+    const back = new URL(approved.headers.get("location")!);
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get("state")).toBe("st-1");
+    expect(back.searchParams.get("iss")).toBe(ISSUER);
+    return { clientId, verifier, code: back.searchParams.get("code")! };
+  }
+
+  const redeem = (on: AuthorizationServer, c: { clientId: string; verifier: string; code: string }) =>
+    ask(
+      on,
+      "/token",
+      form({
+        grant_type: "authorization_code",
+        code: c.code,
+        redirect_uri: REDIRECT,
+        client_id: c.clientId,
+        code_verifier: c.verifier,
+        resource: RESOURCE,
+      }),
+    );
+
+  const refresh = (on: AuthorizationServer, clientId: string, token: string) =>
+    ask(on, "/token", form({ grant_type: "refresh_token", refresh_token: token, client_id: clientId }));
+
+  interface Tokens {
+    access_token: string;
+    refresh_token: string;
+    token_type: string;
+  }
+
+  const verify = (on: AuthorizationServer, token: string) =>
+    Promise.resolve(on.verifyToken(token, new Request(RESOURCE, { method: "POST" })));
+  /** What `on` says of `token`: "accepted", or why it refused it. */
+  const verdict = (on: AuthorizationServer, token: string) =>
+    verify(on, token).then(
+      (info) => (info ? "accepted" : "unknown"),
+      (e: unknown) => (e as Error).message,
+    );
+
+  it("serves the steps of one sign-in alternately: authorize on A, consent on B, code on A, refresh on B, then A", async () => {
+    const { a, b } = await replicas();
+    const c = await code(a, a, b);
+    const first = await redeem(a, c);
+    expect(first.status).toBe(200);
+    const t1 = (await first.json()) as Tokens;
+    expect(t1.token_type).toMatch(/^bearer$/i);
+    for (const on of [a, b])
+      expect(await verify(on, t1.access_token)).toMatchObject({ subject: "ada", clientId: c.clientId });
+
+    const second = await refresh(b, c.clientId, t1.refresh_token);
+    expect(second.status).toBe(200);
+    const t2 = (await second.json()) as Tokens;
+    expect(t2.refresh_token).not.toBe(t1.refresh_token);
+    const third = await refresh(a, c.clientId, t2.refresh_token);
+    expect(third.status).toBe(200);
+    const t3 = (await third.json()) as Tokens;
+    for (const on of [a, b])
+      for (const t of [t1, t2, t3])
+        expect(await verify(on, t.access_token)).toMatchObject({ subject: "ada" });
+    expect(lines).toEqual([]);
+  });
+
+  it("a code redeemed on A and replayed on B is refused there, and revokes the grant on both", async () => {
+    const { a, b } = await replicas();
+    const c = await code(b, a, b);
+    const first = await redeem(a, c);
+    expect(first.status).toBe(200);
+    const t1 = (await first.json()) as Tokens;
+    const replay = await redeem(b, c);
+    expect(replay.status).toBe(400);
+    expect(await replay.json()).toMatchObject({ error: "invalid_grant" });
+    for (const on of [a, b])
+      await expect.poll(() => verdict(on, t1.access_token)).toBe("the access token was revoked");
+    expect((await refresh(a, c.clientId, t1.refresh_token)).status).toBe(400);
+    expect(lines).toEqual([]);
+  });
+
+  it("a refresh token rotated out on B and presented on A revokes the grant everywhere", async () => {
+    const { a, b } = await replicas();
+    const c = await code(a, b, a);
+    const t1 = (await (await redeem(b, c)).json()) as Tokens;
+    const t2 = (await (await refresh(b, c.clientId, t1.refresh_token)).json()) as Tokens;
+    const stale = await refresh(a, c.clientId, t1.refresh_token);
+    expect(stale.status).toBe(400);
+    expect(await stale.json()).toMatchObject({ error: "invalid_grant" });
+    // the current one is revoked too
+    expect((await refresh(b, c.clientId, t2.refresh_token)).status).toBe(400);
+    for (const on of [a, b])
+      await expect.poll(() => verdict(on, t2.access_token)).toBe("the access token was revoked");
+    expect(lines).toEqual([]);
+  });
+
+  it(`of 20 concurrent refreshes with one token, split over A and B, one wins`, async () => {
+    const { a, b } = await replicas();
+    const c = await code(a, a, b);
+    const t1 = (await (await redeem(a, c)).json()) as Tokens;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => refresh(i % 2 ? a : b, c.clientId, t1.refresh_token)),
+    );
+    expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
+    expect(lines).toEqual([]);
+  });
+
+  it("a key rotated on B signs on both, and tokens signed before still verify on both", async () => {
+    const { a, b } = await replicas({ keysCacheMs: 300 });
+    const c = await code(a, a, b);
+    const t1 = (await (await redeem(a, c)).json()) as Tokens;
+    const kid = await b.rotateKeys();
+    const kidOf = (t: Tokens) =>
+      JSON.parse(atob(t.access_token.split(".")[0]!.replaceAll("-", "+").replaceAll("_", "/"))).kid;
+    expect(kidOf(t1)).not.toBe(kid);
+    const t2 = (await (await refresh(b, c.clientId, t1.refresh_token)).json()) as Tokens;
+    expect(kidOf(t2)).toBe(kid);
+    // A reads the keys again once its copy is older than keysCacheMs
+    await expect
+      .poll(async () =>
+        ((await (await ask(a, "/jwks")).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid),
+      )
+      .toContain(kid);
+    const t3 = (await (await refresh(a, c.clientId, t2.refresh_token)).json()) as Tokens;
+    expect(kidOf(t3)).toBe(kid);
+    for (const on of [a, b])
+      for (const t of [t1, t2, t3])
+        expect(await verify(on, t.access_token)).toMatchObject({ subject: "ada" });
+    expect(lines).toEqual([]);
+  });
+
+  it("revoking a subject on B stops its grants on A", async () => {
+    const { a, b } = await replicas();
+    const c = await code(a, a, b);
+    const t1 = (await (await redeem(a, c)).json()) as Tokens;
+    await b.revoke({ subject: "ada" });
+    await expect.poll(() => verdict(a, t1.access_token)).toBe("the access token was revoked");
+    expect((await refresh(a, c.clientId, t1.refresh_token)).status).toBe(400);
+    expect(lines).toEqual([]);
+  });
+});
