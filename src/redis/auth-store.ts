@@ -78,7 +78,9 @@ const IDLE_TTL_MS = 90 * 24 * 60 * 60 * 1000;
  * subject skips.
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
- * const auth = createAuthorizationServer({ issuer, resources, authenticate, store: new RedisAuthStore(redis) });
+ * // every replica: the same issuer, a store of its own on the same prefix
+ * const store = new RedisAuthStore(redis);
+ * const authorizationServer = createAuthorizationServer({ issuer, resources, authenticate, store });
  */
 export class RedisAuthStore implements AuthStore {
   readonly #link: Link;
