@@ -7,7 +7,7 @@ import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuthorizationServer, createAuthorizationServer } from "../../src/auth/index.js";
 import { RedisAuthStore } from "../../src/redis/index.js";
-import { useRedis, withRedis } from "../redis-helpers.js";
+import { type Fault, faulty, useRedis, withRedis } from "../redis-helpers.js";
 
 const ISSUER = "http://127.0.0.1:7777";
 const RESOURCE = "http://127.0.0.1:7777/mcp";
@@ -52,13 +52,17 @@ describe.runIf(withRedis)("two authorization servers on one Redis", () => {
   });
 
   /** Replicas A and B: one issuer, each with its own store on its own client, one prefix. */
-  async function replicas(options: { keysCacheMs?: number } = {}) {
+  async function replicas(options: { keysCacheMs?: number } = {}, fault?: Fault) {
     const prefix = `picomcp:test:auth-server:${process.pid}:${++runs}:`;
-    const make = async () => {
+    const make = async (faults?: Fault) => {
       const client = createClient({ url: redis.url });
       clients.push(client);
       await client.connect();
-      const store = new RedisAuthStore(client, { prefix, log: (l) => lines.push(l) });
+      const store = new RedisAuthStore(faults ? faulty(client, faults) : client, {
+        prefix,
+        timeoutMs: 500,
+        log: (l) => lines.push(l),
+      });
       const server = createAuthorizationServer({
         issuer: ISSUER,
         resources: [RESOURCE],
@@ -71,7 +75,7 @@ describe.runIf(withRedis)("two authorization servers on one Redis", () => {
       });
       return { server, store };
     };
-    const [a, b] = [await make(), await make()];
+    const [a, b] = [await make(fault), await make()];
     return { a: a.server, b: b.server, stores: [a.store, b.store] as const };
   }
 
@@ -247,5 +251,31 @@ describe.runIf(withRedis)("two authorization servers on one Redis", () => {
     await expect.poll(() => verdict(a, t1.access_token)).toBe("the access token was revoked");
     expect((await refresh(a, c.clientId, t1.refresh_token)).status).toBe(400);
     expect(lines).toEqual([]);
+  });
+
+  it("while A's Redis does not answer, A's token step fails within the deadline with a server error, and B serves it", async () => {
+    let down = false;
+    const { a, b } = await replicas({}, () => (down ? "hang" : undefined));
+    const c = await code(b, b, b);
+    down = true;
+    const started = performance.now();
+    const failed = await redeem(a, c);
+    expect(performance.now() - started).toBeLessThan(500 + 1_500);
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toEqual({
+      error: "server_error",
+      error_description: "The authorization server failed; try again",
+    });
+    expect(lines).toEqual([
+      "picomcp/redis: Redis is unreachable (picomcp/redis: Redis did not answer within 500 ms); sign-in steps fail until it is back",
+      "RedisTimeoutError: picomcp/redis: Redis did not answer within 500 ms",
+    ]);
+    lines.length = 0;
+    // nothing was half done: the code is still whole, and B redeems it
+    const redeemed = await redeem(b, c);
+    expect(redeemed.status).toBe(200);
+    const t = (await redeemed.json()) as Tokens;
+    expect(await verify(b, t.access_token)).toMatchObject({ subject: "ada" });
+    down = false;
   });
 });
