@@ -8,7 +8,14 @@ import type { MeterProvider, TracerProvider } from "@opentelemetry/api";
 import { createClient } from "redis";
 import { expect } from "vitest";
 import { z } from "zod";
-import { createAuthorizationServer, createProtectedHandler, jwtVerifier } from "../src/auth/index.js";
+import {
+  createAuthorizationServer,
+  createProtectedHandler,
+  type Identity,
+  jwtVerifier,
+  MemoryAuthStore,
+  upstreamToken,
+} from "../src/auth/index.js";
 import { directoryResources } from "../src/fs/index.js";
 import { createHttpHandler, withPeer } from "../src/http/index.js";
 import { remoteAddress, serve } from "../src/http/node.js";
@@ -90,6 +97,40 @@ export const examples = [
     });
     // @end
     return handle;
+  },
+  async () => {
+    const sessionOf = (_request: Request): Identity | undefined => ({ subject: "alice" });
+    // @example auth/authorization-server.ts#1
+    const authorizationServer = createAuthorizationServer({
+      issuer: "https://mcp.example.com",
+      resources: ["https://mcp.example.com/mcp"],
+      authenticate: (request) => sessionOf(request), // your own sign-in: an Identity, or undefined
+    });
+    // @end
+    return authorizationServer;
+  },
+  async () => {
+    const issuer = "https://mcp.example.com";
+    const resources = ["https://mcp.example.com/mcp"];
+    const authenticate = () => ({ subject: "alice" });
+    // @example auth/memory-store.ts#1
+    const store = new MemoryAuthStore({ maxGrants: 10_000 });
+    const authorizationServer = createAuthorizationServer({ issuer, resources, authenticate, store });
+    // @end
+    return authorizationServer;
+  },
+  () => {
+    // @example auth/upstream-token.ts#1
+    server.tool("my_repos", {
+      run: async (_args, ctx) => {
+        const token = await upstreamToken(ctx.auth);
+        const res = await fetch("https://api.github.com/user/repos", {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        return JSON.stringify(await res.json());
+      },
+    });
+    // @end
   },
   async () => {
     // @example auth/jwt.ts#1

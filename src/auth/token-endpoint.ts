@@ -204,8 +204,8 @@ async function tokens(
     access_token: access,
     token_type: "Bearer",
     expires_in: ctx.ttl.access,
-    scope: scopes.join(" "),
   };
+  if (scopes.length) body.scope = scopes.join(" ");
   const refreshes = !Array.isArray(client.grant_types) || client.grant_types.includes("refresh_token");
   if (refreshes) body.refresh_token = refresh;
   return json(body);

@@ -19,7 +19,9 @@ const MARGIN_MS = 30_000;
  * server.tool("my_repos", {
  *   run: async (_args, ctx) => {
  *     const token = await upstreamToken(ctx.auth);
- *     const res = await fetch("https://api.github.com/user/repos", { headers: { authorization: `Bearer ${token}` } });
+ *     const res = await fetch("https://api.github.com/user/repos", {
+ *       headers: { authorization: `Bearer ${token}` },
+ *     });
  *     return JSON.stringify(await res.json());
  *   },
  * });

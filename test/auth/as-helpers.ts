@@ -44,10 +44,11 @@ export function useAuthServers() {
       await new Promise((r) => s.server.close(r));
     }
   });
-  /** An MCP server with a `whoami` tool, protected and signing in on the same handler at 127.0.0.1. */
+  /** An MCP server with a `whoami` tool, protected and signing in on the same handler at 127.0.0.1; `otherPaths`: more resources of the authorization server on this origin. */
   return async (
-    options: Partial<AuthorizationServerOptions> = {},
+    options: { [K in keyof AuthorizationServerOptions]?: AuthorizationServerOptions[K] | undefined } = {},
     handlerOptions: Partial<ProtectedHandlerOptions> = {},
+    otherPaths: string[] = [],
   ): Promise<Served> => {
     let listener: Parameters<typeof createServer>[1] = (_req, res) => res.end();
     const server = createServer((req, res) => listener!(req, res));
@@ -61,7 +62,7 @@ export function useAuthServers() {
     });
     const as = createAuthorizationServer({
       issuer: origin,
-      resources: [resource],
+      resources: [resource, ...otherPaths.map((p) => `${origin}${p}`)],
       authenticate: () => ({ subject: "alice", claims: { name: "Alice" } }),
       ...options,
     } as AuthorizationServerOptions);

@@ -1,0 +1,403 @@
+// picomcp's authorization server: refresh, revocation (endpoint and method, across replicas), key
+// rotation shared through the store, confidential clients, registration and token-endpoint errors, a
+// SignIn that leaves for its provider and comes back, upstream tokens refreshed, and a failing store.
+import { decodeProtectedHeader } from "jose";
+import { describe, expect, it, vi } from "vitest";
+import {
+  type AuthStore,
+  createAuthorizationServer,
+  MemoryAuthStore,
+  type SignIn,
+  SignInError,
+  upstreamToken,
+  type VerifyToken,
+} from "../../src/auth/index.js";
+import {
+  authorizeUrl,
+  getCode,
+  locationOf,
+  openConsent,
+  pkce,
+  REDIRECT,
+  redeem,
+  registerClient,
+  signedIn,
+  standard,
+  submitConsent,
+  tokenRequest,
+  useAuthServers,
+  whoami,
+} from "./as-helpers.js";
+
+const serve = useAuthServers();
+
+/** What a verifier says of a token: its AuthInfo, or the message of its refusal. */
+const outcome = (verify: VerifyToken, token: string) =>
+  Promise.resolve()
+    .then(() => verify(token, new Request("http://127.0.0.1/")))
+    .catch((e: Error) => e.message);
+
+const revoke = (origin: string, form: { [k: string]: string }) =>
+  fetch(`${origin}/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form).toString(),
+  });
+
+describe("revocation", () => {
+  it("ends a grant by its refresh token or its access token (RFC 7009), only for its own client", async () => {
+    const s = await serve();
+    const a = await signedIn(s);
+    const other = await registerClient(s.origin);
+    // another client's token: answered 200, and nothing ends
+    expect((await revoke(s.origin, { token: a.refresh, client_id: other })).status).toBe(200);
+    expect((await whoami(s, a.access)).status).toBe(200);
+    const res = await revoke(s.origin, { token: a.refresh, client_id: a.clientId });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect((await whoami(s, a.access)).status).toBe(401);
+    const b = await signedIn(s);
+    expect(
+      (await revoke(s.origin, { token: b.access, client_id: b.clientId, token_type_hint: "access_token" }))
+        .status,
+    ).toBe(200);
+    expect(
+      await tokenRequest(s.origin, {
+        grant_type: "refresh_token",
+        refresh_token: b.refresh,
+        client_id: b.clientId,
+      }),
+    ).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    // unknown tokens are no error; a request without a token or a client is
+    expect((await revoke(s.origin, { token: "whatever", client_id: b.clientId })).status).toBe(200);
+    const noToken = await revoke(s.origin, { client_id: b.clientId });
+    expect(noToken.status).toBe(400);
+    expect(await noToken.json()).toMatchObject({ error: "invalid_request" });
+    const noClient = await revoke(s.origin, { token: "x" });
+    expect(noClient.status).toBe(401);
+    expect(await noClient.json()).toMatchObject({ error: "invalid_client" });
+  });
+
+  it("revokes every grant of a subject, and one grant by its id", async () => {
+    const s = await serve();
+    const one = await signedIn(s);
+    const two = await signedIn(s);
+    await s.as.revoke({ subject: "alice" });
+    expect((await whoami(s, one.access)).status).toBe(401);
+    expect((await whoami(s, two.access)).status).toBe(401);
+    const three = await signedIn(s);
+    const info = await s.as.verifyToken(three.access, new Request(s.resource));
+    await s.as.revoke({ grant: info!.extra!.gid as string });
+    expect((await whoami(s, three.access)).status).toBe(401);
+  });
+
+  it("reaches another replica within revocationDelayMs", async () => {
+    const store = new MemoryAuthStore();
+    const s = await serve({ store, revocationDelayMs: 300 });
+    const replica = createAuthorizationServer({
+      issuer: s.origin,
+      resources: [s.resource],
+      authenticate: () => undefined,
+      store,
+      revocationDelayMs: 300,
+    });
+    const a = await signedIn(s);
+    const request = new Request(s.resource);
+    expect(await replica.verifyToken(a.access, request)).toMatchObject({ subject: "alice" });
+    await s.as.revoke({ subject: "alice" });
+    await expect(s.as.verifyToken(a.access, request)).rejects.toThrow(/revoked/);
+    await expect.poll(() => outcome(replica.verifyToken, a.access), { timeout: 10_000 }).toMatch(/revoked/);
+  });
+});
+
+describe("keys", () => {
+  it("rotates: the new key signs, the old one still verifies, replicas on the same store agree", async () => {
+    const store = new MemoryAuthStore();
+    const s = await serve({ store });
+    const replica = createAuthorizationServer({
+      issuer: s.origin,
+      resources: [s.resource],
+      authenticate: () => undefined,
+      store,
+    });
+    const before = await signedIn(s);
+    const request = new Request(s.resource);
+    expect(await replica.verifyToken(before.access, request)).toMatchObject({ subject: "alice" });
+    const oldKid = decodeProtectedHeader(before.access).kid;
+    const kid = await s.as.rotateKeys();
+    expect(kid).not.toBe(oldKid);
+    const after = await signedIn(s);
+    expect(decodeProtectedHeader(after.access).kid).toBe(kid);
+    const { keys } = await (await fetch(`${s.origin}/jwks`)).json();
+    expect(keys.map((k: { kid: string }) => k.kid)).toEqual([kid, oldKid]);
+    expect((await whoami(s, before.access)).status).toBe(200);
+    expect((await whoami(s, after.access)).status).toBe(200);
+    // the replica finds the new key in the store when a token names it (reading the store at most once a second)
+    await expect
+      .poll(() => outcome(replica.verifyToken, after.access), {
+        timeout: 10_000,
+      })
+      .toMatchObject({ subject: "alice" });
+    await replica.close();
+  });
+});
+
+describe("clients", () => {
+  it("takes a confidential client's secret by Basic, and refuses a wrong or missing one", async () => {
+    const s = await serve();
+    const res = await fetch(`${s.origin}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: "Server app" }),
+    });
+    expect(res.status).toBe(201);
+    const reg = await res.json();
+    expect(reg).toMatchObject({
+      client_id: expect.any(String),
+      client_secret: expect.any(String),
+      client_secret_expires_at: 0,
+      token_endpoint_auth_method: "client_secret_basic",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+    });
+    expect(reg.client_secret_hash).toBeUndefined();
+    const basic = (id: string, secret: string) => ({
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`,
+    });
+    const got = await getCode(s, reg.client_id);
+    const form = {
+      grant_type: "authorization_code",
+      code: got.code,
+      code_verifier: got.verifier,
+      redirect_uri: REDIRECT,
+    };
+    const wrong = await tokenRequest(s.origin, form, basic(reg.client_id, "nope"));
+    expect(wrong).toMatchObject({ status: 401, body: { error: "invalid_client" } });
+    expect(wrong.headers.get("www-authenticate")).toMatch(/^Basic/);
+    expect(await tokenRequest(s.origin, { ...form, client_id: reg.client_id })).toMatchObject({
+      status: 401,
+      body: { error: "invalid_client" },
+    });
+    expect(
+      await tokenRequest(s.origin, { ...form, client_id: reg.client_id, client_secret: reg.client_secret }),
+    ).toMatchObject({ status: 401, body: { error: "invalid_client" } });
+    const ok = await tokenRequest(s.origin, form, basic(reg.client_id, reg.client_secret));
+    expect(ok.status).toBe(200);
+  });
+
+  it("refuses registrations whose metadata is wrong, with RFC 7591's errors", async () => {
+    // every attempt counts against the address's budget, a refused one too
+    const s = await serve({ registration: { perAddress: 100 } });
+    const cases: [unknown, string][] = [
+      [{}, "invalid_redirect_uri"],
+      [{ redirect_uris: [] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["http://example.com/cb"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["javascript:alert(1)"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["https://a.example/cb#x"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: ["cb"] }, "invalid_redirect_uri"],
+      [{ redirect_uris: [REDIRECT], grant_types: ["implicit"] }, "invalid_client_metadata"],
+      [
+        { redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt" },
+        "invalid_client_metadata",
+      ],
+      [{ redirect_uris: [REDIRECT], response_types: ["token"] }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_uri: "javascript:x" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "x".repeat(500) }, "invalid_client_metadata"],
+      [[1, 2], "invalid_client_metadata"],
+    ];
+    for (const [body, error] of cases) {
+      const res = await fetch(`${s.origin}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect((await res.json()).error, JSON.stringify(body)).toBe(error);
+    }
+    const form = await fetch(`${s.origin}/register`, { method: "POST", body: "redirect_uris=x" });
+    expect(form.status).toBe(400);
+    // native apps: loopback http and a reverse-domain scheme
+    await registerClient(s.origin, { redirect_uris: ["http://[::1]:8080/cb", "com.example.app:/cb"] });
+  });
+});
+
+describe("the token endpoint's errors", () => {
+  it("answers each bad request with its RFC 6749 error, never cached", async () => {
+    const s = await serve();
+    const clientId = await registerClient(s.origin);
+    const cases: [{ [k: string]: string }, number, string][] = [
+      [{ client_id: clientId }, 400, "invalid_request"],
+      [{ client_id: clientId, grant_type: "password" }, 400, "unsupported_grant_type"],
+      [{ client_id: clientId, grant_type: "client_credentials" }, 400, "unsupported_grant_type"],
+      [{ grant_type: "authorization_code" }, 401, "invalid_client"],
+      [{ client_id: "unknown", grant_type: "authorization_code" }, 401, "invalid_client"],
+      [{ client_id: clientId, grant_type: "authorization_code" }, 400, "invalid_request"],
+      [{ client_id: clientId, grant_type: "refresh_token" }, 400, "invalid_request"],
+    ];
+    for (const [form, status, error] of cases) {
+      const r = await tokenRequest(s.origin, form);
+      expect([r.status, r.body.error], JSON.stringify(form)).toEqual([status, error]);
+      expect(r.headers.get("cache-control")).toBe("no-store");
+    }
+    const dup = await fetch(`${s.origin}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `grant_type=authorization_code&client_id=${clientId}&client_id=${clientId}`,
+    });
+    expect([dup.status, (await dup.json()).error]).toEqual([400, "invalid_request"]);
+    const json = await fetch(`${s.origin}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect([json.status, (await json.json()).error]).toEqual([400, "invalid_request"]);
+    const get = await fetch(`${s.origin}/token`);
+    expect([get.status, get.headers.get("allow")]).toEqual([405, "POST"]);
+    const pre = await fetch(`${s.origin}/token`, { method: "OPTIONS" });
+    expect([pre.status, pre.headers.get("access-control-allow-origin")]).toEqual([204, "*"]);
+  });
+
+  it("grants the scopes asked among those offered, all of them when none is asked", async () => {
+    const s = await serve({ scopes: ["notes:read", "notes:write"] });
+    const clientId = await registerClient(s.origin);
+    const all = await redeem(s, clientId, await getCode(s, clientId, {}));
+    expect(all.body.scope).toBe("notes:read notes:write");
+    const some = await redeem(
+      s,
+      clientId,
+      await getCode(s, clientId, { scope: "notes:read offline_access" }),
+    );
+    expect(some.body.scope).toBe("notes:read");
+    const res = await fetch(
+      authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource, { scope: "admin" })),
+      { redirect: "manual" },
+    );
+    expect(locationOf(res).searchParams.get("error")).toBe("invalid_scope");
+  });
+});
+
+describe("a SignIn that leaves for its provider", () => {
+  function fakeProvider() {
+    const refreshed: string[] = [];
+    const signIn: SignIn = {
+      name: "Example IdP",
+      callbackPath: "/oauth/callback",
+      async begin({ pending, callbackUrl }) {
+        pending.signIn = { nonce: "n-1" };
+        const to = new URL("https://idp.example/authorize");
+        to.searchParams.set("state", pending.id);
+        to.searchParams.set("redirect_uri", callbackUrl);
+        return new Response(null, { status: 303, headers: { location: to.href } });
+      },
+      async finish({ request, load }) {
+        const url = new URL(request.url);
+        if (url.searchParams.get("error")) throw new SignInError("The provider said no");
+        const pending = await load(url.searchParams.get("state") ?? "");
+        if (pending === undefined) throw new SignInError("Unknown sign-in");
+        if (pending.signIn?.nonce !== "n-1") throw new SignInError("Not this browser's sign-in");
+        return {
+          pending,
+          identity: {
+            subject: "dave",
+            upstream: { accessToken: "up-1", refreshToken: "ur-1", expiresAt: Date.now() - 1000 },
+          },
+        };
+      },
+      async refresh(tokens) {
+        refreshed.push(tokens.refreshToken!);
+        return { accessToken: `up-${refreshed.length + 1}`, expiresAt: Date.now() + 3600_000 };
+      },
+    };
+    return { signIn, refreshed };
+  }
+
+  it("consents, leaves, comes back to the callback, and a tool gets the upstream token refreshed", async () => {
+    const { signIn, refreshed } = fakeProvider();
+    const s = await serve({ signIn, authenticate: undefined });
+    const clientId = await registerClient(s.origin);
+    const { verifier, challenge } = pkce();
+    const form = await openConsent(authorizeUrl(s.origin, standard(clientId, challenge, s.resource)));
+    expect(form.html).toContain("Example IdP");
+    const away = locationOf(await submitConsent(s.origin, form));
+    expect(away.origin).toBe("https://idp.example");
+    expect(away.searchParams.get("redirect_uri")).toBe(`${s.origin}/oauth/callback`);
+    const back = await fetch(`${s.origin}/oauth/callback?state=${away.searchParams.get("state")}`, {
+      redirect: "manual",
+    });
+    expect(back.status).toBe(302);
+    const loc = locationOf(back);
+    expect(loc.searchParams.get("iss")).toBe(s.origin);
+    expect(loc.searchParams.get("state")).toBe("st-123");
+    // the callback once only
+    const again = await fetch(`${s.origin}/oauth/callback?state=${away.searchParams.get("state")}`, {
+      redirect: "manual",
+    });
+    expect(again.status).toBe(400);
+    const t = await redeem(s, clientId, { code: loc.searchParams.get("code")!, verifier });
+    expect(t.status).toBe(200);
+    expect(JSON.stringify(t.body)).not.toContain("up-1");
+    const info = await s.as.verifyToken(t.body.access_token as string, new Request(s.resource));
+    expect(info?.subject).toBe("dave");
+    expect(await Promise.all([upstreamToken(info), upstreamToken(info)])).toEqual(["up-2", "up-2"]);
+    expect(await upstreamToken(info)).toBe("up-2");
+    expect(refreshed).toEqual(["ur-1"]);
+    // the refreshed upstream token is saved in the grant, and the grant still refreshes for the client
+    const r = await tokenRequest(s.origin, {
+      grant_type: "refresh_token",
+      refresh_token: t.body.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(r.status).toBe(200);
+    expect(
+      await upstreamToken(await s.as.verifyToken(r.body.access_token as string, new Request(s.resource))),
+    ).toBe("up-2");
+  });
+
+  it("shows the provider's refusal on a page", async () => {
+    const { signIn } = fakeProvider();
+    const s = await serve({ signIn, authenticate: undefined });
+    const res = await fetch(`${s.origin}/oauth/callback?error=access_denied`, { redirect: "manual" });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("The provider said no");
+  });
+});
+
+describe("failures", () => {
+  it("never throws out of handle: a failing store gets a 500 with the error JSON or page, and onError hears it", async () => {
+    const broken = new Proxy(new MemoryAuthStore(), {
+      get(target, name) {
+        if (name === "getClient" || name === "hit") return () => Promise.reject(new Error("store down"));
+        const v = Reflect.get(target, name);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    }) as AuthStore;
+    const onError = vi.fn();
+    const as = createAuthorizationServer({
+      issuer: "http://127.0.0.1:1",
+      resources: ["http://127.0.0.1:1/mcp"],
+      authenticate: () => ({ subject: "x" }),
+      store: broken,
+      onError,
+    });
+    const token = await as.handle(
+      new Request("http://127.0.0.1:1/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=authorization_code&client_id=a",
+      }),
+    );
+    expect(token?.status).toBe(500);
+    expect(token?.headers.get("cache-control")).toBe("no-store");
+    expect(await token?.json()).toEqual({
+      error: "server_error",
+      error_description: "The authorization server failed; try again",
+    });
+    const page = await as.handle(new Request("http://127.0.0.1:1/authorize?client_id=a"));
+    expect(page?.status).toBe(500);
+    expect(page?.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(onError).toHaveBeenCalledTimes(2);
+    const meta = await as.handle(new Request("http://127.0.0.1:1/.well-known/oauth-authorization-server"));
+    expect(meta?.status).toBe(200);
+  });
+});
