@@ -93,8 +93,9 @@ end`;
 
 /**
  * Adds a grant to its subject's index (ids scored by the grant's expiry). KEYS: the index. ARGV: now,
- * the expiry, the id, the most grants a subject keeps. Drops expired ids; past the cap, drops the ids
- * that expire first (never the one added) and returns them: their grants are to be deleted.
+ * the expiry, the id, the most grants a subject keeps. Drops expired ids; past the cap, returns the ids
+ * that expire first (never the one added), left in the index: their grants are to be deleted, and
+ * each id leaves the index only once its grant is gone.
  */
 export const INDEX_ADD = new Script(`local now = tonumber(ARGV[1])
 ${KEEP}
@@ -106,7 +107,6 @@ if over > 0 then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, over)) do
     if #dropped < over and id ~= ARGV[3] then dropped[#dropped + 1] = id end
   end
-  redis.call('ZREM', KEYS[1], unpack(dropped))
 end
 keep(KEYS[1])
 return dropped`);

@@ -159,10 +159,13 @@ export class RedisAuthStore implements AuthStore {
       [this.#key("subject:", grant.subject)],
       [String(Date.now()), String(grant.expiresAt), grant.id, String(this.#maxGrants)],
     );
-    await this.#link.run(PUT_GRANT, [this.#grant(grant.id)], [json, grant.refreshHash, grant.subject, ms]);
-    // past the subject's cap: the grants that expire first are revoked (each its own key)
-    if (Array.isArray(dropped) && dropped.length > 0)
-      await Promise.all(dropped.map((id) => this.#link.run(DELETE_GRANT, [this.#grant(String(id))], [])));
+    // past the subject's cap, the grants that expire first are revoked beside it (each leaves the index
+    // once deleted: one whose delete fails stays listed, and the next sign-in past the cap tries again)
+    const [put] = await Promise.allSettled([
+      this.#link.run(PUT_GRANT, [this.#grant(grant.id)], [json, grant.refreshHash, grant.subject, ms]),
+      ...(Array.isArray(dropped) ? dropped : []).map((id) => this.deleteGrant(String(id))),
+    ]);
+    if (put.status === "rejected") throw put.reason;
   }
 
   async getGrant(id: string): Promise<GrantRecord | undefined> {

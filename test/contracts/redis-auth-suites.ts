@@ -171,6 +171,33 @@ export function redisAuthContracts(name: string, kind: DeploymentKind): void {
         await t.close?.();
       });
 
+      it("a grant past the cap whose delete fails stays listed (never live unlisted), and goes with the next sign-in", async () => {
+        const client = await redis.connected();
+        const prefix = fresh();
+        let failing = false;
+        // the delete of g1 (a script on its key with no arguments: DELETE_GRANT, or a read) fails
+        const store = new RedisAuthStore(
+          faulty(client, (keys, args) =>
+            failing && keys[0] === `${prefix}grant:g1` && args.length === 0 ? "fail" : undefined,
+          ),
+          { prefix, maxGrantsPerSubject: 2, log: () => {} },
+        );
+        try {
+          const now = Date.now();
+          for (const i of [1, 2]) await store.putGrant(grant("ada", now + i * HOUR, `g${i}`));
+          failing = true;
+          await store.putGrant(grant("ada", now + 3 * HOUR, "g3"));
+          failing = false;
+          expect((await store.grantsOf("ada")).sort()).toEqual(["g1", "g2", "g3"]);
+          expect(await store.getGrant("g1")).toEqual(grant("ada", now + HOUR, "g1"));
+          await store.putGrant(grant("ada", now + 4 * HOUR, "g4"));
+          expect((await store.grantsOf("ada")).sort()).toEqual(["g3", "g4"]);
+          for (const id of ["g1", "g2"]) expect(await store.getGrant(id)).toBeUndefined();
+        } finally {
+          void client.destroy();
+        }
+      });
+
       it("refuses a record larger than maxRecordChars, naming the option, and writes nothing", async () => {
         const t = await target({ maxRecordChars: 1000 });
         const big: ClientRecord = {
