@@ -3,12 +3,13 @@
  * JWKS, authorize and consent, token, registration, revocation, the sign-in's callback) answered by
  * one web-standard `handle`, and the methods a resource server and an operator use.
  */
+import { normalPeer } from "../http/request.js";
 import { GrantLiveness, ownVerifier } from "./access-tokens.js";
 import type { AsContext, AuthenticateHook, RegistrationLimits } from "./as-context.js";
 import { authorize, consent, signInCallback } from "./authorize.js";
 import type { ClientMetadataOptions } from "./client-metadata.js";
 import { KeyRing, type SigningAlgorithm } from "./keys.js";
-import { MemoryAuthStore } from "./memory-store.js";
+import { AuthStoreFullError, MemoryAuthStore } from "./memory-store.js";
 import { errorPage, json, notAllowed, oauthError, preflight } from "./oauth-http.js";
 import { register, revocation } from "./registration.js";
 import { canonicalResource, type VerifyToken } from "./resource-server.js";
@@ -64,7 +65,10 @@ export interface AuthorizationServer {
   readonly metadata: AuthorizationServerMetadata;
   /** The canonical resources it issues tokens for. */
   readonly resources: readonly string[];
-  /** Answers a request to one of its routes; undefined for any other path. Never throws. `info.address` is the caller's, for the registration limits. */
+  /**
+   * Answers a request to one of its routes; undefined for any other path. Never throws. `info.address`
+   * is the caller's, for the registration limits (default: the peer the Node bridge or `withPeer` tells).
+   */
   handle(request: Request, info?: { address?: string | undefined }): Promise<Response | undefined>;
   /** Verifies its own access tokens locally (its keys, any of its resources, the grant still live). */
   readonly verifyToken: VerifyToken;
@@ -256,8 +260,14 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       const route = routes.get(path);
       if (route === undefined) return undefined;
       try {
-        return await route(request, info?.address);
+        return await route(request, info?.address ?? normalPeer(request));
       } catch (error) {
+        if (error instanceof AuthStoreFullError) {
+          const why = "The authorization server is full; try again later";
+          return browserRoutes.has(path)
+            ? errorPage(503, "temporarily_unavailable", why)
+            : oauthError(503, "temporarily_unavailable", why, { "retry-after": "60" });
+        }
         ctx.report(error);
         return browserRoutes.has(path)
           ? errorPage(500, "server_error", "The sign-in failed on the server; try again")

@@ -82,6 +82,9 @@ export async function authorize(ctx: AsContext, request: Request): Promise<Respo
   const scopes = grantScopes(ctx, client, param(params, "scope"));
   if (typeof scopes === "string") return sendBack(ctx, back, "invalid_scope", scopes);
 
+  // the person must always see the consent page: a request to skip it cannot be met
+  if (param(params, "prompt")?.split(" ").includes("none"))
+    return sendBack(ctx, back, "consent_required", "The person must approve this client on the consent page");
   const secret = randomToken(32);
   const pending: PendingAuthorization = {
     id: await digest(secret),

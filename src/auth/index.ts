@@ -25,8 +25,6 @@ export type {
   SigningAlgorithm,
 } from "./authorization-server.js";
 export { createAuthorizationServer } from "./authorization-server.js";
-export type { ClientMetadataOptions } from "./client-metadata.js";
-export { ClientMetadataError, fetchClientMetadata } from "./client-metadata.js";
 export type { JwtAlgorithm, JwtVerifierOptions } from "./jwt.js";
 export { authInfo, jwtVerifier } from "./jwt.js";
 export type { MemoryAuthStoreOptions } from "./memory-store.js";

@@ -314,6 +314,20 @@ describe("state, iss and the consent page", () => {
     });
   });
 
+  it("refuses prompt=none: the person always sees the consent page", async () => {
+    const s = await serve();
+    const clientId = await registerClient(s.origin);
+    const res = await fetch(
+      authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource, { prompt: "none" })),
+      { redirect: "manual" },
+    );
+    expect(Object.fromEntries(locationOf(res).searchParams)).toMatchObject({
+      error: "consent_required",
+      state: "st-123",
+      iss: s.origin,
+    });
+  });
+
   it("approves only in the browser that opened the page: no fixation of another's authorization", async () => {
     const s = await serve();
     const clientId = await registerClient(s.origin);

@@ -12,6 +12,7 @@ import {
   upstreamToken,
   type VerifyToken,
 } from "../../src/auth/index.js";
+import { withPeer } from "../../src/http/index.js";
 import {
   authorizeUrl,
   getCode,
@@ -364,6 +365,39 @@ describe("a SignIn that leaves for its provider", () => {
 });
 
 describe("failures", () => {
+  it("answers 503 temporarily_unavailable when the store holds as many grants as it may", async () => {
+    const s = await serve({ store: new MemoryAuthStore({ maxGrants: 1 }) });
+    await signedIn(s);
+    const clientId = await registerClient(s.origin);
+    const r = await redeem(s, clientId, await getCode(s, clientId));
+    expect(r).toMatchObject({ status: 503, body: { error: "temporarily_unavailable" } });
+    expect(r.headers.get("retry-after")).toBe("60");
+  });
+
+  it("counts registrations by the peer withPeer tells when handle is given no address", async () => {
+    const as = createAuthorizationServer({
+      issuer: "http://127.0.0.1:1",
+      resources: ["http://127.0.0.1:1/mcp"],
+      authenticate: () => undefined,
+      registration: { perAddress: 1 },
+    });
+    const reg = (peer: string) =>
+      as.handle(
+        withPeer(
+          new Request("http://127.0.0.1:1/register", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+          }),
+          peer,
+        ),
+      );
+    expect((await reg("127.0.0.5"))?.status).toBe(201);
+    expect((await reg("127.0.0.5"))?.status).toBe(429);
+    expect((await reg("::ffff:127.0.0.6"))?.status).toBe(201);
+    expect((await reg("127.0.0.6"))?.status).toBe(429);
+  });
+
   it("never throws out of handle: a failing store gets a 500 with the error JSON or page, and onError hears it", async () => {
     const broken = new Proxy(new MemoryAuthStore(), {
       get(target, name) {
