@@ -3,10 +3,30 @@
 // each refresh on the other, tokens verified on both; a code replayed or a rotated-out refresh token
 // presented on the other replica revokes the grant everywhere; a key rotation on one signs on both.
 // Without redis-server (and REDIS_URL) it is skipped, as test/redis-setup.ts says in one line.
+import { once } from "node:events";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthorizationServer, createAuthorizationServer } from "../../src/auth/index.js";
+import {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  createProtectedHandler,
+} from "../../src/auth/index.js";
+import { toNodeListener } from "../../src/http/node.js";
+import { McpServer } from "../../src/index.js";
 import { RedisAuthStore } from "../../src/redis/index.js";
+import {
+  authorizeUrl,
+  REDIRECT as HELPER_REDIRECT,
+  locationOf,
+  openConsent,
+  pkce as pkcePair,
+  registerClient,
+  standard,
+  submitConsent,
+  tokenRequest,
+} from "../auth/as-helpers.js";
 import { type Fault, faulty, useRedis, withRedis } from "../redis-helpers.js";
 
 const ISSUER = "http://127.0.0.1:7777";
@@ -277,5 +297,119 @@ describe.runIf(withRedis)("two authorization servers on one Redis", () => {
     const t = (await redeemed.json()) as Tokens;
     expect(await verify(b, t.access_token)).toMatchObject({ subject: "ada" });
     down = false;
+  });
+
+  it("behind a round-robin balancer, over HTTP: every request of a sign-in and of the MCP calls after it alternates between the replicas", async () => {
+    const prefix = `picomcp:test:auth-server:${process.pid}:${++runs}:`;
+    const listening: Server[] = [];
+    const listen = async (server: Server) => {
+      listening.push(server);
+      server.listen(0, "127.0.0.1");
+      await once(server, "listening");
+      return (server.address() as AddressInfo).port;
+    };
+    // the replicas' listeners wait for the balancer's origin, which is their issuer
+    const handlers: Parameters<typeof createServer>[1][] = [];
+    const ports = await Promise.all(
+      [0, 1].map((i) => listen(createServer((req, res) => handlers[i]!(req, res)))),
+    );
+    let next = 0;
+    const served: number[] = [];
+    const balancer = createServer((req, res) => {
+      const index = next++ % 2;
+      served.push(index);
+      const upstream = httpRequest(
+        { host: "127.0.0.1", port: ports[index], path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on("error", () => res.destroy());
+      req.pipe(upstream);
+    });
+    const origin = `http://127.0.0.1:${await listen(balancer)}`;
+    const resource = `${origin}/mcp`;
+    try {
+      for (const i of [0, 1]) {
+        const client = createClient({ url: redis.url });
+        clients.push(client);
+        await client.connect();
+        const authorizationServer = createAuthorizationServer({
+          issuer: origin,
+          resources: [resource],
+          authenticate: () => ({ subject: "ada" }),
+          store: new RedisAuthStore(client, { prefix, log: (l) => lines.push(l) }),
+          onError: (e) => lines.push(String(e)),
+        });
+        const mcp = new McpServer({ name: "notes", version: "1.0.0" });
+        mcp.tool("whoami", {
+          description: "Who the caller is, and which replica answers",
+          run: (_args, ctx) => `${ctx.auth?.subject} on ${"AB"[i]}`,
+        });
+        handlers[i] = toNodeListener(createProtectedHandler(mcp, { resource, authorizationServer }));
+      }
+      const whoami = async (token: string) => {
+        const res = await fetch(resource, {
+          method: "POST",
+          headers: {
+            accept: "application/json, text/event-stream",
+            "content-type": "application/json",
+            authorization: `Bearer ${token}`,
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "whoami",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: "whoami",
+              arguments: {},
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+              },
+            },
+          }),
+        });
+        const raw = await res.text();
+        expect(res.status, raw).toBe(200);
+        const data = raw.includes("data:") ? raw.split("data:")[1]!.trim() : raw;
+        return (JSON.parse(data) as { result: { content: { text: string }[] } }).result.content[0]!.text;
+      };
+
+      const clientId = await registerClient(origin); // A
+      const { verifier, challenge } = pkcePair();
+      const form = await openConsent(authorizeUrl(origin, standard(clientId, challenge, resource))); // B
+      const code = locationOf(await submitConsent(origin, form)).searchParams.get("code")!; // A
+      const tokens = await tokenRequest(origin, {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: HELPER_REDIRECT,
+        client_id: clientId,
+        resource,
+      }); // B
+      expect(tokens.status).toBe(200);
+      const access = tokens.body.access_token as string;
+      expect([await whoami(access), await whoami(access)]).toEqual(["ada on A", "ada on B"]);
+      const refreshed = await tokenRequest(origin, {
+        grant_type: "refresh_token",
+        refresh_token: tokens.body.refresh_token as string,
+        client_id: clientId,
+      }); // A
+      expect(refreshed.status).toBe(200);
+      const again = refreshed.body.access_token as string;
+      expect([await whoami(again), await whoami(again)]).toEqual(["ada on B", "ada on A"]);
+      expect(served).toEqual([0, 1, 0, 1, 0, 1, 0, 1, 0]);
+      expect(lines).toEqual([]);
+    } finally {
+      for (const server of listening) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
   });
 });
