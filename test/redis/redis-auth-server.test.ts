@@ -1,7 +1,9 @@
 // Two authorization servers (one issuer, two replicas) on one redis-server through RedisAuthStore serve
 // the steps of one sign-in alternately: registration and authorize on A, consent on B, the code on A,
 // each refresh on the other, tokens verified on both; a code replayed or a rotated-out refresh token
-// presented on the other replica revokes the grant everywhere; a key rotation on one signs on both.
+// presented on the other replica revokes the grant everywhere; a key rotation on one signs on both; a
+// replica whose Redis does not answer fails its step in time and loses nothing; and the whole sign-in
+// and the MCP calls after it over HTTP, through a round-robin balancer in front of both.
 // Without redis-server (and REDIS_URL) it is skipped, as test/redis-setup.ts says in one line.
 import { once } from "node:events";
 import { createServer, request as httpRequest, type Server } from "node:http";
