@@ -5,7 +5,7 @@
 
 import type { GrantLiveness } from "./access-tokens.js";
 import { type ClientMetadataOptions, fetchClientMetadata } from "./client-metadata.js";
-import type { KeyRing, SigningAlgorithm } from "./keys.js";
+import type { KeyRing } from "./keys.js";
 import { canonicalResource } from "./resource-server.js";
 import type { SignIn } from "./sign-in.js";
 import type { AuthStore, ClientRecord, Identity } from "./store.js";
@@ -44,7 +44,6 @@ export interface AsContext {
   readonly scopes: readonly string[] | undefined;
   readonly store: AuthStore;
   readonly keys: KeyRing;
-  readonly algorithm: SigningAlgorithm;
   /** The sign-in run after consent (federation); undefined with the `authenticate` hook. */
   readonly signIn: SignIn | undefined;
   /** The `authenticate` hook, run before the consent page; undefined with a `SignIn`. */

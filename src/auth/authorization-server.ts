@@ -165,7 +165,6 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     scopes: options.scopes ? [...options.scopes] : undefined,
     store,
     keys,
-    algorithm,
     signIn: options.signIn,
     authenticate: options.authenticate,
     ttl: {

@@ -108,11 +108,16 @@ export async function authorize(ctx: AsContext, request: Request): Promise<Respo
   return consentPage(ctx, client, pending, secret, Math.floor(ctx.ttl.pending / 1000));
 }
 
-/** Whether a POST comes from the server's own page: `Origin` and `Sec-Fetch-Site`, where the browser sends them. */
+/**
+ * Whether a POST comes from the server's own page: `Origin` and `Sec-Fetch-Site`, where the browser
+ * sends them. The page's `Referrer-Policy: no-referrer` makes a browser send `Origin: null` for its
+ * own form, so a null origin passes only when Fetch Metadata says same-origin.
+ */
 function sameOrigin(ctx: AsContext, request: Request): boolean {
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== ctx.origin) return false;
   const site = request.headers.get("sec-fetch-site");
+  if (origin === "null") return site === "same-origin";
+  if (origin !== null && origin !== ctx.origin) return false;
   return site === null || site === "same-origin";
 }
 

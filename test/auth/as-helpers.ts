@@ -11,6 +11,7 @@ import {
   createProtectedHandler,
   type ProtectedHandler,
   type ProtectedHandlerOptions,
+  upstreamToken,
 } from "../../src/auth/index.js";
 import { toNodeListener } from "../../src/http/node.js";
 import { McpServer } from "../../src/index.js";
@@ -59,6 +60,10 @@ export function useAuthServers() {
     mcp.tool("whoami", {
       description: "Who the caller is",
       run: (_args, ctx) => JSON.stringify({ subject: ctx.auth?.subject, client: ctx.auth?.clientId }),
+    });
+    mcp.tool("upstream", {
+      description: "The caller's upstream token",
+      run: async (_args, ctx) => upstreamToken(ctx.auth),
     });
     const as = createAuthorizationServer({
       issuer: origin,
@@ -226,8 +231,12 @@ export async function signedIn(s: Served): Promise<{ clientId: string; access: s
   return { clientId, access: body.access_token as string, refresh: body.refresh_token as string };
 }
 
-/** Calls the `whoami` tool over Streamable HTTP (one 2025-11-25 session) with `token`: the status of the first refusal, or the tool's answer. */
-export async function whoami(s: Served, token: string): Promise<{ status: number; text?: string }> {
+/** Calls the `whoami` tool (or `tool`) over Streamable HTTP (one 2025-11-25 session) with `token`: the status of the first refusal, or the tool's answer. */
+export async function whoami(
+  s: Served,
+  token: string,
+  tool = "whoami",
+): Promise<{ status: number; text?: string }> {
   const headers = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -259,7 +268,7 @@ export async function whoami(s: Served, token: string): Promise<{ status: number
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
-      params: { name: "whoami", arguments: {} },
+      params: { name: tool, arguments: {} },
     }),
   });
   const raw = await res.text();

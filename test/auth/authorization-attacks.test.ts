@@ -355,7 +355,10 @@ describe("state, iss and the consent page", () => {
     const form = await openConsent(authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)));
     const refused = [
       await submitConsent(s.origin, form, "approve", { headers: { origin: "https://evil.example" } }),
-      await submitConsent(s.origin, form, "approve", { headers: { origin: "null" } }),
+      await submitConsent(s.origin, form, "approve", {
+        headers: { origin: "null", "sec-fetch-site": "cross-site" },
+      }),
+      await submitConsent(s.origin, form, "approve", { headers: { origin: "null", "sec-fetch-site": "" } }),
       await submitConsent(s.origin, form, "approve", { headers: { "sec-fetch-site": "cross-site" } }),
       await submitConsent(s.origin, form, "approve", { headers: { "sec-fetch-site": "same-site" } }),
       await submitConsent(s.origin, form, "approve", { body: "decision=approve" }),

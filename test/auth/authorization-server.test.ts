@@ -209,6 +209,8 @@ describe("authorize → consent → token", () => {
     // the upstream token is nowhere in what the client holds
     expect(JSON.stringify(decodeJwt(access))).not.toContain("up-1");
     await expect(upstreamToken({ subject: "x" })).rejects.toThrow(/verifyToken/);
+    // and a tool reaches it through ctx.auth
+    expect(await whoami(s, access, "upstream")).toEqual({ status: 200, text: "up-1" });
   });
 
   it("gets a code through getCode for other tests", async () => {

@@ -143,6 +143,15 @@ describe("keys", () => {
   });
 });
 
+describe("algorithms", () => {
+  it.each(["RS256", "EdDSA"] as const)("signs with %s when asked", async (algorithm) => {
+    const s = await serve({ algorithm });
+    const { access } = await signedIn(s);
+    expect(decodeProtectedHeader(access).alg).toBe(algorithm);
+    expect((await whoami(s, access)).status).toBe(200);
+  });
+});
+
 describe("clients", () => {
   it("takes a confidential client's secret by Basic, and refuses a wrong or missing one", async () => {
     const s = await serve();
