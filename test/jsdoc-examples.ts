@@ -35,6 +35,7 @@ import {
 } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
 import {
+  RedisAuthStore,
   RedisBus,
   RedisEventStore,
   RedisRateStore,
@@ -227,6 +228,17 @@ export const examples = [
     const server = new McpServer({ name: "reports", version: "1.0.0", tasks });
     // @end
     return server;
+  },
+  async () => {
+    const [issuer, resources] = ["https://mcp.example.com", ["https://mcp.example.com/mcp"]];
+    const authenticate = (_request: Request) => ({ subject: "ada" });
+    // @example redis/auth-store.ts#1
+    const redis = await createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }).connect();
+    // every replica: the same issuer, a store of its own on the same prefix
+    const store = new RedisAuthStore(redis);
+    const authorizationServer = createAuthorizationServer({ issuer, resources, authenticate, store });
+    // @end
+    return authorizationServer;
   },
   async () => {
     // @example http/node-request.ts#1
