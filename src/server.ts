@@ -9,12 +9,12 @@ import { type RequestStateOptions, RequestStateSeal } from "./eras/request-state
 import { serverInfoMeta } from "./eras/stateless.js";
 import { type AppOptions, addApp, appParts } from "./ext/apps.js";
 import { type BuiltIn, builtIns, refuseBuiltIn } from "./ext/builtins.js";
-import { MountPoint } from "./mount/mount.js";
 import { addSkill, SKILLS, type SkillOptions, type Skills } from "./ext/skills.js";
 import type { TaskRunner } from "./ext/task-runner.js";
 import { TASKS, type TaskOptions } from "./ext/tasks.js";
 import type { Extension, Observer } from "./extension.js";
 import { Governor, type LimitsOptions } from "./limits/governor.js";
+import { MountPoint } from "./mount/mount.js";
 import {
   createPromptEntry,
   type PromptArgument,

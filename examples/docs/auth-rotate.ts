@@ -9,7 +9,7 @@ const WEEK = 7 * 24 * 3600 * 1000;
 setInterval(async () => {
   const kid = await authorizationServer.rotateKeys();
   console.log(`signing with key ${kid}`);
-}, WEEK).unref();
+}, WEEK);
 
 // someone left the team: every grant of theirs, on every client, at once
 export async function offboard(subject: string) {

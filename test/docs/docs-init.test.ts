@@ -68,12 +68,14 @@ describe("the docs' recipes under tsc --init", { timeout: 120_000 }, () => {
   it("compiles the Node ones with types: [node], which each of their pages says", () => {
     const node = recipes.filter(usesNode);
     expect(node).toEqual([
+      "examples/docs/auth-github.ts",
       "examples/docs/auth-node.ts",
       "examples/docs/eras-booking.ts",
       "examples/docs/http-express.ts",
       "examples/docs/http-node.ts",
       "examples/docs/http-proxy.ts",
       "examples/docs/migrate-v1-transports.ts",
+      "examples/docs/scaling-auth.ts",
       "examples/docs/scaling-drain.ts",
       "examples/docs/scaling-rates.ts",
       "examples/docs/scaling-redis.ts",
