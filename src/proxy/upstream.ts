@@ -1,0 +1,308 @@
+/**
+ * The proxy's one connection to the remote server: made with the official client (HTTP, or a stdio
+ * command loaded only when one is given), its lists kept, reconnected with backoff when it drops, and
+ * the remote's requests during a call (elicitation, sampling, roots) and its log messages routed to
+ * the downstream request that is calling.
+ */
+
+import type { Client, ClientOptions, FetchLike, Transport } from "@modelcontextprotocol/client";
+import type { Context } from "../context.js";
+import { ErrorCode, McpError } from "../errors.js";
+import type { RemotePrompt, RemoteResource, RemoteTool } from "./filters.js";
+
+/** A remote server over Streamable HTTP. */
+export interface HttpUpstream {
+  readonly url: string | URL;
+  /** Headers sent with every request (a service token, say). Never a downstream caller's. */
+  readonly headers?: { readonly [name: string]: string };
+  /** The fetch to use. Default: the global one. */
+  readonly fetch?: FetchLike;
+}
+
+/** A local server started as a child process, spoken to over stdio (Node only). */
+export interface StdioUpstream {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Its environment. Default: the client library's safe subset of this process's (PATH, HOME, …). */
+  readonly env?: { readonly [name: string]: string };
+  readonly cwd?: string;
+  /** Its stderr: `"inherit"` (the default) or `"ignore"`. */
+  readonly stderr?: "inherit" | "ignore";
+}
+
+/** The remote server a proxy stands in front of. */
+export type UpstreamTarget = HttpUpstream | StdioUpstream;
+
+/** How the proxy reconnects: the wait doubles from `initialDelayMs` up to `maxDelayMs`. */
+export interface ReconnectOptions {
+  /** Default: 250. */
+  initialDelayMs?: number;
+  /** Default: 30000. */
+  maxDelayMs?: number;
+}
+
+/** The remote's primitives, as last listed. */
+export interface RemoteLists {
+  tools: RemoteTool[];
+  prompts: RemotePrompt[];
+  resources: RemoteResource[];
+  templates: RemoteResource[];
+}
+
+/** What the upstream tells the proxy. */
+export interface UpstreamEvents {
+  /** A list changed (heard from the remote, or found on reconnecting). */
+  listed(kind: keyof RemoteLists): void;
+  /** The remote says `uri` changed. */
+  updated(uri: string): void;
+  /** Something went wrong that no request is waiting for (a dropped connection, a failed re-list). */
+  error(error: unknown): void;
+}
+
+/** One downstream request being forwarded: where the remote's questions and log messages go. */
+interface Call {
+  readonly ctx: Context;
+  /** Ends the forwarded request with `error` (a 2026-07-28 input round the downstream must answer first). */
+  readonly fail: (error: unknown) => void;
+}
+
+const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
+
+/** The connection to the remote server; reconnects by itself until {@link close}. */
+export class Upstream {
+  readonly #target: UpstreamTarget;
+  readonly #events: UpstreamEvents;
+  readonly #reconnect: Required<ReconnectOptions>;
+  readonly #info: { name: string; version: string };
+  #client: Client | undefined;
+  #down: string | undefined = "not connected yet";
+  #attempt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  readonly #calls = new Set<Call>();
+  /** The URIs some downstream session subscribed to, subscribed again after a reconnect. */
+  readonly subscribed = new Set<string>();
+  lists: RemoteLists = { tools: [], prompts: [], resources: [], templates: [] };
+  capabilities: { [key: string]: unknown } = {};
+  serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  instructions: string | undefined;
+
+  constructor(
+    target: UpstreamTarget,
+    events: UpstreamEvents,
+    options: { reconnect?: ReconnectOptions | undefined; info: { name: string; version: string } },
+  ) {
+    this.#target = target;
+    this.#events = events;
+    this.#info = options.info;
+    this.#reconnect = {
+      initialDelayMs: options.reconnect?.initialDelayMs ?? 250,
+      maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
+    };
+  }
+
+  /** Connects and lists; rejects when the remote cannot be reached or refuses the handshake. */
+  async start(): Promise<void> {
+    await this.#connect();
+  }
+
+  /** The connected client, or the clear error of a remote that is not there now. */
+  client(): Client {
+    if (this.#client && this.#down === undefined) return this.#client;
+    throw new McpError(
+      ErrorCode.InternalError,
+      `The upstream server is unavailable (${this.#down ?? "closed"}); the proxy is reconnecting`,
+    );
+  }
+
+  /**
+   * Runs `send` (a request to the remote) for the downstream request `ctx`: the remote's questions and
+   * log messages meanwhile go to `ctx`; the remote's protocol errors come back as they are.
+   */
+  async forward<T>(ctx: Context, send: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.client();
+    let fail!: (error: unknown) => void;
+    const failed = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    const call: Call = { ctx, fail };
+    this.#calls.add(call);
+    try {
+      return await Promise.race([send(client), failed]);
+    } catch (error) {
+      throw asMcpError(error, ctx.signal);
+    } finally {
+      this.#calls.delete(call);
+    }
+  }
+
+  /** Stops reconnecting and closes the connection (a stdio child is ended). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#down = "closed";
+    clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  /** The one call in flight the remote's request can belong to; the remote names none of them. */
+  #caller(what: string): Call {
+    if (this.#calls.size === 1) return this.#calls.values().next().value as Call;
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      this.#calls.size === 0
+        ? `The proxy has no request in flight to ask ${what} for`
+        : `The proxy cannot tell which of its ${this.#calls.size} requests in flight asks ${what}`,
+    );
+  }
+
+  /** Asks the downstream client through the calling request; a 2026-07-28 input round ends the forwarded call too. */
+  async #ask<T>(what: string, ask: (ctx: Context) => Promise<T>): Promise<T> {
+    const call = this.#caller(what);
+    try {
+      return await ask(call.ctx);
+    } catch (error) {
+      if (call.ctx.features.stateless) call.fail(error);
+      throw new McpError(ErrorCode.InvalidRequest, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  async #transport(): Promise<Transport> {
+    const target = this.#target;
+    if ("command" in target) {
+      // loaded only here: picomcp/proxy over HTTP imports nothing of Node
+      const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+      return new StdioClientTransport({
+        command: target.command,
+        ...(target.args && { args: [...target.args] }),
+        ...(target.env && { env: { ...target.env } }),
+        ...(target.cwd && { cwd: target.cwd }),
+        stderr: target.stderr ?? "inherit",
+      });
+    }
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    return new StreamableHTTPClientTransport(new URL(target.url), {
+      ...(target.headers && { requestInit: { headers: { ...target.headers } } }),
+      ...(target.fetch && { fetch: target.fetch }),
+    });
+  }
+
+  async #connect(): Promise<void> {
+    const { Client } = await import("@modelcontextprotocol/client");
+    const options: ClientOptions = {
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+      versionNegotiation: { mode: "auto" },
+    };
+    const client = new Client(this.#info, options);
+    this.#handlers(client);
+    const transport = await this.#transport();
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    if (this.#closed) {
+      await client.close().catch(() => {});
+      return;
+    }
+    this.capabilities = (client.getServerCapabilities() ?? {}) as { [key: string]: unknown };
+    this.serverInfo = client.getServerVersion() as typeof this.serverInfo;
+    this.instructions = client.getInstructions();
+    client.onclose = () => this.#dropped(client, "the connection closed");
+    if (this.capabilities.logging && client.getProtocolEra() !== "modern")
+      await client.setLoggingLevel("debug").catch((e) => this.#events.error(e));
+    this.#client = client;
+    this.#down = undefined;
+    this.#attempt = 0;
+    for (const uri of this.subscribed)
+      await client.subscribeResource({ uri }).catch((e) => this.#events.error(e));
+    for (const kind of ["tools", "prompts", "resources", "templates"] as const) await this.#list(kind);
+  }
+
+  /** Lists `kind` anew; tells the proxy when it differs from what it held. */
+  async #list(kind: keyof RemoteLists): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    const caps = this.capabilities;
+    let items: unknown[] = [];
+    try {
+      if (kind === "tools" && caps.tools) items = (await client.listTools()).tools;
+      if (kind === "prompts" && caps.prompts) items = (await client.listPrompts()).prompts;
+      if (kind === "resources" && caps.resources) items = (await client.listResources()).resources;
+      if (kind === "templates" && caps.resources)
+        items = (await client.listResourceTemplates()).resourceTemplates;
+    } catch (error) {
+      this.#events.error(error);
+      return;
+    }
+    const before = JSON.stringify(this.lists[kind]);
+    (this.lists as unknown as { [k: string]: unknown[] })[kind] = items;
+    if (JSON.stringify(items) !== before) this.#events.listed(kind);
+  }
+
+  #handlers(client: Client): void {
+    const relist = (kind: keyof RemoteLists) => () => {
+      void this.#list(kind);
+      if (kind === "resources") void this.#list("templates");
+    };
+    client.setNotificationHandler("notifications/tools/list_changed", relist("tools"));
+    client.setNotificationHandler("notifications/prompts/list_changed", relist("prompts"));
+    client.setNotificationHandler("notifications/resources/list_changed", relist("resources"));
+    client.setNotificationHandler("notifications/resources/updated", (n) =>
+      this.#events.updated(n.params.uri),
+    );
+    client.setNotificationHandler("notifications/message", (n) => {
+      // to the one request in flight, never to anyone else: a message the remote sends outside a call,
+      // or while several are in flight, names no caller and is dropped
+      if (this.#calls.size !== 1 || !LEVELS.has(n.params.level)) return;
+      const { ctx } = this.#calls.values().next().value as Call;
+      ctx.log(n.params.level, n.params.data, n.params.logger);
+    });
+    client.setRequestHandler("elicitation/create", (request) =>
+      this.#ask("for input (elicitation)", (ctx) => ctx.elicit(request.params as never) as Promise<never>),
+    );
+    client.setRequestHandler("sampling/createMessage", (request) =>
+      this.#ask(
+        "for a completion (sampling)",
+        (ctx) => ctx.sample(request.params as never) as Promise<never>,
+      ),
+    );
+    client.setRequestHandler("roots/list", () =>
+      this.#ask("for roots", async (ctx) => ({ roots: await ctx.roots() })),
+    );
+  }
+
+  #dropped(client: Client, why: string): void {
+    if (client !== this.#client || this.#closed) return;
+    this.#client = undefined;
+    this.#down = why;
+    this.#events.error(new Error(`picomcp/proxy: the upstream server went away (${why}); reconnecting`));
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    const { initialDelayMs, maxDelayMs } = this.#reconnect;
+    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** this.#attempt++);
+    this.#timer = setTimeout(() => {
+      this.#connect().catch((error) => {
+        this.#down = `reconnecting failed: ${error instanceof Error ? error.message : String(error)}`;
+        this.#schedule();
+      });
+    }, delay);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+}
+
+/** The remote's error as picomcp's: a protocol error keeps its code, message and data; anything else says the upstream failed. */
+function asMcpError(error: unknown, signal: AbortSignal): unknown {
+  if (error instanceof McpError) return error;
+  const e = error as { code?: unknown; message?: unknown; data?: unknown; name?: string } | null;
+  if (e && typeof e.code === "number" && Number.isInteger(e.code) && e.name !== "SdkError")
+    return new McpError(e.code, String(e.message), e.data);
+  if (signal.aborted) return error;
+  const message = e && typeof e.message === "string" ? e.message : String(error);
+  return new McpError(ErrorCode.InternalError, `The upstream server failed: ${message}`);
+}
