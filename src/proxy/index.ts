@@ -51,6 +51,11 @@ export class ProxyServer extends McpServer {
     return this.#upstream.serverInfo;
   }
 
+  /** The revision the proxy speaks with the remote now (`2026-07-28`, `2025-11-25`, …); undefined while it is down. */
+  get upstreamProtocolVersion(): string | undefined {
+    return this.#upstream.protocolVersion;
+  }
+
   /** Closes every connection, then the one to the remote. */
   override close(): void {
     super.close();

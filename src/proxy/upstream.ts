@@ -136,6 +136,11 @@ export class Upstream {
     }
   }
 
+  /** The revision negotiated with the remote; undefined while it is down. */
+  get protocolVersion(): string | undefined {
+    return this.#down === undefined ? this.#client?.getNegotiatedProtocolVersion() : undefined;
+  }
+
   /** Stops reconnecting and closes the connection (a stdio child is ended). */
   async close(): Promise<void> {
     this.#closed = true;
@@ -190,9 +195,19 @@ export class Upstream {
 
   async #connect(): Promise<void> {
     const { Client } = await import("@modelcontextprotocol/client");
+    // the remote's list changes, in either era (a 2026-07-28 remote's through a listen the client opens)
+    const changed = (kind: "tools" | "prompts" | "resources") => ({
+      autoRefresh: false,
+      debounceMs: 0,
+      onChanged: () => {
+        void this.#list(kind);
+        if (kind === "resources") void this.#list("templates");
+      },
+    });
     const options: ClientOptions = {
       capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
       versionNegotiation: { mode: "auto" },
+      listChanged: { tools: changed("tools"), prompts: changed("prompts"), resources: changed("resources") },
     };
     const client = new Client(this.#info, options);
     this.#handlers(client);
@@ -243,13 +258,6 @@ export class Upstream {
   }
 
   #handlers(client: Client): void {
-    const relist = (kind: keyof RemoteLists) => () => {
-      void this.#list(kind);
-      if (kind === "resources") void this.#list("templates");
-    };
-    client.setNotificationHandler("notifications/tools/list_changed", relist("tools"));
-    client.setNotificationHandler("notifications/prompts/list_changed", relist("prompts"));
-    client.setNotificationHandler("notifications/resources/list_changed", relist("resources"));
     client.setNotificationHandler("notifications/resources/updated", (n) =>
       this.#events.updated(n.params.uri),
     );
