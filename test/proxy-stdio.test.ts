@@ -2,7 +2,7 @@
 // (2026-07-28, which the proxy's client negotiates), each started as a child process; a child that dies
 // mid-call answers that call with an error, the next ones with a clear one, and comes back by itself.
 import { fileURLToPath } from "node:url";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProxy, type ProxyServer } from "../src/proxy/index.js";
 import { sdkClient } from "./sdk-bridge.js";
@@ -77,6 +77,43 @@ for (const [sdk, script, version, revision] of [
     });
   });
 }
+
+describe("a stdio remote's question while two calls are in flight", () => {
+  it("is refused, never asked of a client that did not make the call", async () => {
+    const { proxy } = await proxyOf(v1);
+    const asked: string[] = [];
+    const clients = await Promise.all(
+      ["Ann", "Bob"].map(async (name) => {
+        const client = await sdkClient(proxy, { capabilities: { elicitation: {} } });
+        client.setRequestHandler(ElicitRequestSchema, async () => {
+          asked.push(name);
+          return { action: "accept", content: { name } };
+        });
+        return client;
+      }),
+    );
+    const [ann, bob] = clients as [(typeof clients)[0], (typeof clients)[0]];
+    const abort = new AbortController();
+    let inFlight!: () => void;
+    const started = new Promise<void>((r) => {
+      inFlight = r;
+    });
+    const slow = ann
+      .callTool({ name: "slow" }, undefined, { signal: abort.signal, onprogress: () => inFlight() })
+      .catch((e) => e);
+    await started;
+    // the v1 server makes the refused elicitation its tool's error result
+    const result = await bob.callTool({ name: "ask" });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("cannot tell which of its requests in flight");
+    expect(asked).toEqual([]);
+    abort.abort();
+    await slow;
+    // alone again, it is asked of the one calling
+    expect(await bob.callTool({ name: "ask" })).toEqual({ content: [{ type: "text", text: "Hello, Bob!" }] });
+    expect(asked).toEqual(["Bob"]);
+  });
+});
 
 describe("a proxy whose child stays down", () => {
   it("answers every request with a clear error, and the process stays up", async () => {

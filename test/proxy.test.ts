@@ -37,11 +37,12 @@ afterEach(async () => {
   await upstream.close();
 });
 
-async function v1Client() {
+async function v1Client(name = "Ann", asked: string[] = []) {
   const client = await sdkClient(proxy, { capabilities: { elicitation: {}, sampling: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (r) => {
     expect(r.params.message).toBe("Your name?");
-    return { action: "accept", content: { name: "Ann" } };
+    asked.push(name);
+    return { action: "accept", content: { name } };
   });
   client.setRequestHandler(CreateMessageRequestSchema, async () => ({
     model: "m",
@@ -133,6 +134,33 @@ describe("a proxy of an SDK v1 server over Streamable HTTP", () => {
       content: [{ type: "text", text: "shouted" }],
     });
     await expect.poll(() => logs).toEqual([{ level: "warning", logger: "upstream", data: "shouting" }]);
+  });
+
+  it("asks the client whose call the remote's request came on (its response stream), whoever else is calling", async () => {
+    const asked: string[] = [];
+    const ann = await v1Client("Ann", asked);
+    const bob = await v1Client("Bob", asked);
+    const logs: string[] = [];
+    await ann.setLoggingLevel("debug");
+    await bob.setLoggingLevel("debug");
+    ann.setNotificationHandler(LoggingMessageNotificationSchema, () => void logs.push("Ann"));
+    bob.setNotificationHandler(LoggingMessageNotificationSchema, () => void logs.push("Bob"));
+    const abort = new AbortController();
+    let inFlight!: () => void;
+    const started = new Promise<void>((r) => {
+      inFlight = r;
+    });
+    const slow = ann
+      .callTool({ name: "slow" }, undefined, { signal: abort.signal, onprogress: () => inFlight() })
+      .catch((e) => e);
+    await started;
+    const [b1, b2] = await Promise.all([bob.callTool({ name: "ask" }), bob.callTool({ name: "shout" })]);
+    expect(b1).toEqual({ content: [{ type: "text", text: "Hello, Bob!" }] });
+    expect(b2).toEqual({ content: [{ type: "text", text: "shouted" }] });
+    expect(asked).toEqual(["Bob"]);
+    await expect.poll(() => logs).toEqual(["Bob"]);
+    abort.abort();
+    await slow;
   });
 
   it("refuses clearly when the downstream client cannot answer what the remote asks", async () => {

@@ -110,13 +110,7 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
   let host: ExtensionHost | undefined;
 
   const forward = async (ctx: Context, method: string, params: Params) =>
-    settle(
-      ctx,
-      await upstream.forward(ctx, (client) =>
-        client.request({ method: method as "ping", params }, options(ctx, timeoutMs)),
-      ),
-      cache,
-    );
+    settle(ctx, await upstream.request(ctx, method, params, options(ctx, timeoutMs)), cache);
   /** A list as it is now: every item on one page. */
   const list = (ctx: Context, result: object) => {
     if (ctx.features.stateless) ctx.cache(cache);
@@ -188,9 +182,7 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
             throw new McpError(ErrorCode.InvalidParams, "resources/subscribe needs a string uri");
           if (!shown.readable(uri)) throw notFound(uri);
           if (!upstream.subscribed.has(uri)) {
-            await upstream.forward(ctx, (client) =>
-              client.subscribeResource({ uri }, { signal: ctx.signal }),
-            );
+            await upstream.request(ctx, "resources/subscribe", { uri }, { signal: ctx.signal });
             upstream.subscribed.add(uri);
           }
           ctx.sessionState(SUBSCRIBED).add(uri);

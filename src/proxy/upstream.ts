@@ -5,10 +5,19 @@
  * the downstream request that is calling.
  */
 
-import type { Client, ClientOptions, FetchLike, Transport } from "@modelcontextprotocol/client";
+import type {
+  Client,
+  ClientOptions,
+  FetchLike,
+  RequestOptions,
+  Transport,
+} from "@modelcontextprotocol/client";
 import type { Context } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
+import type { Params } from "../types.js";
+import { askDownstream, FromDownstream, requestWithRounds } from "./asking.js";
 import type { RemotePrompt, RemoteResource, RemoteTool } from "./filters.js";
+import { Routes } from "./routes.js";
 
 /** A remote server over Streamable HTTP. */
 export interface HttpUpstream {
@@ -59,13 +68,6 @@ export interface UpstreamEvents {
   error(error: unknown): void;
 }
 
-/** One downstream request being forwarded: where the remote's questions and log messages go. */
-interface Call {
-  readonly ctx: Context;
-  /** Ends the forwarded request with `error` (a 2026-07-28 input round the downstream must answer first). */
-  readonly fail: (error: unknown) => void;
-}
-
 const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 
 /** The connection to the remote server; reconnects by itself until {@link close}. */
@@ -79,7 +81,7 @@ export class Upstream {
   #attempt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
-  readonly #calls = new Set<Call>();
+  readonly #routes: Routes;
   /** The URIs some downstream session subscribed to, subscribed again after a reconnect. */
   readonly subscribed = new Set<string>();
   lists: RemoteLists = { tools: [], prompts: [], resources: [], templates: [] };
@@ -95,6 +97,7 @@ export class Upstream {
     this.#target = target;
     this.#events = events;
     this.#info = options.info;
+    this.#routes = new Routes(!("command" in target));
     this.#reconnect = {
       initialDelayMs: options.reconnect?.initialDelayMs ?? 250,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
@@ -116,23 +119,29 @@ export class Upstream {
   }
 
   /**
-   * Runs `send` (a request to the remote) for the downstream request `ctx`: the remote's questions and
-   * log messages meanwhile go to `ctx`; the remote's protocol errors come back as they are.
+   * Sends `method` to the remote for the downstream request `ctx`: the remote's questions and log
+   * messages meanwhile go to `ctx` (and a 2026-07-28 remote's input rounds are asked of it); the
+   * remote's protocol errors come back as they are.
    */
-  async forward<T>(ctx: Context, send: (client: Client) => Promise<T>): Promise<T> {
+  async request(ctx: Context, method: string, params: Params, options: RequestOptions): Promise<unknown> {
     const client = this.client();
     let fail!: (error: unknown) => void;
     const failed = new Promise<never>((_, reject) => {
       fail = reject;
     });
-    const call: Call = { ctx, fail };
-    this.#calls.add(call);
+    const call = this.#routes.open(ctx, fail);
     try {
-      return await Promise.race([send(client), failed]);
+      const sent = requestWithRounds(
+        client,
+        ctx,
+        { method, params: this.#routes.mark(params, call) },
+        options,
+      );
+      return await Promise.race([sent, failed]);
     } catch (error) {
-      throw asMcpError(error, ctx.signal);
+      throw error instanceof FromDownstream ? error.error : asMcpError(error, ctx.signal);
     } finally {
-      this.#calls.delete(call);
+      this.#routes.close(call);
     }
   }
 
@@ -151,24 +160,21 @@ export class Upstream {
     await client?.close().catch(() => {});
   }
 
-  /** The one call in flight the remote's request can belong to; the remote names none of them. */
-  #caller(what: string): Call {
-    if (this.#calls.size === 1) return this.#calls.values().next().value as Call;
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      this.#calls.size === 0
-        ? `The proxy has no request in flight to ask ${what} for`
-        : `The proxy cannot tell which of its ${this.#calls.size} requests in flight asks ${what}`,
-    );
-  }
-
-  /** Asks the downstream client through the calling request; a 2026-07-28 input round ends the forwarded call too. */
-  async #ask<T>(what: string, ask: (ctx: Context) => Promise<T>): Promise<T> {
-    const call = this.#caller(what);
+  /** Asks the downstream client through the request the remote's request `id` belongs to; refused when none can be told. */
+  async #ask(id: unknown, method: string, params: Params | undefined): Promise<never> {
+    const call = this.#routes.forRequest(id);
+    if (!call)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        this.#routes.size === 0
+          ? `The proxy has no request in flight to ask ${method} for`
+          : `The proxy cannot tell which of its requests in flight asks ${method}`,
+      );
     try {
-      return await ask(call.ctx);
+      return (await askDownstream(call.ctx, method, params)) as never;
     } catch (error) {
-      if (call.ctx.features.stateless) call.fail(error);
+      // a 2026-07-28 client answers in a round of its own: the forwarded request ends with it
+      if (call.ctx.features.stateless) call.fail(new FromDownstream(error));
       throw new McpError(ErrorCode.InvalidRequest, error instanceof Error ? error.message : String(error));
     }
   }
@@ -189,7 +195,7 @@ export class Upstream {
     const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
     return new StreamableHTTPClientTransport(new URL(target.url), {
       ...(target.headers && { requestInit: { headers: { ...target.headers } } }),
-      ...(target.fetch && { fetch: target.fetch }),
+      fetch: this.#routes.tap(target.fetch),
     });
   }
 
@@ -262,24 +268,13 @@ export class Upstream {
       this.#events.updated(n.params.uri),
     );
     client.setNotificationHandler("notifications/message", (n) => {
-      // to the one request in flight, never to anyone else: a message the remote sends outside a call,
-      // or while several are in flight, names no caller and is dropped
-      if (this.#calls.size !== 1 || !LEVELS.has(n.params.level)) return;
-      const { ctx } = this.#calls.values().next().value as Call;
-      ctx.log(n.params.level, n.params.data, n.params.logger);
+      // to the request it belongs to, never to anyone else: a message the remote sends outside a call,
+      // or that the proxy cannot tell the call of, names no caller and is dropped
+      const call = this.#routes.forLog(n.params);
+      if (call && LEVELS.has(n.params.level)) call.ctx.log(n.params.level, n.params.data, n.params.logger);
     });
-    client.setRequestHandler("elicitation/create", (request) =>
-      this.#ask("for input (elicitation)", (ctx) => ctx.elicit(request.params as never) as Promise<never>),
-    );
-    client.setRequestHandler("sampling/createMessage", (request) =>
-      this.#ask(
-        "for a completion (sampling)",
-        (ctx) => ctx.sample(request.params as never) as Promise<never>,
-      ),
-    );
-    client.setRequestHandler("roots/list", () =>
-      this.#ask("for roots", async (ctx) => ({ roots: await ctx.roots() })),
-    );
+    for (const method of ["elicitation/create", "sampling/createMessage", "roots/list"] as const)
+      client.setRequestHandler(method, (request, ctx) => this.#ask(ctx.mcpReq.id, method, request.params));
   }
 
   #dropped(client: Client, why: string): void {
