@@ -12,7 +12,7 @@ const v2 = fileURLToPath(new URL("./fixtures/proxy-upstream-v2.js", import.meta.
 const proxies: ProxyServer[] = [];
 
 afterEach(async () => {
-  for (const p of proxies.splice(0)) await p.closeUpstream();
+  for (const p of proxies.splice(0)) await p.shutdown();
 });
 
 async function proxyOf(script: string, reconnect = { initialDelayMs: 10 }) {

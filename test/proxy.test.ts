@@ -33,7 +33,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
-  await proxy.closeUpstream();
+  await proxy.shutdown();
   await upstream.close();
 });
 

@@ -34,36 +34,40 @@ export interface ProxyOptions
 const KEPT = new Set(["picomcp/experimental", "picomcp/logging", "picomcp/listen", "picomcp/discover"]);
 
 /**
- * A picomcp server whose primitives are the remote's (see {@link createProxy}); {@link close} also ends
- * the connection to the remote (and a stdio child).
+ * A picomcp server whose primitives are the remote's (see {@link createProxy}); `close()` also ends the
+ * connection to the remote (and a stdio child).
  */
-export class ProxyServer extends McpServer {
+export interface ProxyServer extends McpServer {
+  /** The remote's name and version, as it gave them when the proxy connected. */
+  readonly upstreamInfo: { readonly name: string; readonly version: string } | undefined;
+  /** The revision the proxy speaks with the remote now (`2026-07-28`, `2025-11-25`, …); undefined while it is down. */
+  readonly upstreamProtocolVersion: string | undefined;
+  /** `close()`, resolved once the connection to the remote (and a stdio child) is closed. */
+  shutdown(): Promise<void>;
+}
+
+class ProxiedServer extends McpServer implements ProxyServer {
   readonly #upstream: Upstream;
 
-  /** @internal — made by {@link createProxy}. */
   constructor(options: McpServerOptions, upstream: Upstream) {
     super(options);
     this.#upstream = upstream;
   }
 
-  /** The remote's name and version, as it gave them when the proxy connected. */
-  get upstreamInfo(): { readonly name: string; readonly version: string } | undefined {
+  get upstreamInfo() {
     return this.#upstream.serverInfo;
   }
 
-  /** The revision the proxy speaks with the remote now (`2026-07-28`, `2025-11-25`, …); undefined while it is down. */
-  get upstreamProtocolVersion(): string | undefined {
+  get upstreamProtocolVersion() {
     return this.#upstream.protocolVersion;
   }
 
-  /** Closes every connection, then the one to the remote. */
   override close(): void {
     super.close();
     void this.#upstream.close();
   }
 
-  /** {@link close}, resolved once the connection to the remote (and a stdio child) is closed. */
-  async closeUpstream(): Promise<void> {
+  async shutdown(): Promise<void> {
     super.close();
     await this.#upstream.close();
   }
@@ -118,7 +122,7 @@ export async function createProxy(target: UpstreamTarget, options: ProxyOptions 
   shown.derive();
   const timeoutMs = upstreamTimeoutMs ?? rest.requestTimeoutMs ?? 60_000;
   const info = upstream.serverInfo;
-  return new ProxyServer(
+  return new ProxiedServer(
     {
       ...rest,
       name: options.name ?? info?.name ?? "picomcp-proxy",
