@@ -6,6 +6,14 @@ export type Hide<T> = readonly string[] | ((item: T) => boolean);
 /** A tool as the remote lists it (its fields as they are on the wire). */
 export interface RemoteTool {
   readonly name: string;
+  readonly description?: string;
+  readonly annotations?: {
+    readonly readOnlyHint?: boolean;
+    readonly destructiveHint?: boolean;
+    readonly idempotentHint?: boolean;
+    readonly openWorldHint?: boolean;
+    readonly [key: string]: unknown;
+  };
   readonly [key: string]: unknown;
 }
 /** A prompt as the remote lists it. */

@@ -82,8 +82,11 @@ class ProxiedServer extends McpServer implements ProxyServer {
  * the first connection fails; later failures answer each request with a clear error while it
  * reconnects with backoff.
  * @example
- * const proxy = await createProxy({ command: "node", args: ["server.js"] }, { tools: { hide: ["delete_all"] } });
- * const handler = createHttpHandler(proxy);
+ * const proxy = await createProxy(
+ *   { command: "node", args: ["server.js"] },
+ *   { tools: { hide: ["delete_all"] } },
+ * );
+ * const handle = createHttpHandler(proxy);
  */
 export async function createProxy(target: UpstreamTarget, options: ProxyOptions = {}): Promise<ProxyServer> {
   const { tools, prompts, resources, reconnect, upstreamTimeoutMs, extensions, ...rest } = options;
