@@ -9,6 +9,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   PromptListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type NodeServer, serve } from "../src/http/node.js";
@@ -67,6 +68,7 @@ beforeEach(async () => {
     read: ({ id }) => `item ${id}`,
     complete: { id: (v) => ["1", "10", "2"].filter((x) => x.startsWith(v)) },
   });
+  remote.resource("test://watched", { mimeType: "text/plain", read: () => "watched" });
   remote.prompt("review", { args: [{ name: "text", required: true }], get: ({ text }) => `Review: ${text}` });
   remoteHttp = await serve(remote, { port: 0, hostname: "127.0.0.1" });
   proxy = await createProxy({ url: remoteHttp.url }, { onError: () => {} });
@@ -172,6 +174,23 @@ describe("a proxy of a picomcp server over Streamable HTTP (2026-07-28 upstream)
     });
   });
 
+  it("subscribes the remote through a listen of its own, and passes its updates to the sessions that subscribed", async () => {
+    const { client } = await v1Client();
+    const { client: other } = await v1Client("Bob");
+    const heard: string[] = [];
+    client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n) => void heard.push(`Ann ${n.params.uri}`),
+    );
+    other.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n) => void heard.push(`Bob ${n.params.uri}`),
+    );
+    await client.subscribeResource({ uri: "test://watched" });
+    remote.resourceUpdated("test://watched");
+    await expect.poll(() => heard).toEqual(["Ann test://watched"]);
+  });
+
   it("re-announces the remote's list changes", async () => {
     const { client } = await v1Client();
     const changed: string[] = [];
@@ -208,5 +227,12 @@ describe("a proxy of a picomcp server over Streamable HTTP (2026-07-28 upstream)
     });
     const listed = await client.listTools();
     expect(listed.tools.map((t) => t.name)).toContain("echo");
+    // its listen subscribes the remote, and the remote's update comes down the listen
+    const heard: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (n) => void heard.push(n.params.uri));
+    const listen = await client.listen({ resourceSubscriptions: ["test://watched"] });
+    closers.push(() => listen.close());
+    remote.resourceUpdated("test://watched");
+    await expect.poll(() => heard).toEqual(["test://watched"]);
   });
 });

@@ -59,8 +59,12 @@ for (const [sdk, script, version, revision] of [
       expect(await client.callTool({ name: "added" })).toEqual({ content: [{ type: "text", text: "new" }] });
     });
 
-    it("answers a call the child dies in with an error, then reconnects", async () => {
+    it("answers a call the child dies in with an error, then reconnects and announces what changed", async () => {
       const { client } = await proxyOf(script);
+      await client.callTool({ name: "add" });
+      await expect.poll(async () => (await client.listTools()).tools.map((t) => t.name)).toContain("added");
+      const changed: string[] = [];
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed.push("tools"));
       const crashed = await client.callTool({ name: "crash" }).catch((e) => e);
       expect(crashed).toMatchObject({ code: -32603 });
       expect(crashed.message).toMatch(/upstream server/);
@@ -74,6 +78,9 @@ for (const [sdk, script, version, revision] of [
           },
         )
         .toBe("back");
+      // the new child has no "added": listed again, and told
+      await expect.poll(() => changed).toEqual(["tools"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("added");
     });
   });
 }
@@ -112,6 +119,19 @@ describe("a stdio remote's question while two calls are in flight", () => {
     // alone again, it is asked of the one calling
     expect(await bob.callTool({ name: "ask" })).toEqual({ content: [{ type: "text", text: "Hello, Bob!" }] });
     expect(asked).toEqual(["Bob"]);
+  });
+});
+
+describe("a proxy that cannot start", () => {
+  it("rejects with the reason: nothing listening, a command that does not run, two tools under one name", async () => {
+    await expect(createProxy({ url: "http://127.0.0.1:9/mcp" })).rejects.toThrow();
+    await expect(createProxy({ command: "/nonexistent/server", stderr: "ignore" })).rejects.toThrow();
+    await expect(
+      createProxy(
+        { command: process.execPath, args: [v1], stderr: "ignore" },
+        { tools: { rename: { echo: "slow" } } },
+      ),
+    ).rejects.toThrow('the remote tools "echo" and "slow" would both be shown as "slow"');
   });
 });
 

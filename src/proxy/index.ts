@@ -120,25 +120,37 @@ export async function createProxy(target: UpstreamTarget, options: ProxyOptions 
       method: "picomcp/proxy",
       requestId: "upstream",
     });
-  await upstream.start();
-  shown = new Shown(upstream, filters);
-  shown.derive();
+  try {
+    await upstream.start();
+    shown = new Shown(upstream, filters);
+    shown.derive();
+  } catch (error) {
+    await upstream.close(); // a child started for nothing ends with the refusal
+    throw error;
+  }
   const timeoutMs = upstreamTimeoutMs ?? rest.requestTimeoutMs ?? 60_000;
   const info = upstream.serverInfo;
-  return new ProxiedServer(
-    {
-      ...rest,
-      name: options.name ?? info?.name ?? "picomcp-proxy",
-      version: options.version ?? info?.version ?? "0.0.0",
-      ...(rest.instructions === undefined &&
-        upstream.instructions !== undefined && { instructions: upstream.instructions }),
-      bus,
-      extensions: [
-        ...defaultExtensions.filter((e) => KEPT.has(e.id)),
-        mirrorExtension(shown, timeoutMs, rest.cache),
-        ...(extensions ?? []),
-      ],
-    },
-    upstream,
-  );
+  const server = (mirror: Shown) =>
+    new ProxiedServer(
+      {
+        ...rest,
+        name: options.name ?? info?.name ?? "picomcp-proxy",
+        version: options.version ?? info?.version ?? "0.0.0",
+        ...(rest.instructions === undefined &&
+          upstream.instructions !== undefined && { instructions: upstream.instructions }),
+        bus,
+        extensions: [
+          ...defaultExtensions.filter((e) => KEPT.has(e.id)),
+          mirrorExtension(mirror, timeoutMs, rest.cache),
+          ...(extensions ?? []),
+        ],
+      },
+      upstream,
+    );
+  try {
+    return server(shown);
+  } catch (error) {
+    await upstream.close();
+    throw error;
+  }
 }

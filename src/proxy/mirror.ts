@@ -181,10 +181,7 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
           if (typeof uri !== "string")
             throw new McpError(ErrorCode.InvalidParams, "resources/subscribe needs a string uri");
           if (!shown.readable(uri)) throw notFound(uri);
-          if (!upstream.subscribed.has(uri)) {
-            await upstream.request(ctx, "resources/subscribe", { uri }, { signal: ctx.signal });
-            upstream.subscribed.add(uri);
-          }
+          await upstream.subscribe(ctx, [uri]);
           ctx.sessionState(SUBSCRIBED).add(uri);
           return {};
         },
@@ -202,6 +199,23 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
       "completion/complete": {
         when: (c) => !!c.completions,
         run: (p, ctx) => forward(ctx, "completion/complete", p),
+      },
+    },
+    wrap: {
+      // a 2026-07-28 client's listen: the remote is subscribed to the URIs it names that may be read
+      "subscriptions/listen": async (p, ctx, next) => {
+        const uris = (p.notifications as { resourceSubscriptions?: unknown } | undefined)
+          ?.resourceSubscriptions;
+        if (
+          declared.resources &&
+          (declared.resources as { subscribe?: boolean }).subscribe &&
+          Array.isArray(uris)
+        )
+          await upstream.subscribe(
+            ctx,
+            uris.filter((u): u is string => typeof u === "string" && shown.readable(u)),
+          );
+        return next();
       },
     },
     change: (event) => {
