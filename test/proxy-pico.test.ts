@@ -234,5 +234,13 @@ describe("a proxy of a picomcp server over Streamable HTTP (2026-07-28 upstream)
     closers.push(() => listen.close());
     remote.resourceUpdated("test://watched");
     await expect.poll(() => heard).toEqual(["test://watched"]);
+    // and the remote's list changes come down a listen too
+    const changed: string[] = [];
+    client.setNotificationHandler("notifications/tools/list_changed", () => void changed.push("tools"));
+    const lists = await client.listen({ toolsListChanged: true });
+    closers.push(() => lists.close());
+    remote.tool("later", { run: () => "later" });
+    await expect.poll(() => changed).toEqual(["tools"]);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("later");
   });
 });

@@ -186,6 +186,25 @@ describe("a proxy of an SDK v1 server over Streamable HTTP", () => {
     await expect.poll(() => updated).toEqual(["test://watched"]);
   });
 
+  it("serves the SDK v2 client in the 2025 era over picomcp's HTTP", async () => {
+    const http = await serve(proxy, { port: 0, hostname: "127.0.0.1" });
+    closers.push(() => http.close());
+    const client = new V2Client({ name: "v2", version: "1" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler("elicitation/create", async () => ({
+      action: "accept",
+      content: { name: "Di" },
+    }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    closers.push(() => client.close());
+    expect(client.getProtocolEra()).toBe("legacy");
+    expect(await client.callTool({ name: "say", arguments: { text: "yo" } })).toMatchObject({
+      content: [{ type: "text", text: "yo" }],
+    });
+    expect(await client.callTool({ name: "ask" })).toMatchObject({
+      content: [{ type: "text", text: "Hello, Di!" }],
+    });
+  });
+
   it("serves a 2026-07-28 client (SDK v2, auto) over picomcp's HTTP, with elicitation through input rounds", async () => {
     const http = await serve(proxy, { port: 0, hostname: "127.0.0.1" });
     closers.push(() => http.close());
