@@ -54,6 +54,31 @@ async function v1Client(name = "Ann", asked: string[] = []) {
 }
 
 describe("a proxy of an SDK v1 server over Streamable HTTP", () => {
+  it("answers with an error while the remote is gone, and opens a new session when it is back", async () => {
+    const fast = await createProxy(
+      { url: upstream.url },
+      { reconnect: { initialDelayMs: 10, maxDelayMs: 50 }, onError: () => {} },
+    );
+    closers.push(() => fast.shutdown());
+    const client = await sdkClient(fast);
+    closers.push(() => client.close());
+    expect(await client.callTool({ name: "echo", arguments: { text: "1" } })).toMatchObject({
+      content: [{ text: "1" }],
+    });
+    const port = Number(new URL(upstream.url).port);
+    await upstream.close(); // its sessions are forgotten with it
+    const gone = await client.callTool({ name: "echo", arguments: { text: "2" } }).catch((e) => e);
+    expect(gone).toMatchObject({ code: -32603 });
+    expect(gone.message).toMatch(/The upstream server (failed|is unavailable)/);
+    upstream = await serveV1Http(undefined, port);
+    await expect
+      .poll(
+        async () =>
+          (await client.callTool({ name: "echo", arguments: { text: "3" } }).catch(() => undefined))?.content,
+      )
+      .toEqual([{ type: "text", text: "3" }]);
+  });
+
   it("mirrors the remote's primitives, hidden and renamed as asked", async () => {
     expect(proxy.info).toMatchObject({ name: "v1-upstream", version: "1.2.3" });
     const client = await v1Client();

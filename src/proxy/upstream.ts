@@ -142,7 +142,10 @@ export class Upstream {
       );
       return await Promise.race([sent, failed]);
     } catch (error) {
-      throw error instanceof FromDownstream ? error.error : asMcpError(error, ctx.signal);
+      if (error instanceof FromDownstream) throw error.error;
+      // over HTTP nothing closes: a request finds the remote gone (the network, its session forgotten)
+      if (connectionLost(error)) this.#dropped(client, "the remote could not be reached");
+      throw asMcpError(error, ctx.signal);
     } finally {
       this.#routes.close(call);
     }
@@ -320,6 +323,7 @@ export class Upstream {
     if (client !== this.#client || this.#closed) return;
     this.#client = undefined;
     this.#down = why;
+    void client.close().catch(() => {});
     this.#events.error(new Error(`picomcp/proxy: the upstream server went away (${why}); reconnecting`));
     this.#schedule();
   }
@@ -336,6 +340,16 @@ export class Upstream {
     }, delay);
     (this.#timer as { unref?: () => void }).unref?.();
   }
+}
+
+/** Whether `error` says the connection is gone (the network, the remote's session), not only this request. */
+function connectionLost(error: unknown): boolean {
+  let e = error as { cause?: unknown; code?: unknown; data?: { status?: unknown } } | null | undefined;
+  for (let depth = 0; e && depth < 4; depth++, e = e.cause as typeof e) {
+    if (e instanceof TypeError || e.data?.status === 404) return true;
+    if (e.code === "CONNECTION_CLOSED" || e.code === "SEND_FAILED") return true;
+  }
+  return false;
 }
 
 /** The remote's error as picomcp's: a protocol error keeps its code, message and data; anything else says the upstream failed. */
