@@ -69,6 +69,19 @@ export interface UpstreamEvents {
   error(error: unknown): void;
 }
 
+const STDIO = "@modelcontextprotocol/client/stdio";
+const CLIENT = "@modelcontextprotocol/client";
+
+/** The official client, the optional peer of picomcp/proxy; a clear error when it is not installed. */
+async function load<T = typeof import("@modelcontextprotocol/client")>(spec: string): Promise<T> {
+  try {
+    return await import(spec);
+  } catch (error) {
+    throw new Error(
+      `picomcp/proxy needs ${spec} (npm install @modelcontextprotocol/client): ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
 const LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 
 /** The connection to the remote server; reconnects by itself until {@link close}. */
@@ -220,8 +233,11 @@ export class Upstream {
   async #transport(): Promise<Transport> {
     const target = this.#target;
     if ("command" in target) {
-      // loaded only here: picomcp/proxy over HTTP imports nothing of Node
-      const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
+      // loaded only here, on Node: picomcp/proxy over HTTP imports nothing of Node, and a bundler for
+      // Workers or a browser does not follow a specifier held in a variable
+      const { StdioClientTransport } = (await load(
+        STDIO,
+      )) as unknown as typeof import("@modelcontextprotocol/client/stdio");
       return new StdioClientTransport({
         command: target.command,
         ...(target.args && { args: [...target.args] }),
@@ -230,7 +246,7 @@ export class Upstream {
         stderr: target.stderr ?? "inherit",
       });
     }
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+    const { StreamableHTTPClientTransport } = await load(CLIENT);
     return new StreamableHTTPClientTransport(new URL(target.url), {
       ...(target.headers && { requestInit: { headers: { ...target.headers } } }),
       fetch: this.#routes.tap(target.fetch),
@@ -238,7 +254,7 @@ export class Upstream {
   }
 
   async #connect(): Promise<void> {
-    const { Client } = await import("@modelcontextprotocol/client");
+    const { Client } = await load(CLIENT);
     // the remote's list changes, in either era (a 2026-07-28 remote's through a listen the client opens)
     const changed = (kind: "tools" | "prompts" | "resources") => ({
       autoRefresh: false,
