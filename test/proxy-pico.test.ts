@@ -8,6 +8,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   PromptListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -55,6 +56,12 @@ beforeEach(async () => {
       await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
       state.cancelled++;
       return "cancelled";
+    },
+  });
+  remote.tool("shout", {
+    run: (_a, ctx) => {
+      ctx.log("warning", "shouting", "upstream");
+      return "shouted";
     },
   });
   remote.tool("fail", { run: () => ({ content: [{ type: "text", text: "nope" }], isError: true }) });
@@ -108,6 +115,7 @@ describe("a proxy of a picomcp server over Streamable HTTP (2026-07-28 upstream)
       "think",
       "where",
       "slow",
+      "shout",
       "fail",
       "broken",
     ]);
@@ -164,6 +172,29 @@ describe("a proxy of a picomcp server over Streamable HTTP (2026-07-28 upstream)
     abort.abort();
     await slow;
     await expect.poll(() => state.cancelled).toBe(1);
+  });
+
+  it("passes the remote's log messages to the calling session, at that session's level", async () => {
+    const ann = await v1Client("Ann");
+    const bob = await v1Client("Bob");
+    const logs: unknown[] = [];
+    await ann.client.setLoggingLevel("info");
+    await bob.client.setLoggingLevel("error");
+    ann.client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void logs.push(["Ann", n.params]),
+    );
+    bob.client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void logs.push(["Bob", n.params]),
+    );
+    await bob.client.callTool({ name: "shout" }); // below Bob's level
+    expect(await ann.client.callTool({ name: "shout" })).toEqual({
+      content: [{ type: "text", text: "shouted" }],
+    });
+    await expect
+      .poll(() => logs)
+      .toEqual([["Ann", { level: "warning", logger: "upstream", data: "shouting" }]]);
   });
 
   it("refuses clearly when the calling client cannot answer", async () => {

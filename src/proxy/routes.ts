@@ -21,6 +21,12 @@ const MARK = "picomcp.proxy/call";
 
 type Json = { [key: string]: unknown };
 
+/** A log message's identity, whatever order the client parses its fields in. */
+function logKey(params: unknown): string {
+  const p = (params ?? {}) as { level?: unknown; logger?: unknown; data?: unknown };
+  return JSON.stringify([p.level, p.logger, p.data]);
+}
+
 /** The calls in flight, and what the remote sent on each one's stream. */
 export class Routes {
   /** Whether messages are related by the stream they come on (HTTP): then an unrelated one is never guessed. */
@@ -28,7 +34,7 @@ export class Routes {
   readonly #calls = new Map<string, Call>();
   /** The remote's request id → the key of the call whose stream it came on. */
   readonly #requests = new Map<unknown, string>();
-  /** A log message's params, as JSON → the key of the call whose stream it came on. */
+  /** A log message (its `logKey`) → the key of the call whose stream it came on. */
   readonly #logs = new Map<string, string>();
   #next = 0;
 
@@ -72,7 +78,7 @@ export class Routes {
   /** The call a log message with `params` belongs to, else undefined (it is then dropped). */
   forLog(params: unknown): Call | undefined {
     if (this.exact) {
-      const text = JSON.stringify(params);
+      const text = logKey(params);
       const key = this.#logs.get(text);
       this.#logs.delete(text);
       return key === undefined ? undefined : this.#calls.get(key);
@@ -126,8 +132,7 @@ export class Routes {
       }
       if (typeof message !== "object" || message === null || typeof message.method !== "string") return;
       if (message.id !== undefined) this.#requests.set(message.id, key);
-      else if (message.method === "notifications/message")
-        this.#logs.set(JSON.stringify(message.params), key);
+      else if (message.method === "notifications/message") this.#logs.set(logKey(message.params), key);
     };
     return new TransformStream({
       transform: (chunk, out) => {

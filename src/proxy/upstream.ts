@@ -71,6 +71,7 @@ export interface UpstreamEvents {
 
 const STDIO = "@modelcontextprotocol/client/stdio";
 const CLIENT = "@modelcontextprotocol/client";
+const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
 /** The official client, the optional peer of picomcp/proxy; a clear error when it is not installed. */
 async function load<T = typeof import("@modelcontextprotocol/client")>(spec: string): Promise<T> {
@@ -150,7 +151,7 @@ export class Upstream {
       const sent = requestWithRounds(
         client,
         ctx,
-        { method, params: this.#routes.mark(params, call) },
+        { method, params: this.#routes.mark(withLogLevel(client, params), call) },
         options,
       );
       return await Promise.race([sent, failed]);
@@ -235,9 +236,8 @@ export class Upstream {
     if ("command" in target) {
       // loaded only here, on Node: picomcp/proxy over HTTP imports nothing of Node, and a bundler for
       // Workers or a browser does not follow a specifier held in a variable
-      const { StdioClientTransport } = (await load(
-        STDIO,
-      )) as unknown as typeof import("@modelcontextprotocol/client/stdio");
+      type Stdio = typeof import("@modelcontextprotocol/client/stdio");
+      const { StdioClientTransport } = await load<Stdio>(STDIO);
       return new StdioClientTransport({
         command: target.command,
         ...(target.args && { args: [...target.args] }),
@@ -356,6 +356,15 @@ export class Upstream {
     }, delay);
     (this.#timer as { unref?: () => void }).unref?.();
   }
+}
+
+/**
+ * A 2026-07-28 remote sends a request's log messages at the level its `_meta` names: the proxy asks for
+ * every level, and each of its sessions' own level filters them (a 2025 remote is told once, at connect).
+ */
+function withLogLevel(client: Client, params: Params): Params {
+  if (client.getProtocolEra() !== "modern") return params;
+  return { ...params, _meta: { ...(params._meta as Params | undefined), [LOG_LEVEL]: "debug" } };
 }
 
 /** Whether `error` says the connection is gone (the network, the remote's session), not only this request. */
