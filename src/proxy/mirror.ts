@@ -28,6 +28,8 @@ export class Shown {
   resources: RemoteResource[] = [];
   templates: RemoteResource[] = [];
   uris = new Set<string>();
+  /** The URIs of the resources the filters hide. */
+  hidden = new Set<string>();
 
   readonly upstream: Upstream;
   readonly filters: Filters;
@@ -47,15 +49,13 @@ export class Shown {
     this.promptNames = new Set(prompts.map((p) => p.name));
     this.resources = lists.resources.filter((r) => !f.hideResource(r));
     this.uris = new Set(this.resources.map((r) => r.uri as string));
+    this.hidden = new Set(lists.resources.filter((r) => f.hideResource(r)).map((r) => r.uri as string));
     this.templates = lists.templates.filter((r) => !f.hideResource(r));
   }
 
   /** Whether `uri` may be read: a listed resource, or any URI when templates are shown (the remote matches them). */
   readable(uri: string): boolean {
-    if (this.uris.has(uri)) return true;
-    if (this.templates.length === 0) return false;
-    const hidden = this.upstream.lists.resources.find((r) => r.uri === uri);
-    return hidden === undefined;
+    return this.uris.has(uri) || (this.templates.length > 0 && !this.hidden.has(uri));
   }
 }
 
