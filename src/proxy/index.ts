@@ -16,7 +16,7 @@ export type { HttpUpstream, ReconnectOptions, StdioUpstream, UpstreamTarget } fr
 
 /** Options of {@link createProxy}: the server's own (limits, telemetry through `extensions`, …) and what it shows of the remote. */
 export interface ProxyOptions
-  extends Omit<McpServerOptions, "name" | "version" | "extensions" | "tasks" | "subscriptionLimits">,
+  extends Omit<McpServerOptions, "name" | "version" | "extensions" | "tasks">,
     ProxyFilters {
   /** The proxy's name. Default: the remote's. */
   name?: string;
