@@ -34,6 +34,7 @@ import {
   type UriParams,
 } from "../src/index.js";
 import { instrument } from "../src/otel/index.js";
+import { createProxy } from "../src/proxy/index.js";
 import {
   RedisAuthStore,
   RedisBus,
@@ -80,6 +81,16 @@ export const examples = [
     const files = directoryResources(server, "/srv/docs", { exclude: /(^|\/)drafts$/ });
     files.uriOf("guide.md"); // "file:///srv/docs/guide.md"
     // @end
+  },
+  async () => {
+    // @example proxy/index.ts#1
+    const proxy = await createProxy(
+      { command: "node", args: ["server.js"] },
+      { tools: { hide: ["delete_all"] } },
+    );
+    const handle = createHttpHandler(proxy);
+    // @end
+    return handle;
   },
   () => {
     // @example otel/index.ts#1

@@ -29,7 +29,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["dev/watch.ts"], // which file changes restart the server: the child's module graph, ignores, bursts (Node only)
   ["dev/console-server.ts"], // the console's endpoints: secret, headers, page files, /send, /events (Node only)
   ["dev/console/"], // the console's page: browser modules served as they are, importing only each other
-  ["auth/", "redis/", "otel/", "fs/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus, and the event, rate and task stores); picomcp/otel (OpenTelemetry); picomcp/fs (a directory as resources, Node only)
+  ["auth/", "redis/", "otel/", "fs/", "proxy/"], // picomcp/auth (an OAuth resource server, with jose); picomcp/redis (a bus, and the event, rate and task stores); picomcp/otel (OpenTelemetry); picomcp/fs (a directory as resources, Node only); picomcp/proxy (another server behind this one)
   ["http/"], // Streamable HTTP on web standards
   ["server.ts"], // registration API and the seam
   ["mount/"], // server.mount: one server's primitives served by another, as a live mirror (it joins two servers' cores, so it is not an extension)
@@ -76,7 +76,7 @@ const NODE_ONLY = new Set([
 /** The only package imports in src/: each a subpath's optional peer dependency, used by that folder alone. */
 const PEER_IMPORTS: { readonly [folder: string]: readonly string[] } = {
   "auth/": ["jose", "oauth4webapi"],
-  "proxy/": ["@modelcontextprotocol/client"],
+  "proxy/": ["@modelcontextprotocol/client", "@modelcontextprotocol/client/stdio"],
   "redis/": ["redis"],
   "otel/": ["@opentelemetry/api"],
 };

@@ -42,7 +42,7 @@ function graph(file: string): { files: string[]; external: Set<string> } {
 }
 
 /** Entries that run on any runtime: everything but the Node bridge, stdio and the bin. */
-const PORTABLE = new Set([".", "./testing", "./http", "./auth", "./redis", "./otel"]);
+const PORTABLE = new Set([".", "./testing", "./http", "./auth", "./redis", "./otel", "./proxy"]);
 
 describe("the published build", () => {
   it("is one file per subpath and the bin, with the shared code in one chunk and the HTTP handler's in another", () => {

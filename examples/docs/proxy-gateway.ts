@@ -1,0 +1,34 @@
+import { createServer } from "node:http";
+import { createProtectedHandler, jwtVerifier } from "picomcp/auth";
+import { toNodeListener } from "picomcp/node";
+import { instrument } from "picomcp/otel";
+import { createProxy } from "picomcp/proxy";
+
+const RESOURCE = "https://files.example.com/mcp"; // the gateway's canonical URI
+const ISSUER = "https://auth.example.com";
+
+// a stdio-only server, started once, as a child of the gateway
+const proxy = await createProxy(
+  { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/srv/shared"] },
+  {
+    name: "shared-files",
+    version: "1.0.0",
+    tools: { hide: ["write_file", "edit_file", "move_file", "create_directory"] }, // read-only for everyone
+    limits: {
+      requests: { perPrincipal: 8, total: 512 }, // each person's share, then everyone's
+      rates: { methods: { "tools/call": { perMinute: 60 } } },
+    },
+  },
+);
+
+instrument(proxy); // spans and metrics of every call, as for any picomcp server (telemetry.md)
+
+// sign-in in front: a bearer token for this resource, or a 401 that points the client to the issuer
+const handle = createProtectedHandler(proxy, {
+  resource: RESOURCE,
+  authorizationServers: [ISSUER],
+  allowedHosts: ["files.example.com"],
+  verifyToken: jwtVerifier({ issuer: ISSUER, audience: RESOURCE, jwks: `${ISSUER}/.well-known/jwks.json` }),
+});
+
+createServer(toNodeListener(handle)).listen(3000, "127.0.0.1"); // behind the TLS proxy of files.example.com

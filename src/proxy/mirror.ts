@@ -1,0 +1,228 @@
+/**
+ * The proxy's extension: the remote's tools, prompts, resources, templates and completions served as
+ * picomcp's own methods, filtered and renamed, each call forwarded with its progress and cancellation;
+ * resource subscriptions passed up once per URI and their updates passed down to the sessions that
+ * subscribed.
+ */
+
+import type { RequestOptions } from "@modelcontextprotocol/client";
+import { sessionSlot } from "../connection.js";
+import type { Context } from "../context.js";
+import type { CacheOptions } from "../eras/stateless.js";
+import { ErrorCode, McpError } from "../errors.js";
+import type { Extension } from "../extension.js";
+import type { Params } from "../types.js";
+import type { ExtensionHost } from "../views/host.js";
+import type { Filters, RemoteResource } from "./filters.js";
+import type { Upstream } from "./upstream.js";
+
+/** The URIs one downstream session subscribed to. */
+const SUBSCRIBED = sessionSlot<Set<string>>("picomcp/proxy: subscribed", () => new Set());
+
+/** What the remote shows through the filters, derived once per change of its lists. */
+export class Shown {
+  tools: object[] = [];
+  back = new Map<string, string>();
+  prompts: object[] = [];
+  promptNames = new Set<string>();
+  resources: RemoteResource[] = [];
+  templates: RemoteResource[] = [];
+  uris = new Set<string>();
+  /** The URIs of the resources the filters hide. */
+  hidden = new Set<string>();
+
+  readonly upstream: Upstream;
+  readonly filters: Filters;
+
+  constructor(upstream: Upstream, filters: Filters) {
+    this.upstream = upstream;
+    this.filters = filters;
+  }
+
+  /** Derives the shown lists from the upstream's; throws (naming both) on two tools shown under one name. */
+  derive(): void {
+    const { lists } = this.upstream;
+    const f = this.filters;
+    ({ listed: this.tools, back: this.back } = f.tools(lists.tools));
+    const prompts = lists.prompts.filter((p) => !f.hidePrompt(p));
+    this.prompts = prompts;
+    this.promptNames = new Set(prompts.map((p) => p.name));
+    this.resources = lists.resources.filter((r) => !f.hideResource(r));
+    this.uris = new Set(this.resources.map((r) => r.uri as string));
+    this.hidden = new Set(lists.resources.filter((r) => f.hideResource(r)).map((r) => r.uri as string));
+    this.templates = lists.templates.filter((r) => !f.hideResource(r));
+  }
+
+  /** Whether `uri` may be read: a listed resource, or any URI when templates are shown (the remote matches them). */
+  readable(uri: string): boolean {
+    return this.uris.has(uri) || (this.templates.length > 0 && !this.hidden.has(uri));
+  }
+}
+
+function options(ctx: Context, timeoutMs: number): RequestOptions {
+  return {
+    signal: ctx.signal,
+    timeout: timeoutMs,
+    resetTimeoutOnProgress: true,
+    onprogress: (p) => ctx.progress(p.progress, p.total, p.message),
+  };
+}
+
+/** The fields of a result that each revision shapes anew: the proxy's own server sets them for its client. */
+const SHAPED = new Set(["resultType", "ttlMs", "cacheScope"]);
+const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+/**
+ * The remote's result as picomcp's handler result: its 2026-07-28 shape (`resultType`, its caching hint,
+ * its server's `_meta`) taken off, for this server to shape for its own client; the hint kept as the
+ * request's (a result without one gets `fallback`).
+ */
+function settle(ctx: Context, result: unknown, fallback: CacheOptions): unknown {
+  if (typeof result !== "object" || result === null) return result;
+  const r = result as { [key: string]: unknown };
+  const out: { [key: string]: unknown } = {};
+  for (const [key, value] of Object.entries(r)) if (!SHAPED.has(key)) out[key] = value;
+  const meta = r._meta as { [key: string]: unknown } | undefined;
+  if (meta && SERVER_INFO in meta) {
+    const { [SERVER_INFO]: _, ...rest } = meta;
+    if (Object.keys(rest).length > 0) out._meta = rest;
+    else delete out._meta;
+  }
+  if (ctx.features.stateless)
+    ctx.cache(
+      typeof r.ttlMs === "number"
+        ? { ttlMs: r.ttlMs, scope: r.cacheScope === "public" ? "public" : "private" }
+        : fallback,
+    );
+  return out;
+}
+
+/** The extension that serves the remote's primitives; `cache` is the hint of a result the remote gave none. */
+export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOptions = {}): Extension {
+  const { upstream } = shown;
+  const caps = upstream.capabilities as { [key: string]: { subscribe?: boolean } | undefined };
+  const declared: { [key: string]: object } = {};
+  if (caps.tools) declared.tools = { listChanged: true };
+  if (caps.prompts) declared.prompts = { listChanged: true };
+  if (caps.resources)
+    declared.resources = { listChanged: true, ...(caps.resources.subscribe && { subscribe: true }) };
+  if (caps.completions) declared.completions = {};
+  let host: ExtensionHost | undefined;
+
+  const forward = async (ctx: Context, method: string, params: Params) =>
+    settle(ctx, await upstream.request(ctx, method, params, options(ctx, timeoutMs)), cache);
+  /** A list as it is now: every item on one page. */
+  const list = (ctx: Context, result: object) => {
+    if (ctx.features.stateless) ctx.cache(cache);
+    return result;
+  };
+  const notFound = (uri: string) =>
+    new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+
+  return {
+    id: "picomcp/proxy",
+    capabilities: () => declared,
+    attach: (h) => {
+      host = h;
+    },
+    methods: {
+      "tools/list": { when: (c) => !!c.tools, run: (_, ctx) => list(ctx, { tools: shown.tools }) },
+      "tools/call": {
+        when: (c) => !!c.tools,
+        input: true,
+        run: (p, ctx) => {
+          const name = p.name;
+          if (typeof name !== "string")
+            throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
+          const remote = shown.back.get(name);
+          if (remote === undefined)
+            throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, { name });
+          return forward(ctx, "tools/call", { name: remote, arguments: p.arguments ?? {} });
+        },
+      },
+      "prompts/list": { when: (c) => !!c.prompts, run: (_, ctx) => list(ctx, { prompts: shown.prompts }) },
+      "prompts/get": {
+        when: (c) => !!c.prompts,
+        input: true,
+        run: (p, ctx) => {
+          const name = p.name;
+          if (typeof name !== "string" || !shown.promptNames.has(name))
+            throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(name)}`, { name });
+          return forward(ctx, "prompts/get", {
+            name,
+            ...(p.arguments !== undefined && { arguments: p.arguments }),
+          });
+        },
+      },
+      "resources/list": {
+        when: (c) => !!c.resources,
+        run: (_, ctx) => list(ctx, { resources: shown.resources }),
+      },
+      "resources/templates/list": {
+        when: (c) => !!c.resources,
+        run: (_, ctx) => list(ctx, { resourceTemplates: shown.templates }),
+      },
+      "resources/read": {
+        when: (c) => !!c.resources,
+        input: true,
+        run: (p, ctx) => {
+          const uri = p.uri;
+          if (typeof uri !== "string")
+            throw new McpError(ErrorCode.InvalidParams, "resources/read needs a string uri");
+          if (!shown.readable(uri)) throw notFound(uri);
+          return forward(ctx, "resources/read", { uri });
+        },
+      },
+      "resources/subscribe": {
+        era: "session",
+        when: (c) => (c.resources as { subscribe?: boolean } | undefined)?.subscribe === true,
+        run: async (p, ctx) => {
+          const uri = p.uri;
+          if (typeof uri !== "string")
+            throw new McpError(ErrorCode.InvalidParams, "resources/subscribe needs a string uri");
+          if (!shown.readable(uri)) throw notFound(uri);
+          await upstream.subscribe(ctx, [uri]);
+          ctx.sessionState(SUBSCRIBED).add(uri);
+          return {};
+        },
+      },
+      "resources/unsubscribe": {
+        era: "session",
+        when: (c) => (c.resources as { subscribe?: boolean } | undefined)?.subscribe === true,
+        run: (p, ctx) => {
+          // the remote stays subscribed while the proxy runs: other sessions may want the URI, and
+          // updates reach only the sessions subscribed here
+          if (typeof p.uri === "string") ctx.sessionState(SUBSCRIBED).delete(p.uri);
+          return {};
+        },
+      },
+      "completion/complete": {
+        when: (c) => !!c.completions,
+        run: (p, ctx) => forward(ctx, "completion/complete", p),
+      },
+    },
+    wrap: {
+      // a 2026-07-28 client's listen: the remote is subscribed to the URIs it names that may be read
+      "subscriptions/listen": async (p, ctx, next) => {
+        const uris = (p.notifications as { resourceSubscriptions?: unknown } | undefined)
+          ?.resourceSubscriptions;
+        if (
+          declared.resources &&
+          (declared.resources as { subscribe?: boolean }).subscribe &&
+          Array.isArray(uris)
+        )
+          await upstream.subscribe(
+            ctx,
+            uris.filter((u): u is string => typeof u === "string" && shown.readable(u)),
+          );
+        return next();
+      },
+    },
+    change: (event) => {
+      if (event.type !== "resource_updated" || !host) return;
+      for (const session of host.sessions())
+        if (session.peek(SUBSCRIBED)?.has(event.uri))
+          session.notify("notifications/resources/updated", { uri: event.uri });
+    },
+  };
+}
