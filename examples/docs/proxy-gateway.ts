@@ -1,11 +1,11 @@
 import { createServer } from "node:http";
-import { createProtectedHandler, jwtVerifier } from "picomcp/auth";
+import { createAuthorizationServer, createProtectedHandler, github } from "picomcp/auth";
 import { toNodeListener } from "picomcp/node";
 import { instrument } from "picomcp/otel";
 import { createProxy } from "picomcp/proxy";
 
-const RESOURCE = "https://files.example.com/mcp"; // the gateway's canonical URI
-const ISSUER = "https://auth.example.com";
+const ORIGIN = "https://files.example.com"; // the gateway's origin: the sign-in routes live here
+const RESOURCE = `${ORIGIN}/mcp`; // the gateway's canonical URI
 
 // a stdio-only server, started once, as a child of the gateway
 const proxy = await createProxy(
@@ -23,12 +23,21 @@ const proxy = await createProxy(
 
 instrument(proxy); // spans and metrics of every call, as for any picomcp server (telemetry.md)
 
-// sign-in in front: a bearer token for this resource, or a 401 that points the client to the issuer
+// sign-in in front: the team's GitHub accounts, through picomcp's own authorization server
+const authorizationServer = createAuthorizationServer({
+  issuer: ORIGIN,
+  resources: [RESOURCE],
+  signIn: github({
+    clientId: process.env.GITHUB_CLIENT_ID!,
+    clientSecret: process.env.GITHUB_CLIENT_SECRET!,
+  }),
+});
+
+// a bearer token for this resource, or a 401 that points the client to the sign-in
 const handle = createProtectedHandler(proxy, {
   resource: RESOURCE,
-  authorizationServers: [ISSUER],
+  authorizationServer,
   allowedHosts: ["files.example.com"],
-  verifyToken: jwtVerifier({ issuer: ISSUER, audience: RESOURCE, jwks: `${ISSUER}/.well-known/jwks.json` }),
 });
 
 createServer(toNodeListener(handle)).listen(3000, "127.0.0.1"); // behind the TLS proxy of files.example.com
