@@ -75,6 +75,8 @@ describe("the docs' recipes under tsc --init", { timeout: 120_000 }, () => {
       "examples/docs/http-node.ts",
       "examples/docs/http-proxy.ts",
       "examples/docs/migrate-v1-transports.ts",
+      "examples/docs/proxy-gateway.ts",
+      "examples/docs/proxy-narrow.ts",
       "examples/docs/scaling-auth.ts",
       "examples/docs/scaling-drain.ts",
       "examples/docs/scaling-rates.ts",
