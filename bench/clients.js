@@ -187,14 +187,17 @@ export class HttpPeer {
   }
 }
 
-/** One keep-alive HTTP/1.1 connection that sends POSTs to /mcp and parses the answers. */
+/**
+ * One keep-alive HTTP/1.1 connection that sends POSTs to /mcp and parses the answers; `localAddress`
+ * (a 127.0.0.<n>) makes it a caller of its own, as a distinct user on another machine would be.
+ */
 export class HttpConnection {
-  constructor(port) {
+  constructor(port, localAddress) {
     this.port = port;
     this.headers = {};
     this.buf = null;
     this.pending = null;
-    this.socket = connect(port, "127.0.0.1");
+    this.socket = connect({ port, host: "127.0.0.1", ...(localAddress ? { localAddress } : {}) });
     this.socket.setNoDelay(true);
     this.ready = new Promise((resolve, reject) => {
       this.socket.once("connect", resolve);

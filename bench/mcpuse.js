@@ -8,7 +8,8 @@
 // (mcp-use and SDK v2 2026-07-28, tmcp 2025-06-18 with its session reused, mcp-handler 2025-11-25);
 // picomcp and the floor speak 2026-07-28, and picomcp once more with a 2025-11-25 session, like for
 // like with tmcp. Every server is a child process; this process is the load generator (the bench's raw
-// HTTP/1.1 client, not MCP Drill), so the two share the machine's cores as in the other HTTP phases.
+// HTTP/1.1 client, not MCP Drill), so the two share the machine's cores as in the other HTTP phases;
+// each user connects from an address of its own.
 // The rounds rotate the order as their harness does. What it gives is ratios from one machine and one
 // run, which place picomcp in their published table; not their machine, nor their load generator.
 import { answerOf, cpuMicros, HttpConnection, HttpPeer, INIT_PARAMS, rssMiB } from "./clients.js";
@@ -69,8 +70,10 @@ function usersAt(t, T) {
 }
 
 /** A virtual user's connection, ready for operations: legacy eras initialize (and keep a session). */
-async function openUser(port, era) {
-  const c = new HttpConnection(port);
+async function openUser(port, era, user) {
+  // each user a caller of its own (127.0.0.2, .3, …), as 50 users are: a per-caller session cap (picomcp
+  // keeps 32 per anonymous address) is for one client opening many, which this workload is not
+  const c = new HttpConnection(port, `127.0.0.${2 + user}`);
   await c.ready;
   if (era === "2026-07-28") return c;
   const init = await c.request(
@@ -168,8 +171,7 @@ function workload(peer, era, T) {
         return;
       }
       while (conns.length + starting < usersAt(now - t0, T)) {
-        starting++;
-        openUser(peer.port, era).then(
+        openUser(peer.port, era, conns.length + starting++).then(
           (c) => {
             starting--;
             conns.push(c);
