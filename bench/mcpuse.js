@@ -292,16 +292,18 @@ export function mcpUseReport(quick = false) {
   if (placed.length && samples.ops.picomcp && !quick) {
     lines.push(
       "",
-      "Their published medians (2026-07-27, their machine and versions) and picomcp's place by each: their figure × picomcp's ratio here.",
+      "Their published medians (2026-07-27, their machine and versions) and picomcp's place by each: their figure × picomcp's ratio here, by ops/s and by server CPU per operation (a single-threaded server at 50 users is CPU-bound, and the CPU ratio moves less with the machine's load than the ops/s one).",
       "",
-      "| by | their ops/s | picomcp ÷ it here | picomcp placed at |",
-      "|---|---:|---:|---:|",
+      "| by | their ops/s | picomcp ÷ it here, ops/s | placed at | picomcp ÷ it here, CPU per op | placed at |",
+      "|---|---:|---:|---:|---:|---:|",
     );
     for (const [k, name, ops] of placed) {
       const mine = k === "tmcp" && samples.ops["picomcp-session"] ? "picomcp-session" : "picomcp";
       const r = ratio(mine, k);
+      const c = value("cpu", k) / value("cpu", mine);
+      const n = (x) => Math.round(x).toLocaleString("en-US");
       lines.push(
-        `| ${name}${mine === "picomcp" ? "" : ", beside picomcp with a session"} | ${ops.toLocaleString("en-US")} | ${r.toFixed(2)}× | ${Math.round(ops * r).toLocaleString("en-US")} |`,
+        `| ${name}${mine === "picomcp" ? "" : ", beside picomcp with a session"} | ${n(ops)} | ${r.toFixed(2)}× | ${n(ops * r)} | ${c.toFixed(2)}× | ${n(ops * c)} |`,
       );
     }
     lines.push(
