@@ -61,6 +61,16 @@ const add = (metric, name, value) => {
 };
 let round = 0;
 
+/** The phase's samples and rounds, for `--json`; `restore` puts saved ones back (`--from`). */
+export const mcpUseSaved = {
+  save: () => (samples.ops ? { round, samples } : undefined),
+  restore: (saved) => {
+    if (!saved) return;
+    round = saved.round;
+    Object.assign(samples, saved.samples);
+  },
+};
+
 /** Users wanted at `t` ms into the run: 1, then 5, then 5 → 50 linearly. */
 function usersAt(t, T) {
   if (t < T.preflight) return 1;

@@ -10,7 +10,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, StdioPeer } from "./clients.js";
 import { heapPhase } from "./heap-phase.js";
-import { MCPUSE_TIMES, mcpUsePhase, mcpUseReport } from "./mcpuse.js";
+import { MCPUSE_TIMES, mcpUsePhase, mcpUseReport, mcpUseSaved } from "./mcpuse.js";
 import { report } from "./report.js";
 import { installedSizes } from "./sizes.js";
 import { telemetryPhase, telemetryReport } from "./telemetry.js";
@@ -263,6 +263,7 @@ if (saved)
     samples[metric] = Object.fromEntries(
       Object.entries(byName).map(([n, values]) => [n, values.map((v) => (v === null ? Number.NaN : v))]),
     );
+mcpUseSaved.restore(saved?.mcpUse);
 const started = performance.now();
 for (let round = 0; round < (saved ? 0 : rounds); round++) {
   for (const [phase, run] of PHASES) {
@@ -296,7 +297,11 @@ const out = report({
 });
 process.stdout.write(out.markdown + telemetryReport(quick) + tmdevlabReport() + mcpUseReport(quick));
 const json = flag("--json");
-if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
+if (json)
+  writeFileSync(
+    json,
+    JSON.stringify({ machine, rounds, samples, sizes, mcpUse: mcpUseSaved.save() }, null, 1),
+  );
 if (!quick) {
   const svg = flag("--svg", fileURLToPath(new URL("../docs/performance.svg", import.meta.url)));
   writeFileSync(svg, out.svg);
