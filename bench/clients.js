@@ -187,14 +187,17 @@ export class HttpPeer {
   }
 }
 
-/** One keep-alive HTTP/1.1 connection that sends POSTs to /mcp and parses the answers. */
+/**
+ * One keep-alive HTTP/1.1 connection that sends POSTs to /mcp and parses the answers; `localAddress`
+ * (a 127.0.0.<n>) makes it a caller of its own, as a distinct user on another machine would be.
+ */
 export class HttpConnection {
-  constructor(port) {
+  constructor(port, localAddress) {
     this.port = port;
     this.headers = {};
     this.buf = null;
     this.pending = null;
-    this.socket = connect(port, "127.0.0.1");
+    this.socket = connect({ port, host: "127.0.0.1", ...(localAddress ? { localAddress } : {}) });
     this.socket.setNoDelay(true);
     this.ready = new Promise((resolve, reject) => {
       this.socket.once("connect", resolve);
@@ -279,11 +282,15 @@ export function answerOf(headers, body) {
   return body ? JSON.parse(body) : undefined;
 }
 
-/** Opens `n` connections; with sessions, each initializes its own session first; 2026-07-28 needs none. */
+/**
+ * Opens `n` connections, each from a loopback address of its own (127.0.0.2, .3, …: n clients, not one
+ * client with n sessions, which a per-caller session cap rightly refuses); with sessions, each
+ * initializes its own session first; 2026-07-28 needs none.
+ */
 export async function openConnections(port, n, { sessions, modern = false }) {
   const conns = [];
   for (let i = 0; i < n; i++) {
-    const c = new HttpConnection(port);
+    const c = new HttpConnection(port, `127.0.0.${2 + i}`);
     await c.ready;
     if (modern) {
       Object.assign(c.headers, {

@@ -47,23 +47,28 @@ async function perRequest(pid, file, run) {
   return got.length ? got[got.length >> 1] : Number.NaN;
 }
 
-/** One contender: stdio echo and read, then HTTP stateless echo; `add(metric, name, bytes)`. */
-export async function heapPhase(name, { echo, read }, add, fail, quick = false) {
+/**
+ * One contender: stdio echo and read (when it has stdio: `withStdio`), then HTTP stateless echo;
+ * `add(metric, name, bytes)`.
+ */
+export async function heapPhase(name, { echo, read }, add, fail, quick = false, withStdio = true) {
   // --quick checks that the phase works, on smaller batches
   const BATCH = quick ? 500 : 4000;
   const { file, node } = probeOf(name);
   try {
-    const peer = await StdioPeer.start(name, [], node);
-    try {
-      // warm: the JIT settles before anything is counted
-      await peer.load(echo, { count: 3 * BATCH, ms: 60_000 });
-      await peer.load(read, { count: 3 * BATCH, ms: 60_000 });
-      // every request sent is answered before load resolves (the last window is read and dropped)
-      const batch = (make) => async () => (await peer.load(make, { count: BATCH, ms: 60_000 })).sent;
-      add("heapEcho", name, await perRequest(peer.pid, file, batch(echo)));
-      add("heapRead", name, await perRequest(peer.pid, file, batch(read)));
-    } finally {
-      await peer.stop();
+    if (withStdio) {
+      const peer = await StdioPeer.start(name, [], node);
+      try {
+        // warm: the JIT settles before anything is counted
+        await peer.load(echo, { count: 3 * BATCH, ms: 60_000 });
+        await peer.load(read, { count: 3 * BATCH, ms: 60_000 });
+        // every request sent is answered before load resolves (the last window is read and dropped)
+        const batch = (make) => async () => (await peer.load(make, { count: BATCH, ms: 60_000 })).sent;
+        add("heapEcho", name, await perRequest(peer.pid, file, batch(echo)));
+        add("heapRead", name, await perRequest(peer.pid, file, batch(read)));
+      } finally {
+        await peer.stop();
+      }
     }
     // the stdio child's readings are gone before the HTTP child numbers its own from 1
     rmSync(file, { force: true });

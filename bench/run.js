@@ -10,6 +10,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { answerOf, cpuMicros, HttpPeer, httpLoad, openConnections, rssMiB, StdioPeer } from "./clients.js";
 import { heapPhase } from "./heap-phase.js";
+import { MCPUSE_TIMES, mcpUsePhase, mcpUseReport, mcpUseSaved } from "./mcpuse.js";
 import { report } from "./report.js";
 import { installedSizes } from "./sizes.js";
 import { telemetryPhase, telemetryReport } from "./telemetry.js";
@@ -29,7 +30,16 @@ const CONTENDERS = {
   tmcp: "tmcp 1.20.0",
   sdk1: "SDK 1.32.2",
   sdk2: "SDK v2 2.4.0",
+  "mcp-use": "mcp-use 2.5.2",
+  "mcp-handler": "mcp-handler 2.4.0",
 };
+// Contenders that serve Streamable HTTP only (neither ships a stdio transport: mcp-use's MCPServer
+// listens on HTTP or is a fetch handler; mcp-handler is a route handler for Next.js-style apps): the
+// stdio phases (stdio, cold start, template scaling, resources/list, the heap phase's stdio half) show
+// "–" for them, not a failure.
+const HTTP_ONLY = new Set(["mcp-use", "mcp-handler"]);
+// Contenders with no sessions at all (a fresh SDK server per request, by design): "–" in the sessions row.
+const STATELESS_ONLY = new Set(["mcp-use", "mcp-handler"]);
 // --baseline DIR: picomcp from another build too (say main's dist), as "before" beside "after"
 const baseline = flag("--baseline");
 if (baseline) {
@@ -175,9 +185,10 @@ async function listPhase(name) {
 }
 
 /** Contenders that serve 2026-07-28 over HTTP; the others get "–" in that row, not a failure. */
-const MODERN = new Set(["floor", "picomcp", "baseline", "tmcp", "sdk2"]);
+const MODERN = new Set(["floor", "picomcp", "baseline", "tmcp", "sdk2", "mcp-use", "mcp-handler"]);
 
 async function httpPhase(name, sessions, modern = false) {
+  if (sessions && STATELESS_ONLY.has(name)) return;
   const mode = modern ? "Modern" : sessions ? "Sessions" : "Stateless";
   const make = modern ? modernEcho : echo;
   const peer = await HttpPeer.start(name, sessions ? ["--sessions"] : []);
@@ -212,21 +223,31 @@ async function httpPhase(name, sessions, modern = false) {
   }
 }
 
+/** A stdio phase: contenders without stdio skip it. */
+const stdio = (run) => (name) => (HTTP_ONLY.has(name) ? undefined : run(name));
+
 const ALL_PHASES = [
-  ["stdio", stdioPhase],
-  ["cold start", coldPhase],
-  ["template scaling", scalingPhase],
-  ["resources/list", listPhase],
+  ["stdio", stdio(stdioPhase)],
+  ["cold start", stdio(coldPhase)],
+  ["template scaling", stdio(scalingPhase)],
+  ["resources/list", stdio(listPhase)],
   ["HTTP stateless", (n) => httpPhase(n, false)],
   ["HTTP sessions", (n) => httpPhase(n, true)],
   ["HTTP 2026-07-28", (n) => httpPhase(n, false, true)],
-  ["heap", (n) => heapPhase(n, { echo, read }, add, fail, quick)],
+  ["heap", (n) => heapPhase(n, { echo, read }, add, fail, quick, !HTTP_ONLY.has(n))],
   // picomcp alone, three telemetry set-ups side by side (a table of its own)
   ["telemetry", (n) => (n === "picomcp" ? telemetryPhase(T, fail) : undefined)],
   // the TM Dev Lab v1 workload: picomcp and the official SDK 1.x, each pinned to one core (a table of its own)
   [
     "tmdevlab",
     (n) => (n === "picomcp" ? tmdevlabPhase(TMDEVLAB_TIMES[quick ? "quick" : "full"], fail) : undefined),
+  ],
+  // the workload of mcp-use's public benchmark: picomcp, the floor and the HTTP libraries it has in common
+  // with their table, in their rotated order (a table of its own)
+  [
+    "mcp-use",
+    (n) =>
+      n === "picomcp" ? mcpUsePhase(MCPUSE_TIMES[quick ? "quick" : "full"], names, fail, log) : undefined,
   ],
 ];
 
@@ -242,6 +263,7 @@ if (saved)
     samples[metric] = Object.fromEntries(
       Object.entries(byName).map(([n, values]) => [n, values.map((v) => (v === null ? Number.NaN : v))]),
     );
+mcpUseSaved.restore(saved?.mcpUse);
 const started = performance.now();
 for (let round = 0; round < (saved ? 0 : rounds); round++) {
   for (const [phase, run] of PHASES) {
@@ -273,9 +295,13 @@ const out = report({
   quick,
   scaling: T.scaling,
 });
-process.stdout.write(out.markdown + telemetryReport(quick) + tmdevlabReport());
+process.stdout.write(out.markdown + telemetryReport(quick) + tmdevlabReport() + mcpUseReport(quick));
 const json = flag("--json");
-if (json) writeFileSync(json, JSON.stringify({ machine, rounds, samples, sizes }, null, 1));
+if (json)
+  writeFileSync(
+    json,
+    JSON.stringify({ machine, rounds, samples, sizes, mcpUse: mcpUseSaved.save() }, null, 1),
+  );
 if (!quick) {
   const svg = flag("--svg", fileURLToPath(new URL("../docs/performance.svg", import.meta.url)));
   writeFileSync(svg, out.svg);

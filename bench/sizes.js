@@ -14,6 +14,9 @@ const ROOTS = {
   tmcp: ["tmcp", "@tmcp/adapter-zod", "@tmcp/transport-stdio", "@tmcp/transport-http", "@hono/node-server"],
   sdk1: ["@modelcontextprotocol/sdk"],
   sdk2: ["@modelcontextprotocol/server", "@modelcontextprotocol/node"],
+  // HTTP only, both: mcp-use serves on its own Hono app; mcp-handler needs a Request adapter on Node
+  "mcp-use": ["mcp-use"],
+  "mcp-handler": ["mcp-handler", "@modelcontextprotocol/server", "@hono/node-server"],
 };
 
 function bytesUnder(dir) {
