@@ -6,7 +6,6 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
-  copyFileSync,
   existsSync,
   fsyncSync,
   mkdirSync,
@@ -16,6 +15,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -37,6 +37,13 @@ export interface ConfigFile {
   jsonc: boolean;
   indent: string;
   mode: number;
+  /** The file's bytes as read (undefined when it did not exist): it is written over only while it still holds them. */
+  raw?: Buffer;
+}
+
+/** The file changed between the read and the write (another program wrote it): read it again. */
+export class ConfigChangedError extends ConfigFileError {
+  override name = "ConfigChangedError";
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -47,9 +54,10 @@ export function readConfig(file: string): ConfigFile {
   const empty = { data: {}, text: "", jsonc: false, indent: "  " };
   if (!existsSync(file)) return { path: file, exists: false, ...empty, mode: 0o600 };
   const path = realpathSync(file);
-  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  const raw = readFileSync(path);
+  const text = raw.toString("utf8").replace(/^\uFEFF/, "");
   const mode = statSync(path).mode & 0o777;
-  if (text.trim() === "") return { path, exists: true, ...empty, mode };
+  if (text.trim() === "") return { path, exists: true, ...empty, mode, raw };
   const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? "  ";
   let data: unknown;
   let jsonc = false;
@@ -64,7 +72,7 @@ export function readConfig(file: string): ConfigFile {
     }
   }
   if (!isObject(data)) throw new ConfigFileError(`${file} does not hold a JSON object: fix it first`);
-  return { path, exists: true, data, text, jsonc, indent, mode };
+  return { path, exists: true, data, text, jsonc, indent, mode, raw };
 }
 
 /** Whether two JSON values are the same value. */
@@ -151,19 +159,27 @@ export function render(
   return text;
 }
 
+/** Whether the file at `path` still holds what `config` read (absent when it was absent). */
+function unchanged(config: ConfigFile): boolean {
+  if (!existsSync(config.path)) return config.raw === undefined;
+  return config.raw !== undefined && readFileSync(config.path).equals(config.raw);
+}
+
 /**
- * Writes `text` to `config.path` whole: a copy of the old file first (returned), then a temporary file
- * in the same folder, flushed, renamed over the old one: a crash leaves the old file or the new, never half.
+ * Writes `text` to `config.path` whole: a temporary file in the same folder, flushed; then, only if the
+ * file still holds the bytes `config` read (else {@link ConfigChangedError}, nothing written), a copy of
+ * those bytes (returned) and the rename over the old file: a crash leaves the old file or the new, never
+ * half. `beforeCheck` runs just before that check (tests change the file there).
  */
-export function writeConfig(config: ConfigFile, text: string, now = new Date()): string | undefined {
+export function writeConfig(
+  config: ConfigFile,
+  text: string,
+  options: { now?: Date; beforeCheck?: () => void } = {},
+): string | undefined {
   const { path } = config;
   mkdirSync(dirname(path), { recursive: true });
-  let backup: string | undefined;
-  if (config.exists) {
-    backup = backupName(path, now);
-    copyFileSync(path, backup);
-  }
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  let backup: string | undefined;
   try {
     const fd = openSync(temp, "wx", config.mode);
     try {
@@ -171,6 +187,12 @@ export function writeConfig(config: ConfigFile, text: string, now = new Date()):
       fsyncSync(fd);
     } finally {
       closeSync(fd);
+    }
+    options.beforeCheck?.();
+    if (!unchanged(config)) throw new ConfigChangedError(`${path} changed while picomcp was writing it`);
+    if (config.raw !== undefined) {
+      backup = backupName(path, options.now ?? new Date());
+      writeFileSync(backup, config.raw, { mode: config.mode, flag: "wx" });
     }
     renameSync(temp, path);
   } catch (error) {
