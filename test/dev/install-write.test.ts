@@ -3,12 +3,14 @@
  * (Claude Code rewrites ~/.claude.json while it runs), in the file's own mode, line endings and BOM.
  */
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -84,5 +86,66 @@ describe("picomcp install and another writer of the same file", () => {
     expect(calls).toBe(WRITE_ATTEMPTS);
     expect(readFileSync(file, "utf8")).toBe(`{ "numStartups": ${WRITE_ATTEMPTS} }\n`);
     expect(others()).toEqual([]);
+  });
+});
+
+describe("picomcp install writes the file as it was written", () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  it.each(["664", "600", "666"])(
+    "keeps mode %s, whatever the umask takes away (and gives the backup the same)",
+    (mode) => {
+      writeFileSync(file, '{ "mcpServers": {} }\n');
+      chmodSync(file, Number.parseInt(mode, 8));
+      const done = put();
+      expect(modeOf(file).toString(8)).toBe(mode);
+      expect(modeOf(done.backup!).toString(8)).toBe(mode);
+    },
+  );
+
+  /** Every line break of `text` is CRLF: no LF alone, no CR alone. */
+  const crlfOnly = (text: string) => {
+    expect(text.split("\r\n").every((line) => !line.includes("\n") && !line.includes("\r"))).toBe(true);
+    expect(text).toContain("\r\n");
+  };
+
+  it("keeps CRLF line endings in a JSON file rewritten whole", () => {
+    writeFileSync(
+      file,
+      '{\r\n    "theme": "dark",\r\n    "mcpServers": {\r\n        "other": { "command": "x" }\r\n    }\r\n}\r\n',
+    );
+    put();
+    const text = readFileSync(file, "utf8");
+    crlfOnly(text);
+    expect(text.startsWith('{\r\n    "theme": "dark",\r\n')).toBe(true);
+    expect(text.endsWith("}\r\n")).toBe(true);
+    expect(JSON.parse(text).mcpServers).toEqual({ other: { command: "x" }, weather: ours() });
+  });
+
+  it("keeps CRLF line endings in a JSONC file edited in place, its comments too", () => {
+    const before =
+      '{\r\n  // mine\r\n  "mcpServers": {\r\n    "other": { "command": "x" } // remote\r\n  },\r\n}\r\n';
+    writeFileSync(file, before);
+    put();
+    const text = readFileSync(file, "utf8");
+    crlfOnly(text);
+    expect(text).toContain(
+      '  // mine\r\n  "mcpServers": {\r\n    "other": { "command": "x" }, // remote\r\n    "weather": {\r\n      "type": "stdio",\r\n',
+    );
+    expect(text.endsWith("    }\r\n  },\r\n}\r\n")).toBe(true);
+  });
+
+  it("keeps a byte order mark, in JSON and in JSONC", () => {
+    writeFileSync(file, '\uFEFF{ "mcpServers": {} }\n');
+    put();
+    let text = readFileSync(file, "utf8");
+    expect(text.startsWith('\uFEFF{\n  "mcpServers"')).toBe(true);
+    expect(JSON.parse(text.slice(1))).toEqual({ mcpServers: { weather: ours() } });
+    writeFileSync(file, '\uFEFF{ "mcpServers": {}, // c\n}\n');
+    install({ client: "claude-code", entry, name: "other", place: { home, platform: "linux" } });
+    text = readFileSync(file, "utf8");
+    expect(text.startsWith("\uFEFF{")).toBe(true);
+    expect(text.indexOf("\uFEFF", 1)).toBe(-1);
+    expect(text).toContain("// c");
   });
 });
