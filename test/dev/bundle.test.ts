@@ -372,4 +372,44 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
       "picomcp bundle: the server exited (code 3) before it answered; it wrote:\nno API key\n",
     );
   });
+
+  it("declares only this platform when native code goes in, and says which packages bring it", () => {
+    const dir = join(work, "native");
+    const deps = { ...PACKAGE.dependencies, "@acme/addon": "1", "gyp-only": "1", "tiny-format": "^1.0.0" };
+    makeProject(dir, { ...PACKAGE, dependencies: deps });
+    const addon = join(dir, "node_modules", "@acme", "addon");
+    write(join(addon, "package.json"), json({ name: "@acme/addon", version: "1.0.0" }));
+    write(join(addon, "build", "Release", "addon.node"), "\x7fELF not really");
+    const gyp = join(dir, "node_modules", "gyp-only");
+    write(join(gyp, "package.json"), json({ name: "gyp-only", version: "1.0.0" }));
+    write(join(gyp, "binding.gyp"), "{ 'targets': [] }\n");
+    const built = picomcp(dir, "build/server.js", "--out", "native.mcpb");
+    expect(built.status).toBe(0);
+    expect(built.stderr.split("\n")[0]).toBe(
+      `picomcp bundle: warning: native code in @acme/addon, gyp-only: built for ${process.platform}, so the bundle declares ${process.platform} only; build a bundle on each platform it should run on`,
+    );
+    const out = join(work, "native-unpacked");
+    expect(run("unpack", join(dir, "native.mcpb"), out).status).toBe(0);
+    const got = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(got.compatibility).toEqual({ platforms: [process.platform], runtimes: { node: ">=20" } });
+    expect(run("validate", join(out, "manifest.json")).status).toBe(0);
+
+    // a prebuilds/ folder of the project's own is native code too
+    write(join(dir, "build", "prebuilds", "linux-x64", "README"), "prebuilt addons go here\n");
+    rmSync(join(dir, "node_modules", "@acme"), { recursive: true });
+    rmSync(gyp, { recursive: true });
+    makeProject(dir, PACKAGE);
+    const own = picomcp(dir, "build/server.js", "--out", "own.mcpb");
+    expect(own.status).toBe(0);
+    expect(own.stderr).toContain("picomcp bundle: warning: native code in weather-mcp: built for");
+  });
+
+  it("refuses two variables whose user_config keys would be one", () => {
+    const clash = picomcp(project, "build/server.js", "--env", "Weather_Api_Key", "--out", "../clash.mcpb");
+    expect(clash.status).toBe(1);
+    expect(clash.stderr).toBe(
+      "picomcp bundle: WEATHER_API_KEY and Weather_Api_Key would both be asked as user_config.weather_api_key (its keys are in lower case): declare one of them\n",
+    );
+    expect(readdirSync(work).filter((f) => f.startsWith("clash"))).toEqual([]);
+  });
 });
