@@ -58,6 +58,8 @@ export interface Bundled {
   /** How many files it holds, the manifest included, and its size in bytes. */
   files: number;
   bytes: number;
+  /** What the bundle cannot do that the user should know: native code that limits its platforms. */
+  warnings: string[];
 }
 
 /** The manifest version written: the schema `@anthropic-ai/mcpb` 2.x validates and Claude Desktop reads. */
@@ -106,9 +108,18 @@ function declaredEnv(pkg: PackageJson, names: readonly string[]): Map<string, De
   for (const [name, spec] of Object.entries((own ?? {}) as Record<string, DeclaredEnv>))
     env.set(name, spec ?? {});
   for (const name of names) if (!env.has(name)) env.set(name, {});
-  for (const name of env.keys())
+  // the manifest's user_config keys are the names in lower case: two names must not make one key
+  const keys = new Map<string, string>();
+  for (const name of env.keys()) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new Error(`${name} cannot name an environment variable`);
+    const other = keys.get(name.toLowerCase());
+    if (other !== undefined)
+      throw new Error(
+        `${other} and ${name} would both be asked as user_config.${name.toLowerCase()} (its keys are in lower case): declare one of them`,
+      );
+    keys.set(name.toLowerCase(), name);
+  }
   return env;
 }
 
@@ -124,6 +135,25 @@ function userConfig(name: string, spec: DeclaredEnv): [string, Record<string, un
   };
   if (spec.default !== undefined) entry.default = spec.default;
   return [name.toLowerCase(), entry];
+}
+
+/**
+ * The packages (the project's name for its own files) that bring native code: a compiled addon (`.node`),
+ * or what builds or ships one (`binding.gyp`, a `prebuilds/` folder). Such a bundle runs where it was made.
+ */
+function nativePackages(files: readonly PackFile[], project: string): string[] {
+  const names = new Set<string>();
+  for (const { at } of files) {
+    const parts = at.split("/");
+    if (!at.endsWith(".node") && !parts.includes("prebuilds") && parts.at(-1) !== "binding.gyp") continue;
+    const last = parts.lastIndexOf("node_modules");
+    if (last < 0) names.add(project);
+    else
+      names.add(
+        parts[last + 1]?.startsWith("@") ? `${parts[last + 1]}/${parts[last + 2]}` : parts[last + 1]!,
+      );
+  }
+  return [...names].sort();
 }
 
 /**
@@ -201,6 +231,13 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
   const sorted = [...files.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const contents = sorted.map((f) => ({ path: f.at, data: readFileSync(f.from), mode: f.mode }));
   const offer = await probeBundled(contents, entryPoint, args, env);
+  const native = nativePackages(sorted, pkg.name);
+  const warnings =
+    native.length === 0
+      ? []
+      : [
+          `native code in ${native.join(", ")}: built for ${process.platform}, so the bundle declares ${process.platform} only; build a bundle on each platform it should run on`,
+        ];
 
   const userConfigs: Record<string, unknown> = {};
   const mcpEnv: Record<string, string> = {};
@@ -234,7 +271,7 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
     ...(offer.prompts.length > 0 ? { prompts: offer.prompts } : {}),
     ...(env.size > 0 ? { user_config: userConfigs } : {}),
     compatibility: {
-      platforms: ["darwin", "win32", "linux"],
+      platforms: native.length === 0 ? ["darwin", "win32", "linux"] : [process.platform],
       ...(typeof (pkg.engines as { node?: unknown } | undefined)?.node === "string"
         ? { runtimes: { node: (pkg.engines as { node: string }).node } }
         : {}),
@@ -254,5 +291,5 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
     rmSync(temp, { force: true });
     throw error;
   }
-  return { file: out, manifest, files: sorted.length + 1, bytes: archive.length };
+  return { file: out, manifest, files: sorted.length + 1, bytes: archive.length, warnings };
 }

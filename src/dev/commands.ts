@@ -161,6 +161,7 @@ export async function bundleCommand(argv: readonly string[]): Promise<number> {
     const tools = (done.manifest.tools as unknown[] | undefined)?.length ?? 0;
     const prompts = (done.manifest.prompts as unknown[] | undefined)?.length ?? 0;
     console.log(done.file);
+    for (const warning of done.warnings) console.error(`picomcp bundle: warning: ${warning}`);
     console.error(
       `picomcp bundle: ${done.files} files, ${(done.bytes / 1024).toFixed(1)} KiB; ${tools} tools, ${prompts} prompts in the manifest`,
     );

@@ -5,9 +5,10 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  chmodSync,
   closeSync,
-  copyFileSync,
   existsSync,
+  fchmodSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -16,6 +17,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -36,7 +38,17 @@ export interface ConfigFile {
   text: string;
   jsonc: boolean;
   indent: string;
+  /** Its line ending (its first line's), and whether it starts with a byte order mark: both kept. */
+  eol: "\n" | "\r\n";
+  bom: boolean;
   mode: number;
+  /** The file's bytes as read (undefined when it did not exist): it is written over only while it still holds them. */
+  raw?: Buffer;
+}
+
+/** The file changed between the read and the write (another program wrote it): read it again. */
+export class ConfigChangedError extends ConfigFileError {
+  override name = "ConfigChangedError";
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -44,12 +56,17 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Reads `file` (a missing or empty one is an empty object); refuses what is not a JSON(C) object. */
 export function readConfig(file: string): ConfigFile {
-  const empty = { data: {}, text: "", jsonc: false, indent: "  " };
+  const empty = { data: {}, text: "", jsonc: false, indent: "  ", eol: "\n" as const, bom: false };
   if (!existsSync(file)) return { path: file, exists: false, ...empty, mode: 0o600 };
   const path = realpathSync(file);
-  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  const raw = readFileSync(path);
+  const whole = raw.toString("utf8");
+  const bom = whole.startsWith("\uFEFF");
+  const text = bom ? whole.slice(1) : whole;
   const mode = statSync(path).mode & 0o777;
-  if (text.trim() === "") return { path, exists: true, ...empty, mode };
+  if (text.trim() === "") return { path, exists: true, ...empty, bom, mode, raw };
+  const nl = text.indexOf("\n");
+  const eol = nl > 0 && text[nl - 1] === "\r" ? "\r\n" : "\n";
   const indent = /\n([ \t]+)\S/.exec(text)?.[1] ?? "  ";
   let data: unknown;
   let jsonc = false;
@@ -64,7 +81,7 @@ export function readConfig(file: string): ConfigFile {
     }
   }
   if (!isObject(data)) throw new ConfigFileError(`${file} does not hold a JSON object: fix it first`);
-  return { path, exists: true, data, text, jsonc, indent, mode };
+  return { path, exists: true, data, text, jsonc, indent, eol, bom, mode, raw };
 }
 
 /** Whether two JSON values are the same value. */
@@ -123,8 +140,9 @@ function backupName(path: string, now: Date): string {
 }
 
 /**
- * The new text of the file: `data` as JSON in the file's indentation; or, for a JSONC file, its text with
- * the entry set in place, checked to read back as `data` (comments kept, or nothing written).
+ * The new text of the file: `data` as JSON in the file's indentation and line ending; or, for a JSONC file,
+ * its text with the entry set in place, checked to read back as `data` (comments kept, or nothing
+ * written). A byte order mark the file starts with stays.
  */
 export function render(
   file: string,
@@ -133,11 +151,14 @@ export function render(
   path: readonly string[],
   entry: unknown,
 ): string {
-  if (!config.jsonc) return `${JSON.stringify(data, null, config.indent)}\n`;
+  const bom = config.bom ? "\uFEFF" : "";
+  // JSON.stringify escapes the line breaks inside strings: each "\n" it writes is between two lines
+  if (!config.jsonc)
+    return `${bom}${JSON.stringify(data, null, config.indent).replaceAll("\n", config.eol)}${config.eol}`;
   let text: string;
   let back: unknown;
   try {
-    text = setJsonc(config.text, path, entry, config.indent);
+    text = setJsonc(config.text, path, entry, config.indent, config.eol);
     back = JSON.parse(stripJsonc(text));
   } catch (error) {
     throw new ConfigFileError(
@@ -148,29 +169,45 @@ export function render(
     throw new ConfigFileError(
       `${file} has comments or trailing commas that picomcp cannot keep around the entry`,
     );
-  return text;
+  return `${bom}${text}`;
+}
+
+/** Whether the file at `path` still holds what `config` read (absent when it was absent). */
+function unchanged(config: ConfigFile): boolean {
+  if (!existsSync(config.path)) return config.raw === undefined;
+  return config.raw !== undefined && readFileSync(config.path).equals(config.raw);
 }
 
 /**
- * Writes `text` to `config.path` whole: a copy of the old file first (returned), then a temporary file
- * in the same folder, flushed, renamed over the old one: a crash leaves the old file or the new, never half.
+ * Writes `text` to `config.path` whole: a temporary file in the same folder, flushed; then, only if the
+ * file still holds the bytes `config` read (else {@link ConfigChangedError}, nothing written), a copy of
+ * those bytes (returned) and the rename over the old file: a crash leaves the old file or the new, never
+ * half. `beforeCheck` runs just before that check (tests change the file there).
  */
-export function writeConfig(config: ConfigFile, text: string, now = new Date()): string | undefined {
+export function writeConfig(
+  config: ConfigFile,
+  text: string,
+  options: { now?: Date; beforeCheck?: () => void } = {},
+): string | undefined {
   const { path } = config;
   mkdirSync(dirname(path), { recursive: true });
-  let backup: string | undefined;
-  if (config.exists) {
-    backup = backupName(path, now);
-    copyFileSync(path, backup);
-  }
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  let backup: string | undefined;
   try {
     const fd = openSync(temp, "wx", config.mode);
     try {
+      fchmodSync(fd, config.mode); // the mode as it was, not as the umask leaves it
       writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
+    }
+    options.beforeCheck?.();
+    if (!unchanged(config)) throw new ConfigChangedError(`${path} changed while picomcp was writing it`);
+    if (config.raw !== undefined) {
+      backup = backupName(path, options.now ?? new Date());
+      writeFileSync(backup, config.raw, { mode: config.mode, flag: "wx" });
+      chmodSync(backup, config.mode);
     }
     renameSync(temp, path);
   } catch (error) {

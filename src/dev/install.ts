@@ -14,7 +14,15 @@ import {
   serversKey,
   unsupported,
 } from "./clients.js";
-import { type Change, ConfigFileError, putServer, readConfig, render, writeConfig } from "./config-file.js";
+import {
+  type Change,
+  ConfigChangedError,
+  ConfigFileError,
+  putServer,
+  readConfig,
+  render,
+  writeConfig,
+} from "./config-file.js";
 import { nodeArgs } from "./runner.js";
 
 /** What to install where. */
@@ -42,7 +50,12 @@ export interface InstallOptions {
   place?: Partial<Place>;
   /** The node the client starts, and its version. Default: the one running this. */
   node?: { execPath: string; version: string };
+  /** Runs between writing the new file beside the old one and checking the old one is as read (for tests). */
+  beforeCheck?: () => void;
 }
+
+/** How many times the file is read, changed and written before a file that keeps changing is refused. */
+export const WRITE_ATTEMPTS = 5;
 
 /** What {@link install} did. */
 export interface Installed {
@@ -139,25 +152,40 @@ export function install(options: InstallOptions): Installed {
     new ConfigFileError(
       `${(error as Error).message}. Add this by hand:\n${JSON.stringify({ [key]: { [name]: entry } }, null, 2)}`,
     );
-  let config: ReturnType<typeof readConfig>;
-  try {
-    config = readConfig(file);
-  } catch (error) {
-    throw byHand(error);
+  // read, change, write; again from the file as it is now when another program wrote it meanwhile
+  for (let attempt = 1; ; attempt++) {
+    let config: ReturnType<typeof readConfig>;
+    try {
+      config = readConfig(file);
+    } catch (error) {
+      throw byHand(error);
+    }
+    const { data, change } = putServer(file, config, {
+      key,
+      name,
+      entry,
+      force: options.force ?? false,
+    });
+    if (change === "unchanged") return { ...result, change };
+    let text: string;
+    try {
+      text = render(file, config, data, [key, name], entry);
+    } catch (error) {
+      throw byHand(error);
+    }
+    try {
+      const backup = writeConfig(config, text, {
+        ...(options.beforeCheck ? { beforeCheck: options.beforeCheck } : {}),
+      });
+      return { ...result, change, ...(backup === undefined ? {} : { backup }) };
+    } catch (error) {
+      if (!(error instanceof ConfigChangedError)) throw error;
+      if (attempt >= WRITE_ATTEMPTS)
+        throw byHand(
+          new ConfigFileError(
+            `${file} changed each of the ${attempt} times picomcp wrote it (a client running, rewriting its file?): nothing written; close the client and run this again`,
+          ),
+        );
+    }
   }
-  const { data, change } = putServer(file, config, {
-    key,
-    name,
-    entry,
-    force: options.force ?? false,
-  });
-  if (change === "unchanged") return { ...result, change };
-  let text: string;
-  try {
-    text = render(file, config, data, [key, name], entry);
-  } catch (error) {
-    throw byHand(error);
-  }
-  const backup = writeConfig(config, text);
-  return { ...result, change, ...(backup === undefined ? {} : { backup }) };
 }

@@ -117,7 +117,8 @@ function lineEnd(text: string, offset: number): number {
     while (text[i] === " " || text[i] === "\t") i++;
     if (text.startsWith("//", i)) {
       const nl = text.indexOf("\n", i);
-      return nl < 0 ? text.length : nl;
+      // the line's end is before its CR, on a CRLF line
+      return nl < 0 ? text.length : text[nl - 1] === "\r" ? nl - 1 : nl;
     }
     const end = text.startsWith("/*", i) ? text.indexOf("*/", i + 2) : -1;
     if (end < 0 || text.slice(i, end).includes("\n")) return at;
@@ -133,9 +134,16 @@ function lineIndent(text: string, offset: number): string {
 
 /**
  * `text` with the member `path` (keys from the root object down) set to `json`, everything else as it
- * was. Missing objects on the way are made; the value is written with `unit` as one level of indent.
+ * was. Missing objects on the way are made; the value is written with `unit` as one level of indent, and
+ * `eol` (the file's own, `\n` or `\r\n`) between its lines.
  */
-export function setJsonc(text: string, path: readonly string[], json: unknown, unit: string): string {
+export function setJsonc(
+  text: string,
+  path: readonly string[],
+  json: unknown,
+  unit: string,
+  eol: "\n" | "\r\n" = "\n",
+): string {
   let span = root(text);
   if (span.members === undefined) throw new JsoncError("the file does not hold an object");
   for (const [depth, key] of path.entries()) {
@@ -148,7 +156,7 @@ export function setJsonc(text: string, path: readonly string[], json: unknown, u
         continue;
       }
       const indent = lineIndent(text, found.keyStart);
-      const body = JSON.stringify(json, null, unit).replaceAll("\n", `\n${indent}`);
+      const body = JSON.stringify(json, null, unit).replaceAll("\n", `${eol}${indent}`);
       return text.slice(0, found.value.start) + body + text.slice(found.value.end);
     }
     if (found) throw new JsoncError(`"${key}" is not an object`);
@@ -156,20 +164,20 @@ export function setJsonc(text: string, path: readonly string[], json: unknown, u
     const nested = rest.reduceRight<unknown>((inner, k) => ({ [k]: inner }), json);
     const last = members.at(-1);
     const indent = last ? lineIndent(text, last.keyStart) : lineIndent(text, span.start) + unit;
-    const member = `"${JSON.stringify(key).slice(1, -1)}": ${JSON.stringify(nested, null, unit).replaceAll("\n", `\n${indent}`)}`;
+    const member = `"${JSON.stringify(key).slice(1, -1)}": ${JSON.stringify(nested, null, unit).replaceAll("\n", `${eol}${indent}`)}`;
     if (!last) {
       const inside = text.slice(span.start + 1, span.end - 1);
       // an empty object opens on its own lines; one holding only comments keeps them after the member
-      const after = inside.trim() === "" ? `\n${lineIndent(text, span.start)}` : inside;
-      return `${text.slice(0, span.start + 1)}\n${indent}${member}${after}${text.slice(span.end - 1)}`;
+      const after = inside.trim() === "" ? `${eol}${lineIndent(text, span.start)}` : inside;
+      return `${text.slice(0, span.start + 1)}${eol}${indent}${member}${after}${text.slice(span.end - 1)}`;
     }
     // a comment on the last member's line stays with it
     if (last.comma !== undefined) {
       const at = lineEnd(text, last.comma + 1);
-      return `${text.slice(0, at)}\n${indent}${member},${text.slice(at)}`;
+      return `${text.slice(0, at)}${eol}${indent}${member},${text.slice(at)}`;
     }
     const at = lineEnd(text, last.value.end);
-    return `${text.slice(0, last.value.end)},${text.slice(last.value.end, at)}\n${indent}${member}${text.slice(at)}`;
+    return `${text.slice(0, last.value.end)},${text.slice(last.value.end, at)}${eol}${indent}${member}${text.slice(at)}`;
   }
   throw new JsoncError("no member to set");
 }

@@ -7,6 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   cpSync,
   mkdirSync,
   mkdtempSync,
@@ -14,6 +15,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -371,5 +373,84 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     expect(crashed.stderr).toBe(
       "picomcp bundle: the server exited (code 3) before it answered; it wrote:\nno API key\n",
     );
+  });
+
+  it("declares only this platform when native code goes in, and says which packages bring it", () => {
+    const dir = join(work, "native");
+    const deps = { ...PACKAGE.dependencies, "@acme/addon": "1", "gyp-only": "1", "tiny-format": "^1.0.0" };
+    makeProject(dir, { ...PACKAGE, dependencies: deps });
+    const addon = join(dir, "node_modules", "@acme", "addon");
+    write(join(addon, "package.json"), json({ name: "@acme/addon", version: "1.0.0" }));
+    write(join(addon, "build", "Release", "addon.node"), "\x7fELF not really");
+    const gyp = join(dir, "node_modules", "gyp-only");
+    write(join(gyp, "package.json"), json({ name: "gyp-only", version: "1.0.0" }));
+    write(join(gyp, "binding.gyp"), "{ 'targets': [] }\n");
+    const built = picomcp(dir, "build/server.js", "--out", "native.mcpb");
+    expect(built.status).toBe(0);
+    expect(built.stderr.split("\n")[0]).toBe(
+      `picomcp bundle: warning: native code in @acme/addon, gyp-only: built for ${process.platform}, so the bundle declares ${process.platform} only; build a bundle on each platform it should run on`,
+    );
+    const out = join(work, "native-unpacked");
+    expect(run("unpack", join(dir, "native.mcpb"), out).status).toBe(0);
+    const got = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(got.compatibility).toEqual({ platforms: [process.platform], runtimes: { node: ">=20" } });
+    expect(run("validate", join(out, "manifest.json")).status).toBe(0);
+
+    // a prebuilds/ folder of the project's own is native code too
+    write(join(dir, "build", "prebuilds", "linux-x64", "README"), "prebuilt addons go here\n");
+    rmSync(join(dir, "node_modules", "@acme"), { recursive: true });
+    rmSync(gyp, { recursive: true });
+    makeProject(dir, PACKAGE);
+    const own = picomcp(dir, "build/server.js", "--out", "own.mcpb");
+    expect(own.status).toBe(0);
+    expect(own.stderr).toContain("picomcp bundle: warning: native code in weather-mcp: built for");
+  });
+
+  it("refuses two variables whose user_config keys would be one", () => {
+    const clash = picomcp(project, "build/server.js", "--env", "Weather_Api_Key", "--out", "../clash.mcpb");
+    expect(clash.status).toBe(1);
+    expect(clash.stderr).toBe(
+      "picomcp bundle: WEATHER_API_KEY and Weather_Api_Key would both be asked as user_config.weather_api_key (its keys are in lower case): declare one of them\n",
+    );
+    expect(readdirSync(work).filter((f) => f.startsWith("clash"))).toEqual([]);
+  });
+
+  it("keeps an executable's mode and a non-ASCII name through mcpb unpack (UTF-8 names, Unix modes)", () => {
+    const dir = join(work, "modes");
+    makeProject(dir, PACKAGE);
+    write(join(dir, "build", "bin", "run"), "#!/usr/bin/env node\n");
+    chmodSync(join(dir, "build", "bin", "run"), 0o755);
+    write(join(dir, "build", "é.js"), "export default 1;\n");
+    chmodSync(join(dir, "build", "é.js"), 0o644);
+    expect(picomcp(dir, "build/server.js", "--out", "modes.mcpb").status).toBe(0);
+    const out = join(work, "modes-unpacked");
+    expect(run("unpack", join(dir, "modes.mcpb"), out).status).toBe(0);
+    expect(filesIn(out).filter((f) => f.startsWith("build/"))).toEqual([
+      "build/bin/run",
+      "build/server.js",
+      "build/é.js",
+    ]);
+    expect(readFileSync(join(out, "build", "é.js"), "utf8")).toBe("export default 1;\n");
+    // mcpb unpack sets each file's mode from the archive's external attributes (on Unix)
+    if (process.platform !== "win32") {
+      expect((statSync(join(out, "build", "bin", "run")).mode & 0o777).toString(8)).toBe("755");
+      expect((statSync(join(out, "build", "é.js")).mode & 0o777).toString(8)).toBe("644");
+    }
+    // and what any unzip reads: made by Unix (3), UTF-8 names (bit 11), a regular file's mode
+    const archive = readFileSync(join(dir, "modes.mcpb"));
+    const end = archive.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    const entries = new Map<string, { madeBy: number; flags: number; mode: number }>();
+    for (let at = archive.readUInt32LE(end + 16), i = 0; i < archive.readUInt16LE(end + 10); i++) {
+      expect(archive.readUInt32LE(at)).toBe(0x02014b50);
+      const nameLength = archive.readUInt16LE(at + 28);
+      entries.set(archive.toString("utf8", at + 46, at + 46 + nameLength), {
+        madeBy: archive.readUInt16LE(at + 4) >> 8,
+        flags: archive.readUInt16LE(at + 8),
+        mode: archive.readUInt32LE(at + 38) >>> 16,
+      });
+      at += 46 + nameLength + archive.readUInt16LE(at + 30) + archive.readUInt16LE(at + 32);
+    }
+    expect(entries.get("build/bin/run")).toEqual({ madeBy: 3, flags: 0x0800, mode: 0o100755 });
+    expect(entries.get("build/é.js")).toEqual({ madeBy: 3, flags: 0x0800, mode: 0o100644 });
   });
 });

@@ -68,6 +68,16 @@ describe("setJsonc", () => {
     );
   });
 
+  it("writes the file's CRLF between the lines it adds, and ends a // comment before its CR", () => {
+    const text = '{\r\n\t"servers": {\r\n\t\t"other": {} // keep\r\n\t}\r\n}\r\n';
+    expect(setJsonc(text, ["servers", "w"], { a: 1 }, "\t", "\r\n")).toBe(
+      '{\r\n\t"servers": {\r\n\t\t"other": {}, // keep\r\n\t\t"w": {\r\n\t\t\t"a": 1\r\n\t\t}\r\n\t}\r\n}\r\n',
+    );
+    expect(setJsonc('{\r\n  "a": 1, // one\r\n}', ["servers", "w"], 2, "  ", "\r\n")).toBe(
+      '{\r\n  "a": 1, // one\r\n  "servers": {\r\n    "w": 2\r\n  },\r\n}',
+    );
+  });
+
   it("refuses what it cannot read: an unterminated comment or string, a key that is not an object", () => {
     expect(() => set('{ "servers": { /* open }')).toThrow(JsoncError);
     expect(() => set('{ "servers": "x }')).toThrow(/never ends/);
