@@ -62,8 +62,8 @@ export interface Point {
   claim(kind: Named, name: string, by: string, template?: boolean): void;
   /** Records (or, with `undefined`, forgets) who holds a name here. */
   own(key: string, owner: string | undefined): void;
-  /** Runs this server's `method` as a client's call would, with the context of the request where it is mounted. */
-  run(method: string, params: Params, ctx: Context): unknown;
+  /** Runs this server's `method` as a client's call would, with the context of the request where it is mounted (`inner` in place of the method). */
+  run(method: string, params: Params, ctx: Context, inner?: (ctx: Context) => unknown): unknown;
 }
 
 /** The error of two owners of one name. */

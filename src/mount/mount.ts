@@ -155,32 +155,54 @@ export class MountPoint implements Point {
 
   /**
    * Runs this server's `method` as a client's call would, with `ctx`, the context of the request where
-   * it is mounted: this server's wrappers and rate rules; an unexpected error goes to this server's
+   * it is mounted: admitted by this server's governor (its caller's share of requests in flight, its
+   * rate rules) and counted in that share while it runs past its synchronous part, given back once it
+   * settles however it ends; this server's wrappers; an unexpected error goes to this server's
    * `onError` and is -32603, an `McpError` passes as it is. A tool runs as a task of the server the
-   * call came to (its store, its `tasks/get`), so this server's tasks wrapper is left out.
+   * call came to (its store, its `tasks/get`), so this server's tasks wrapper is left out. `inner`, if
+   * given, is what the wrappers wrap in place of the method (one template's `list` for `resources/list`).
    */
-  run(method: string, params: Params, ctx: Context): unknown {
+  run(method: string, params: Params, ctx: Context, inner?: (ctx: Context) => unknown): unknown {
     const core = this.parts.core;
     const plan = this.#plan(method, ctx);
     if (plan === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     const { m, served, wrapped } = plan;
+    const key = ctx.caller;
     const fail = (error: unknown): never => {
       if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-      const about = typeof params.uri === "string" ? { uri: params.uri } : { name: String(params.name) };
+      const about =
+        typeof params.uri === "string"
+          ? { uri: params.uri }
+          : typeof params.name === "string"
+            ? { name: params.name }
+            : {};
       core.reportError(error, { method, requestId: ctx.requestId, ...about });
       throw new McpError(ErrorCode.InternalError, "Internal error");
     };
     const go = (): unknown => {
+      let r: unknown;
       try {
-        const r = wrapped
-          ? core.extensions.run(method, params, ctx, served, (c) => m.run(params, c))
-          : m.run(params, ctx);
-        return isPromiseLike(r) ? Promise.resolve(r).then(undefined, fail) : r;
+        const own = inner ?? ((c: Context) => m.run(params, c));
+        r = wrapped ? core.extensions.run(method, params, ctx, served, own) : own(ctx);
       } catch (error) {
         return fail(error);
       }
+      if (!isPromiseLike(r)) return r;
+      // in this server's share from here, as a request to it is: a synchronous run is over before another is admitted
+      const governor = core.governor;
+      governor.add("requests", key, 1);
+      return Promise.resolve(r).then(
+        (v) => {
+          governor.give("requests", key);
+          return v;
+        },
+        (error: unknown) => {
+          governor.give("requests", key);
+          return fail(error);
+        },
+      );
     };
-    const refused = core.governor.admit(ctx.caller, method, params);
+    const refused = core.governor.admit(key, method, params);
     if (refused === undefined) return go();
     if (!isPromiseLike(refused)) throw refused;
     return Promise.resolve(refused).then((r) => {

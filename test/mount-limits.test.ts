@@ -1,0 +1,135 @@
+// A mounted server's own limits through the parent: its share of requests in flight per caller and in all, exact JSON.
+import { describe, expect, it } from "vitest";
+import { McpError, McpServer } from "../src/index.js";
+import { rawPeer } from "./helpers.js";
+
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
+
+const req = (id: number, method: string, params?: object) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  ...(params ? { params } : {}),
+});
+const call = (id: number, name: string, args: object = {}) =>
+  req(id, "tools/call", { name, arguments: args });
+const app = (clientId: string) => ({ token: clientId, clientId, scopes: [] });
+
+/**
+ * A child allowed `requests` in flight: `wait` holds until the test opens its gate (then ends as
+ * `end` says: a result, a thrown error, a rejection) or its request is cancelled; `ping` answers at once.
+ */
+function gated(requests: { perPrincipal?: number; total?: number }) {
+  const gates: (() => void)[] = [];
+  const child = new McpServer({ name: "slow", version: "1.0.0", limits: { requests }, onError: () => {} });
+  child.tool("wait", {
+    input: { type: "object", properties: { end: { type: "string" } } },
+    run: async ({ end }: { end?: string }, ctx) => {
+      await new Promise<void>((resolve, reject) => {
+        gates.push(resolve);
+        ctx.signal.addEventListener("abort", () => reject(new Error("stopped")), { once: true });
+      });
+      if (end === "throw") throw new Error("went wrong");
+      if (end === "reject") throw new McpError(-32001, "Refused late");
+      return "done";
+    },
+  });
+  child.tool("ping", { run: () => "pong" });
+  const parent = new McpServer({ name: "main", version: "1.0.0" });
+  parent.mount("m", child);
+  return { child, parent, gates };
+}
+
+const refusal = (id: number, scope: "principal" | "server") => ({
+  jsonrpc: "2.0",
+  id,
+  error: {
+    code: -32000,
+    message:
+      scope === "principal"
+        ? "Too Many Requests: this caller holds its share of requests in flight (1)"
+        : "Service Unavailable: the server holds as many requests in flight as it may (1)",
+    data: { limit: "requests", scope, max: 1, retryAfterMs: 1000 },
+  },
+});
+const text = (id: number, t: string, isError?: true) => ({
+  jsonrpc: "2.0",
+  id,
+  result: { content: [{ type: "text", text: t }], ...(isError ? { isError } : {}) },
+});
+
+describe("a mounted server's share of requests in flight", () => {
+  it("refuses a caller's second call at the child's share, as the child does when called directly", async () => {
+    const { child, parent, gates } = gated({ perPrincipal: 1 });
+    const direct = rawPeer(child, app("app-1"));
+    await direct.initialize();
+    const held = direct.send(call(1, "wait"));
+    await poll(() => gates.length).toBe(1);
+    expect(await direct.send(call(2, "ping"))).toEqual(refusal(2, "principal"));
+    gates.shift()!();
+    expect(await held).toEqual(text(1, "done"));
+
+    const p = rawPeer(parent, app("app-1"));
+    await p.initialize();
+    const first = p.send(call(1, "m_wait"));
+    await poll(() => gates.length).toBe(1);
+    expect(await p.send(call(2, "m_ping"))).toEqual(refusal(2, "principal"));
+    expect(await p.send(call(3, "m_wait"))).toEqual(refusal(3, "principal"));
+    // the parent's own tools are not the child's to count
+    parent.tool("own", { run: () => "mine" });
+    expect(await p.send(call(4, "own"))).toEqual(text(4, "mine"));
+    gates.shift()!();
+    expect(await first).toEqual(text(1, "done"));
+    expect(await p.send(call(5, "m_ping"))).toEqual(text(5, "pong"));
+  });
+
+  it("lets two callers each hold their own share; the child's total counts both", async () => {
+    const { parent, gates } = gated({ perPrincipal: 1 });
+    const a = rawPeer(parent, app("app-1"));
+    const b = rawPeer(parent, app("app-2"));
+    await a.initialize();
+    await b.initialize();
+    const both = [a.send(call(1, "m_wait")), b.send(call(1, "m_wait"))];
+    await poll(() => gates.length).toBe(2);
+    for (const open of gates.splice(0)) open();
+    expect(await Promise.all(both)).toEqual([text(1, "done"), text(1, "done")]);
+
+    const total = gated({ total: 1 });
+    const c = rawPeer(total.parent, app("app-1"));
+    const d = rawPeer(total.parent, app("app-2"));
+    await c.initialize();
+    await d.initialize();
+    const held = c.send(call(1, "m_wait"));
+    await poll(() => total.gates.length).toBe(1);
+    expect(await d.send(call(1, "m_ping"))).toEqual(refusal(1, "server"));
+    total.gates.shift()!();
+    expect(await held).toEqual(text(1, "done"));
+    expect(await d.send(call(2, "m_ping"))).toEqual(text(2, "pong"));
+  });
+
+  it("gives the share back once the call ends: a result, a thrown error, a rejection, a cancellation", async () => {
+    const { parent, gates } = gated({ perPrincipal: 1 });
+    const p = rawPeer(parent, app("app-1"));
+    await p.initialize();
+    let id = 1;
+    const ends: [string, unknown][] = [
+      ["done", text(0, "done")],
+      ["throw", text(0, "went wrong", true)],
+      ["reject", { jsonrpc: "2.0", id: 0, error: { code: -32001, message: "Refused late" } }],
+      ["cancel", undefined],
+    ];
+    for (const [end, answer] of ends) {
+      const n = id++;
+      const running = p.send(call(n, "m_wait", { end }));
+      await poll(() => gates.length).toBe(1);
+      expect(await p.send(call(id++, "m_ping"))).toEqual(refusal(id - 1, "principal"));
+      if (end === "cancel") {
+        await p.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: n } });
+        gates.shift();
+      } else gates.shift()!();
+      expect(await running).toEqual(answer && { ...answer, id: n });
+      const after = id++;
+      expect(await p.send(call(after, "m_ping"))).toEqual(text(after, "pong"));
+    }
+  });
+});
