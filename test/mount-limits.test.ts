@@ -1,6 +1,6 @@
-// A mounted server's own limits through the parent: its share of requests in flight per caller and in all, exact JSON.
+// A mounted server's own limits and errors through the parent: its share of requests in flight, its templates' lists; exact JSON.
 import { describe, expect, it } from "vitest";
-import { McpError, McpServer } from "../src/index.js";
+import { type ErrorInfo, McpError, McpServer } from "../src/index.js";
 import { rawPeer } from "./helpers.js";
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
@@ -131,5 +131,95 @@ describe("a mounted server's share of requests in flight", () => {
       const after = id++;
       expect(await p.send(call(after, "m_ping"))).toEqual(text(after, "pong"));
     }
+  });
+});
+
+describe("a mounted template's list", () => {
+  /** A child with two enumerating templates, one of whose lists throws while `broken` says so, and its `onError`. */
+  function files(errors: [string, ErrorInfo][], limits?: object) {
+    const state = { broken: true };
+    const child = new McpServer({
+      name: "files",
+      version: "1.0.0",
+      onError: (e, info) => void errors.push([String(e), info]),
+      ...(limits ? { limits } : {}),
+    });
+    child.resource("file:///{name}", {
+      list: () => {
+        if (state.broken) throw new Error("disk gone");
+        return [{ uri: "file:///a.txt", name: "a.txt" }];
+      },
+      read: ({ name }) => `contents of ${name}`,
+    });
+    child.resource("note://{id}", {
+      list: async () => [{ uri: "note://1", name: "one" }],
+      read: ({ id }) => `note ${id}`,
+    });
+    return { child, state };
+  }
+
+  it("that throws goes to the child's onError, not the parent's; the client gets what the child gives", async () => {
+    const childErrors: [string, ErrorInfo][] = [];
+    const parentErrors: unknown[] = [];
+    const { child } = files(childErrors);
+    const direct = rawPeer(child);
+    await direct.initialize();
+    const expected = { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } };
+    expect(await direct.send(req(1, "resources/list"))).toEqual(expected);
+    expect(childErrors).toEqual([["Error: disk gone", { method: "resources/list", requestId: 1 }]]);
+    childErrors.length = 0;
+
+    const parent = new McpServer({
+      name: "main",
+      version: "1.0.0",
+      onError: (e) => void parentErrors.push(e),
+    });
+    parent.mount("files", child);
+    const p = rawPeer(parent);
+    await p.initialize();
+    expect(await p.send(req(1, "resources/list"))).toEqual(expected);
+    expect(childErrors).toEqual([["Error: disk gone", { method: "resources/list", requestId: 1 }]]);
+    expect(parentErrors).toEqual([]);
+  });
+
+  it("runs inside the child's wrappers of resources/list, its rate rules spent once per list of the parent", async () => {
+    const errors: [string, ErrorInfo][] = [];
+    const { child, state } = files(errors, {
+      rates: { methods: { "resources/list": { perMinute: 1, burst: 1 } } },
+    });
+    state.broken = false;
+    const seen: string[] = [];
+    child.use({
+      id: "com.example/hide-notes",
+      wrap: {
+        "resources/list": async (_params, ctx, next) => {
+          seen.push(ctx.caller);
+          const page = (await next()) as { resources: { uri: string }[] };
+          return { ...page, resources: page.resources.filter((r) => !r.uri.startsWith("note:")) };
+        },
+      },
+    });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.resource("main://readme", { read: () => "hello" });
+    parent.mount("files", child);
+    const p = rawPeer(parent, app("app-1"));
+    await p.initialize();
+    expect(await p.send(req(1, "resources/list"))).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        resources: [
+          { uri: "main://readme", name: "main://readme" },
+          { uri: "file:///a.txt", name: "a.txt" },
+        ],
+      },
+    });
+    expect(seen).toEqual(["principal:client::app-1", "principal:client::app-1"]);
+    expect(await p.send(req(2, "resources/list"))).toMatchObject({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32000, data: { limit: "rate", scope: "principal" } },
+    });
+    expect(errors).toEqual([]);
   });
 });

@@ -160,9 +160,16 @@ export class MountPoint implements Point {
    * settles however it ends; this server's wrappers; an unexpected error goes to this server's
    * `onError` and is -32603, an `McpError` passes as it is. A tool runs as a task of the server the
    * call came to (its store, its `tasks/get`), so this server's tasks wrapper is left out. `inner`, if
-   * given, is what the wrappers wrap in place of the method (one template's `list` for `resources/list`).
+   * given, is what the wrappers wrap in place of the method (one template's `list` for `resources/list`);
+   * `admitted`: this request was admitted here already (its rate rules spent once), only counted now.
    */
-  run(method: string, params: Params, ctx: Context, inner?: (ctx: Context) => unknown): unknown {
+  run(
+    method: string,
+    params: Params,
+    ctx: Context,
+    inner?: (ctx: Context) => unknown,
+    admitted = false,
+  ): unknown {
     const core = this.parts.core;
     const plan = this.#plan(method, ctx);
     if (plan === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
@@ -202,7 +209,9 @@ export class MountPoint implements Point {
         },
       );
     };
-    const refused = core.governor.admit(key, method, params);
+    const refused = admitted
+      ? core.governor.check("requests", key)
+      : core.governor.admit(key, method, params);
     if (refused === undefined) return go();
     if (!isPromiseLike(refused)) throw refused;
     return Promise.resolve(refused).then((r) => {
