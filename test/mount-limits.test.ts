@@ -223,3 +223,48 @@ describe("a mounted template's list", () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe("a mounted server's share of requests to the client", () => {
+  it("counts a 2025 elicit in the child's inputRounds, as when called directly", async () => {
+    const child = new McpServer({
+      name: "asker",
+      version: "1.0.0",
+      limits: { inputRounds: { perPrincipal: 1 } },
+    });
+    child.tool("ask", {
+      run: async (_a, ctx) => {
+        const r = await ctx.elicit({ message: "Sure?", requestedSchema: { type: "object", properties: {} } });
+        return `said ${r.action}`;
+      },
+    });
+    const parent = new McpServer({ name: "main", version: "1.0.0" });
+    parent.mount("m", child);
+    for (const [server, name] of [
+      [child, "ask"],
+      [parent, "m_ask"],
+    ] as const) {
+      const p = rawPeer(server, app("app-1"));
+      await p.initialize("2025-11-25", { elicitation: {} });
+      const first = p.send(call(1, name));
+      await poll(() => p.sent.filter((m) => m.method === "elicitation/create").length).toBe(1);
+      expect(await p.send(call(2, name))).toEqual({
+        jsonrpc: "2.0",
+        id: 2,
+        error: {
+          code: -32000,
+          message: "Too Many Requests: this caller holds its share of open requests to the client (1)",
+          data: { limit: "inputRounds", scope: "principal", max: 1, retryAfterMs: 1000 },
+        },
+      });
+      const asked = p.sent.find((m) => m.method === "elicitation/create");
+      await p.send({ jsonrpc: "2.0", id: asked.id, result: { action: "decline" } });
+      expect(await first).toEqual(text(1, "said decline"));
+      // given back: the next one is asked
+      const again = p.send(call(3, name));
+      await poll(() => p.sent.filter((m) => m.method === "elicitation/create").length).toBe(2);
+      const next = p.sent.filter((m) => m.method === "elicitation/create")[1];
+      await p.send({ jsonrpc: "2.0", id: next.id, result: { action: "cancel" } });
+      expect(await again).toEqual(text(3, "said cancel"));
+    }
+  });
+});

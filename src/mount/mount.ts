@@ -7,12 +7,14 @@
 
 import type { ChangeEvent } from "../bus.js";
 import type { Context } from "../context.js";
-import { InputRequiredSignal } from "../eras/input.js";
+import { InputRequiredSignal, refuse } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { SKILLS } from "../ext/skills.js";
 import { TASKS } from "../ext/tasks.js";
 import type { Method } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
 import { isPromiseLike, type Params } from "../types.js";
+import { ContextView } from "../views/context-view.js";
 import { collision, type Kind, Mount, type MountParts, type Named, type Point, SEPARATOR } from "./mirror.js";
 
 export { type MountCore, type MountParts, SEPARATOR, SKILL_SEPARATOR } from "./mirror.js";
@@ -190,7 +192,8 @@ export class MountPoint implements Point {
       let r: unknown;
       try {
         const own = inner ?? ((c: Context) => m.run(params, c));
-        r = wrapped ? core.extensions.run(method, params, ctx, served, own) : own(ctx);
+        const asking = new Asking(ctx, core.governor);
+        r = wrapped ? core.extensions.run(method, params, asking, served, own) : own(asking);
       } catch (error) {
         return fail(error);
       }
@@ -240,6 +243,45 @@ export class MountPoint implements Point {
     const plan = m && { m, served, wrapped: this.parts.core.extensions.wraps(method, served) };
     plans.set(method, plan);
     return plan;
+  }
+}
+
+/**
+ * The context a mounted server's method runs with: the parent's request's, but its 2025 requests to
+ * the client (`elicit`, `sample`, `roots`) count in this server's share of them (`inputRounds`) as
+ * when it is called directly, and in the parent's share too (they go out on the parent's connection).
+ */
+class Asking extends ContextView {
+  readonly #governor: Governor;
+
+  constructor(base: Context, governor: Governor) {
+    super(base);
+    this.#governor = governor;
+  }
+
+  override elicit(...args: Parameters<Context["elicit"]>) {
+    return this.#counted(() => this.base.elicit(...args));
+  }
+
+  override sample(...args: Parameters<Context["sample"]>) {
+    return this.#counted(() => this.base.sample(...args));
+  }
+
+  override roots(...args: Parameters<Context["roots"]>) {
+    return this.#counted(() => this.base.roots(...args));
+  }
+
+  #counted<T>(ask: () => Promise<T>): Promise<T> {
+    // 2026-07-28 asks in its answer (input rounds): nothing is held open, as when called directly
+    if (this.features.stateless) return ask();
+    const release = this.#governor.claim("inputRounds", this.caller);
+    if (typeof release !== "function") return refuse<T>(release);
+    try {
+      return ask().finally(release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 }
 
