@@ -2,7 +2,8 @@
  * Mounting: the tools, prompts, resources and templates of one server served by another under a
  * prefix, as a live mirror. A mounted entry is an entry of the parent's registries (listing, scopes,
  * caching hints and list changes are the parent's, in both eras) whose handler runs the child's own
- * method (its wrappers, its rate rules, its errors and `onError`) with the parent's request context.
+ * method (its wrappers, its rate rules and shares of requests and of requests to the client, its errors
+ * and `onError`) with the parent's request context.
  */
 
 import type { ChangeEvent } from "../bus.js";
