@@ -7,6 +7,7 @@
 import type { ChangeEvent } from "../bus.js";
 import type { Completer, Context } from "../context.js";
 import type { Features } from "../eras/versions.js";
+import { ErrorCode, McpError } from "../errors.js";
 import { addSkill, SKILL_NAME, type Skills } from "../ext/skills.js";
 import type { Extensions } from "../extension.js";
 import type { Governor } from "../limits/governor.js";
@@ -62,8 +63,14 @@ export interface Point {
   claim(kind: Named, name: string, by: string, template?: boolean): void;
   /** Records (or, with `undefined`, forgets) who holds a name here. */
   own(key: string, owner: string | undefined): void;
-  /** Runs this server's `method` as a client's call would, with the context of the request where it is mounted. */
-  run(method: string, params: Params, ctx: Context): unknown;
+  /** Runs this server's `method` as a client's call would, with the context of the request where it is mounted (`inner` in place of the method). */
+  run(
+    method: string,
+    params: Params,
+    ctx: Context,
+    inner?: (ctx: Context) => unknown,
+    admitted?: boolean,
+  ): unknown;
 }
 
 /** The error of two owners of one name. */
@@ -103,6 +110,9 @@ export class Mount {
     resources: Map<string, Held<ResourceEntry>>;
     skills: Map<string, Held<SkillEntry>>;
   };
+
+  /** The parent's requests whose `resources/list` the child admitted already. */
+  readonly #listing = new WeakSet<Context>();
 
   constructor(parent: Point, child: Point, prefix: string, by: string) {
     this.#parent = parent;
@@ -298,8 +308,38 @@ export class Mount {
       complete: complete && this.#completers(complete, { type: "ref/resource", uri: e.key }),
       read: (_: unknown, ctx: Context & { uri: string }) =>
         child.run("resources/read", { uri: ctx.uri }, ctx),
+      list: e.options.list && this.#lister(e.options.list),
     } as unknown as ResourceOptions<string>;
     return [e.key, this.#parent.parts.resources.add(e.key, options)];
+  }
+
+  /**
+   * A template's `list` as the parent's `resources/list` calls it: run as the child's `resources/list`
+   * in place of its method (the child's wrappers around it, its share of requests, its errors and
+   * `onError`), admitted once per request of the parent (its rate rules spent once, however many of
+   * its templates list).
+   */
+  #lister(
+    list: NonNullable<ResourceEntry["options"]["list"]>,
+  ): (ctx: Context) => Promise<readonly unknown[]> {
+    const child = this.#child;
+    return async (ctx) => {
+      const admitted = this.#listing.has(ctx);
+      this.#listing.add(ctx);
+      const page = (await child.run(
+        "resources/list",
+        {},
+        ctx,
+        async (c) => ({ resources: await list(c) }),
+        admitted,
+      )) as { resources?: unknown } | undefined;
+      if (Array.isArray(page?.resources)) return page.resources;
+      child.parts.core.reportError(new TypeError("resources/list of a template gave no array of resources"), {
+        method: "resources/list",
+        requestId: ctx.requestId,
+      });
+      throw new McpError(ErrorCode.InternalError, "Internal error");
+    };
   }
 
   /** Completers that ask the child's `completion/complete` for `ref`, one per argument the child completes. */

@@ -2,17 +2,20 @@
  * Mounting: the tools, prompts, resources and templates of one server served by another under a
  * prefix, as a live mirror. A mounted entry is an entry of the parent's registries (listing, scopes,
  * caching hints and list changes are the parent's, in both eras) whose handler runs the child's own
- * method (its wrappers, its rate rules, its errors and `onError`) with the parent's request context.
+ * method (its wrappers, its rate rules and shares of requests and of requests to the client, its errors
+ * and `onError`) with the parent's request context.
  */
 
 import type { ChangeEvent } from "../bus.js";
 import type { Context } from "../context.js";
-import { InputRequiredSignal } from "../eras/input.js";
+import { InputRequiredSignal, refuse } from "../eras/input.js";
 import { ErrorCode, McpError } from "../errors.js";
 import { SKILLS } from "../ext/skills.js";
 import { TASKS } from "../ext/tasks.js";
 import type { Method } from "../extension.js";
+import type { Governor } from "../limits/governor.js";
 import { isPromiseLike, type Params } from "../types.js";
+import { ContextView } from "../views/context-view.js";
 import { collision, type Kind, Mount, type MountParts, type Named, type Point, SEPARATOR } from "./mirror.js";
 
 export { type MountCore, type MountParts, SEPARATOR, SKILL_SEPARATOR } from "./mirror.js";
@@ -155,32 +158,64 @@ export class MountPoint implements Point {
 
   /**
    * Runs this server's `method` as a client's call would, with `ctx`, the context of the request where
-   * it is mounted: this server's wrappers and rate rules; an unexpected error goes to this server's
+   * it is mounted: admitted by this server's governor (its caller's share of requests in flight, its
+   * rate rules) and counted in that share while it runs past its synchronous part, given back once it
+   * settles however it ends; this server's wrappers; an unexpected error goes to this server's
    * `onError` and is -32603, an `McpError` passes as it is. A tool runs as a task of the server the
-   * call came to (its store, its `tasks/get`), so this server's tasks wrapper is left out.
+   * call came to (its store, its `tasks/get`), so this server's tasks wrapper is left out. `inner`, if
+   * given, is what the wrappers wrap in place of the method (one template's `list` for `resources/list`);
+   * `admitted`: this request was admitted here already (its rate rules spent once), only counted now.
    */
-  run(method: string, params: Params, ctx: Context): unknown {
+  run(
+    method: string,
+    params: Params,
+    ctx: Context,
+    inner?: (ctx: Context) => unknown,
+    admitted = false,
+  ): unknown {
     const core = this.parts.core;
     const plan = this.#plan(method, ctx);
     if (plan === undefined) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     const { m, served, wrapped } = plan;
+    const key = ctx.caller;
     const fail = (error: unknown): never => {
       if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-      const about = typeof params.uri === "string" ? { uri: params.uri } : { name: String(params.name) };
+      const about =
+        typeof params.uri === "string"
+          ? { uri: params.uri }
+          : typeof params.name === "string"
+            ? { name: params.name }
+            : {};
       core.reportError(error, { method, requestId: ctx.requestId, ...about });
       throw new McpError(ErrorCode.InternalError, "Internal error");
     };
     const go = (): unknown => {
+      let r: unknown;
       try {
-        const r = wrapped
-          ? core.extensions.run(method, params, ctx, served, (c) => m.run(params, c))
-          : m.run(params, ctx);
-        return isPromiseLike(r) ? Promise.resolve(r).then(undefined, fail) : r;
+        const own = inner ?? ((c: Context) => m.run(params, c));
+        const asking = new Asking(ctx, core.governor);
+        r = wrapped ? core.extensions.run(method, params, asking, served, own) : own(asking);
       } catch (error) {
         return fail(error);
       }
+      if (!isPromiseLike(r)) return r;
+      // in this server's share from here, as a request to it is: a synchronous run is over before another is admitted
+      const governor = core.governor;
+      governor.add("requests", key, 1);
+      return Promise.resolve(r).then(
+        (v) => {
+          governor.give("requests", key);
+          return v;
+        },
+        (error: unknown) => {
+          governor.give("requests", key);
+          return fail(error);
+        },
+      );
     };
-    const refused = core.governor.admit(ctx.caller, method, params);
+    const refused = admitted
+      ? core.governor.check("requests", key)
+      : core.governor.admit(key, method, params);
     if (refused === undefined) return go();
     if (!isPromiseLike(refused)) throw refused;
     return Promise.resolve(refused).then((r) => {
@@ -209,6 +244,45 @@ export class MountPoint implements Point {
     const plan = m && { m, served, wrapped: this.parts.core.extensions.wraps(method, served) };
     plans.set(method, plan);
     return plan;
+  }
+}
+
+/**
+ * The context a mounted server's method runs with: the parent's request's, but its 2025 requests to
+ * the client (`elicit`, `sample`, `roots`) count in this server's share of them (`inputRounds`) as
+ * when it is called directly, and in the parent's share too (they go out on the parent's connection).
+ */
+class Asking extends ContextView {
+  readonly #governor: Governor;
+
+  constructor(base: Context, governor: Governor) {
+    super(base);
+    this.#governor = governor;
+  }
+
+  override elicit(...args: Parameters<Context["elicit"]>) {
+    return this.#counted(() => this.base.elicit(...args));
+  }
+
+  override sample(...args: Parameters<Context["sample"]>) {
+    return this.#counted(() => this.base.sample(...args));
+  }
+
+  override roots(...args: Parameters<Context["roots"]>) {
+    return this.#counted(() => this.base.roots(...args));
+  }
+
+  #counted<T>(ask: () => Promise<T>): Promise<T> {
+    // 2026-07-28 asks in its answer (input rounds): nothing is held open, as when called directly
+    if (this.features.stateless) return ask();
+    const release = this.#governor.claim("inputRounds", this.caller);
+    if (typeof release !== "function") return refuse<T>(release);
+    try {
+      return ask().finally(release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 }
 
