@@ -5,7 +5,7 @@ import { listingFor, shapePrimitive, shapeResourceContents } from "../eras/seria
 import { type CacheHint, cacheHint, combineHints } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
-import { preEncode } from "../jsonrpc.js";
+import { preEncodeJoined } from "../jsonrpc.js";
 import { decodeMarkedCursor, encodeMarkedCursor } from "../pagination.js";
 import {
   DEFAULT_SETTINGS,
@@ -307,10 +307,13 @@ export async function listResources(
   return enumeratedPage(reg, ctx, resources, 0, pageSize);
 }
 
-/** Keeps a page of statics for the next caller, with its JSON text: answering it again serializes nothing. */
+/**
+ * Keeps a page of statics for the next caller, with its JSON text: answering it again serializes
+ * nothing, and after a change a page is joined from its listings' texts, each serialized once.
+ */
 function keep(reg: ResourceRegistry, key: string, page: ResourcePage): ResourcePage {
   Object.freeze(page.resources);
-  reg.pages.set(key, preEncode(page));
+  reg.pages.set(key, preEncodeJoined(page, "resources"));
   return page;
 }
 
