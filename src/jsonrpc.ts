@@ -35,40 +35,6 @@ export function preEncode<T extends object>(result: T): T {
   return result;
 }
 
-/** The JSON text of objects that never change (a listing shaped for a revision), kept while each lives. */
-const texts = new WeakMap<object, string>();
-
-/**
- * {@link preEncode} for a page whose `list` member holds objects that never change: the page's text is
- * joined from theirs, each serialized once and kept, so a page made anew (after a change to the list)
- * serializes only the items it had not met. The text is exactly what `JSON.stringify(page)` gives.
- */
-export function preEncodeJoined<T extends object>(page: T, list: keyof T & string): T {
-  let text = "{";
-  for (const [key, value] of Object.entries(page)) {
-    if (value === undefined) continue;
-    text += `${text === "{" ? "" : ","}${JSON.stringify(key)}:`;
-    if (key !== list) {
-      text += JSON.stringify(value);
-      continue;
-    }
-    const items = value as readonly object[];
-    text += "[";
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      let json = texts.get(item);
-      if (json === undefined) {
-        json = JSON.stringify(item);
-        texts.set(item, json);
-      }
-      text += i === 0 ? json : `,${json}`;
-    }
-    text += "]";
-  }
-  encoded.set(Object.freeze(page), `${text}}`);
-  return page;
-}
-
 /**
  * Serializes one outgoing message (or a batch). A result that cannot be serialized (a cycle, a
  * BigInt) becomes an internal-error answer to the same request, so every request still gets

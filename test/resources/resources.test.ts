@@ -789,7 +789,7 @@ describe("pre-encoded pages", () => {
     expect(encodeMessage(batch)).toBe(JSON.stringify(batch));
   });
 
-  it("are joined from each listing's kept text into exactly what JSON.stringify writes, before and after a change", async () => {
+  it("write exactly what JSON.stringify writes, before and after a change, in two revisions", async () => {
     const reg = new ResourceRegistry(() => {}, { ...DEFAULT_SETTINGS, pageSize: 2 });
     for (let i = 1; i <= 3; i++)
       reg.add(`s://${i}`, {
