@@ -24,7 +24,7 @@ export interface UriTemplateLimits {
 
 /** The options of `new McpServer(...)` that its registries read: how tools, resources and prompts are made and listed. */
 export interface RegistryOptions {
-  /** Items per page of every list result. Default: 100. */
+  /** Items per page of every list result. Default: 2000 (few round trips for a client that lists everything; see docs/resources.md). */
   pageSize?: number;
   /**
    * Path safety for resource template variables: a decoded value with a `..` that escapes, an absolute

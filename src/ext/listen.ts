@@ -187,6 +187,8 @@ export function listenExtension(o: ListenOptions): Extension {
       counts = host.limits;
     },
     sessionEnd: (session) => {
+      // no listen open anywhere: nothing to end, and a session that never needed its id is not made one
+      if (open.size === 0) return;
       const streams = open.get(session.sessionId);
       if (streams) for (const stream of [...streams]) stream.end();
     },

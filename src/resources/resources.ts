@@ -307,7 +307,10 @@ export async function listResources(
   return enumeratedPage(reg, ctx, resources, 0, pageSize);
 }
 
-/** Keeps a page of statics for the next caller, with its JSON text: answering it again serializes nothing. */
+/**
+ * Keeps a page of statics for the next caller, with its JSON text: answering it again serializes
+ * nothing. (One JSON.stringify of the page: joining texts kept per listing measured slower, cold and warm.)
+ */
 function keep(reg: ResourceRegistry, key: string, page: ResourcePage): ResourcePage {
   Object.freeze(page.resources);
   reg.pages.set(key, preEncode(page));

@@ -25,222 +25,238 @@
  * POSSIBILITY OF SUCH DAMAGE.
  */
 
-/** The documents, each with its `$id`: the dialect meta-schema first, then core, applicator, unevaluated,
- * validation, meta-data, format-annotation and content. */
-export const META_SCHEMAS_2020_12: readonly object[] = deepFreeze([
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/schema",
-    $vocabulary: {
-      "https://json-schema.org/draft/2020-12/vocab/core": true,
-      "https://json-schema.org/draft/2020-12/vocab/applicator": true,
-      "https://json-schema.org/draft/2020-12/vocab/unevaluated": true,
-      "https://json-schema.org/draft/2020-12/vocab/validation": true,
-      "https://json-schema.org/draft/2020-12/vocab/meta-data": true,
-      "https://json-schema.org/draft/2020-12/vocab/format-annotation": true,
-      "https://json-schema.org/draft/2020-12/vocab/content": true,
-    },
-    $dynamicAnchor: "meta",
-    title: "Core and Validation specifications meta-schema",
-    allOf: [
-      { $ref: "meta/core" },
-      { $ref: "meta/applicator" },
-      { $ref: "meta/unevaluated" },
-      { $ref: "meta/validation" },
-      { $ref: "meta/meta-data" },
-      { $ref: "meta/format-annotation" },
-      { $ref: "meta/content" },
-    ],
-    type: ["object", "boolean"],
-    $comment:
-      "This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.",
-    properties: {
-      definitions: {
-        $comment: '"definitions" has been replaced by "$defs".',
-        type: "object",
-        additionalProperties: { $dynamicRef: "#meta" },
-        deprecated: true,
-        default: {},
-      },
-      dependencies: {
-        $comment:
-          '"dependencies" has been split and replaced by "dependentSchemas" and "dependentRequired" in order to serve their differing semantics.',
-        type: "object",
-        additionalProperties: {
-          anyOf: [{ $dynamicRef: "#meta" }, { $ref: "meta/validation#/$defs/stringArray" }],
-        },
-        deprecated: true,
-        default: {},
-      },
-      $recursiveAnchor: {
-        $comment: '"$recursiveAnchor" has been replaced by "$dynamicAnchor".',
-        $ref: "meta/core#/$defs/anchorString",
-        deprecated: true,
-      },
-      $recursiveRef: {
-        $comment: '"$recursiveRef" has been replaced by "$dynamicRef".',
-        $ref: "meta/core#/$defs/uriReferenceString",
-        deprecated: true,
-      },
-    },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/core",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/core": true },
-    $dynamicAnchor: "meta",
-    title: "Core vocabulary meta-schema",
-    type: ["object", "boolean"],
-    properties: {
-      $id: {
-        $ref: "#/$defs/uriReferenceString",
-        $comment: "Non-empty fragments not allowed.",
-        pattern: "^[^#]*#?$",
-      },
-      $schema: { $ref: "#/$defs/uriString" },
-      $ref: { $ref: "#/$defs/uriReferenceString" },
-      $anchor: { $ref: "#/$defs/anchorString" },
-      $dynamicRef: { $ref: "#/$defs/uriReferenceString" },
-      $dynamicAnchor: { $ref: "#/$defs/anchorString" },
+/** The `$id` of each document of {@link metaSchemas2020_12}, in order, known without making them. */
+export const META_SCHEMA_IDS_2020_12: readonly string[] = [
+  "schema",
+  ...["core", "applicator", "unevaluated", "validation", "meta-data", "format-annotation", "content"].map(
+    (vocabulary) => `meta/${vocabulary}`,
+  ),
+].map((path) => `https://json-schema.org/draft/2020-12/${path}`);
+
+let documents: readonly object[] | undefined;
+
+/**
+ * The documents, each with its `$id`: the dialect meta-schema first, then core, applicator, unevaluated,
+ * validation, meta-data, format-annotation and content. Made and frozen on first use, by a schema that
+ * refers to one: building them at load cost every server's start more than the rest of the validator.
+ */
+export function metaSchemas2020_12(): readonly object[] {
+  documents ??= deepFreeze([
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/schema",
       $vocabulary: {
-        type: "object",
-        propertyNames: { $ref: "#/$defs/uriString" },
-        additionalProperties: { type: "boolean" },
+        "https://json-schema.org/draft/2020-12/vocab/core": true,
+        "https://json-schema.org/draft/2020-12/vocab/applicator": true,
+        "https://json-schema.org/draft/2020-12/vocab/unevaluated": true,
+        "https://json-schema.org/draft/2020-12/vocab/validation": true,
+        "https://json-schema.org/draft/2020-12/vocab/meta-data": true,
+        "https://json-schema.org/draft/2020-12/vocab/format-annotation": true,
+        "https://json-schema.org/draft/2020-12/vocab/content": true,
       },
-      $comment: { type: "string" },
-      $defs: { type: "object", additionalProperties: { $dynamicRef: "#meta" } },
+      $dynamicAnchor: "meta",
+      title: "Core and Validation specifications meta-schema",
+      allOf: [
+        { $ref: "meta/core" },
+        { $ref: "meta/applicator" },
+        { $ref: "meta/unevaluated" },
+        { $ref: "meta/validation" },
+        { $ref: "meta/meta-data" },
+        { $ref: "meta/format-annotation" },
+        { $ref: "meta/content" },
+      ],
+      type: ["object", "boolean"],
+      $comment:
+        "This meta-schema also defines keywords that have appeared in previous drafts in order to prevent incompatible extensions as they remain in common use.",
+      properties: {
+        definitions: {
+          $comment: '"definitions" has been replaced by "$defs".',
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          deprecated: true,
+          default: {},
+        },
+        dependencies: {
+          $comment:
+            '"dependencies" has been split and replaced by "dependentSchemas" and "dependentRequired" in order to serve their differing semantics.',
+          type: "object",
+          additionalProperties: {
+            anyOf: [{ $dynamicRef: "#meta" }, { $ref: "meta/validation#/$defs/stringArray" }],
+          },
+          deprecated: true,
+          default: {},
+        },
+        $recursiveAnchor: {
+          $comment: '"$recursiveAnchor" has been replaced by "$dynamicAnchor".',
+          $ref: "meta/core#/$defs/anchorString",
+          deprecated: true,
+        },
+        $recursiveRef: {
+          $comment: '"$recursiveRef" has been replaced by "$dynamicRef".',
+          $ref: "meta/core#/$defs/uriReferenceString",
+          deprecated: true,
+        },
+      },
     },
-    $defs: {
-      anchorString: { type: "string", pattern: "^[A-Za-z_][-A-Za-z0-9._]*$" },
-      uriString: { type: "string", format: "uri" },
-      uriReferenceString: { type: "string", format: "uri-reference" },
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/core",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/core": true },
+      $dynamicAnchor: "meta",
+      title: "Core vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        $id: {
+          $ref: "#/$defs/uriReferenceString",
+          $comment: "Non-empty fragments not allowed.",
+          pattern: "^[^#]*#?$",
+        },
+        $schema: { $ref: "#/$defs/uriString" },
+        $ref: { $ref: "#/$defs/uriReferenceString" },
+        $anchor: { $ref: "#/$defs/anchorString" },
+        $dynamicRef: { $ref: "#/$defs/uriReferenceString" },
+        $dynamicAnchor: { $ref: "#/$defs/anchorString" },
+        $vocabulary: {
+          type: "object",
+          propertyNames: { $ref: "#/$defs/uriString" },
+          additionalProperties: { type: "boolean" },
+        },
+        $comment: { type: "string" },
+        $defs: { type: "object", additionalProperties: { $dynamicRef: "#meta" } },
+      },
+      $defs: {
+        anchorString: { type: "string", pattern: "^[A-Za-z_][-A-Za-z0-9._]*$" },
+        uriString: { type: "string", format: "uri" },
+        uriReferenceString: { type: "string", format: "uri-reference" },
+      },
     },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/applicator",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/applicator": true },
-    $dynamicAnchor: "meta",
-    title: "Applicator vocabulary meta-schema",
-    type: ["object", "boolean"],
-    properties: {
-      prefixItems: { $ref: "#/$defs/schemaArray" },
-      items: { $dynamicRef: "#meta" },
-      contains: { $dynamicRef: "#meta" },
-      additionalProperties: { $dynamicRef: "#meta" },
-      properties: { type: "object", additionalProperties: { $dynamicRef: "#meta" }, default: {} },
-      patternProperties: {
-        type: "object",
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/applicator",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/applicator": true },
+      $dynamicAnchor: "meta",
+      title: "Applicator vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        prefixItems: { $ref: "#/$defs/schemaArray" },
+        items: { $dynamicRef: "#meta" },
+        contains: { $dynamicRef: "#meta" },
         additionalProperties: { $dynamicRef: "#meta" },
-        propertyNames: { format: "regex" },
-        default: {},
+        properties: { type: "object", additionalProperties: { $dynamicRef: "#meta" }, default: {} },
+        patternProperties: {
+          type: "object",
+          additionalProperties: { $dynamicRef: "#meta" },
+          propertyNames: { format: "regex" },
+          default: {},
+        },
+        dependentSchemas: { type: "object", additionalProperties: { $dynamicRef: "#meta" }, default: {} },
+        propertyNames: { $dynamicRef: "#meta" },
+        if: { $dynamicRef: "#meta" },
+        // biome-ignore lint/suspicious/noThenProperty: the keyword "then", named in the meta-schema's properties
+        then: { $dynamicRef: "#meta" },
+        else: { $dynamicRef: "#meta" },
+        allOf: { $ref: "#/$defs/schemaArray" },
+        anyOf: { $ref: "#/$defs/schemaArray" },
+        oneOf: { $ref: "#/$defs/schemaArray" },
+        not: { $dynamicRef: "#meta" },
       },
-      dependentSchemas: { type: "object", additionalProperties: { $dynamicRef: "#meta" }, default: {} },
-      propertyNames: { $dynamicRef: "#meta" },
-      if: { $dynamicRef: "#meta" },
-      // biome-ignore lint/suspicious/noThenProperty: the keyword "then", named in the meta-schema's properties
-      then: { $dynamicRef: "#meta" },
-      else: { $dynamicRef: "#meta" },
-      allOf: { $ref: "#/$defs/schemaArray" },
-      anyOf: { $ref: "#/$defs/schemaArray" },
-      oneOf: { $ref: "#/$defs/schemaArray" },
-      not: { $dynamicRef: "#meta" },
+      $defs: { schemaArray: { type: "array", minItems: 1, items: { $dynamicRef: "#meta" } } },
     },
-    $defs: { schemaArray: { type: "array", minItems: 1, items: { $dynamicRef: "#meta" } } },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/unevaluated": true },
-    $dynamicAnchor: "meta",
-    title: "Unevaluated applicator vocabulary meta-schema",
-    type: ["object", "boolean"],
-    properties: {
-      unevaluatedItems: { $dynamicRef: "#meta" },
-      unevaluatedProperties: { $dynamicRef: "#meta" },
-    },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/validation",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/validation": true },
-    $dynamicAnchor: "meta",
-    title: "Validation vocabulary meta-schema",
-    type: ["object", "boolean"],
-    properties: {
-      type: {
-        anyOf: [
-          { $ref: "#/$defs/simpleTypes" },
-          { type: "array", items: { $ref: "#/$defs/simpleTypes" }, minItems: 1, uniqueItems: true },
-        ],
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/unevaluated",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/unevaluated": true },
+      $dynamicAnchor: "meta",
+      title: "Unevaluated applicator vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        unevaluatedItems: { $dynamicRef: "#meta" },
+        unevaluatedProperties: { $dynamicRef: "#meta" },
       },
-      const: true,
-      enum: { type: "array", items: true },
-      multipleOf: { type: "number", exclusiveMinimum: 0 },
-      maximum: { type: "number" },
-      exclusiveMaximum: { type: "number" },
-      minimum: { type: "number" },
-      exclusiveMinimum: { type: "number" },
-      maxLength: { $ref: "#/$defs/nonNegativeInteger" },
-      minLength: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
-      pattern: { type: "string", format: "regex" },
-      maxItems: { $ref: "#/$defs/nonNegativeInteger" },
-      minItems: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
-      uniqueItems: { type: "boolean", default: false },
-      maxContains: { $ref: "#/$defs/nonNegativeInteger" },
-      minContains: { $ref: "#/$defs/nonNegativeInteger", default: 1 },
-      maxProperties: { $ref: "#/$defs/nonNegativeInteger" },
-      minProperties: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
-      required: { $ref: "#/$defs/stringArray" },
-      dependentRequired: { type: "object", additionalProperties: { $ref: "#/$defs/stringArray" } },
     },
-    $defs: {
-      nonNegativeInteger: { type: "integer", minimum: 0 },
-      nonNegativeIntegerDefault0: { $ref: "#/$defs/nonNegativeInteger", default: 0 },
-      simpleTypes: { enum: ["array", "boolean", "integer", "null", "number", "object", "string"] },
-      stringArray: { type: "array", items: { type: "string" }, uniqueItems: true, default: [] },
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/validation",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/validation": true },
+      $dynamicAnchor: "meta",
+      title: "Validation vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        type: {
+          anyOf: [
+            { $ref: "#/$defs/simpleTypes" },
+            { type: "array", items: { $ref: "#/$defs/simpleTypes" }, minItems: 1, uniqueItems: true },
+          ],
+        },
+        const: true,
+        enum: { type: "array", items: true },
+        multipleOf: { type: "number", exclusiveMinimum: 0 },
+        maximum: { type: "number" },
+        exclusiveMaximum: { type: "number" },
+        minimum: { type: "number" },
+        exclusiveMinimum: { type: "number" },
+        maxLength: { $ref: "#/$defs/nonNegativeInteger" },
+        minLength: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        pattern: { type: "string", format: "regex" },
+        maxItems: { $ref: "#/$defs/nonNegativeInteger" },
+        minItems: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        uniqueItems: { type: "boolean", default: false },
+        maxContains: { $ref: "#/$defs/nonNegativeInteger" },
+        minContains: { $ref: "#/$defs/nonNegativeInteger", default: 1 },
+        maxProperties: { $ref: "#/$defs/nonNegativeInteger" },
+        minProperties: { $ref: "#/$defs/nonNegativeIntegerDefault0" },
+        required: { $ref: "#/$defs/stringArray" },
+        dependentRequired: { type: "object", additionalProperties: { $ref: "#/$defs/stringArray" } },
+      },
+      $defs: {
+        nonNegativeInteger: { type: "integer", minimum: 0 },
+        nonNegativeIntegerDefault0: { $ref: "#/$defs/nonNegativeInteger", default: 0 },
+        simpleTypes: { enum: ["array", "boolean", "integer", "null", "number", "object", "string"] },
+        stringArray: { type: "array", items: { type: "string" }, uniqueItems: true, default: [] },
+      },
     },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/meta-data": true },
-    $dynamicAnchor: "meta",
-    title: "Meta-data vocabulary meta-schema",
-    type: ["object", "boolean"],
-    properties: {
-      title: { type: "string" },
-      description: { type: "string" },
-      default: true,
-      deprecated: { type: "boolean", default: false },
-      readOnly: { type: "boolean", default: false },
-      writeOnly: { type: "boolean", default: false },
-      examples: { type: "array", items: true },
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/meta-data",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/meta-data": true },
+      $dynamicAnchor: "meta",
+      title: "Meta-data vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        title: { type: "string" },
+        description: { type: "string" },
+        default: true,
+        deprecated: { type: "boolean", default: false },
+        readOnly: { type: "boolean", default: false },
+        writeOnly: { type: "boolean", default: false },
+        examples: { type: "array", items: true },
+      },
     },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/format-annotation": true },
-    $dynamicAnchor: "meta",
-    title: "Format vocabulary meta-schema for annotation results",
-    type: ["object", "boolean"],
-    properties: { format: { type: "string" } },
-  },
-  {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://json-schema.org/draft/2020-12/meta/content",
-    $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/content": true },
-    $dynamicAnchor: "meta",
-    title: "Content vocabulary meta-schema",
-    type: ["object", "boolean"],
-    properties: {
-      contentEncoding: { type: "string" },
-      contentMediaType: { type: "string" },
-      contentSchema: { $dynamicRef: "#meta" },
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/format-annotation",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/format-annotation": true },
+      $dynamicAnchor: "meta",
+      title: "Format vocabulary meta-schema for annotation results",
+      type: ["object", "boolean"],
+      properties: { format: { type: "string" } },
     },
-  },
-]);
+    {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://json-schema.org/draft/2020-12/meta/content",
+      $vocabulary: { "https://json-schema.org/draft/2020-12/vocab/content": true },
+      $dynamicAnchor: "meta",
+      title: "Content vocabulary meta-schema",
+      type: ["object", "boolean"],
+      properties: {
+        contentEncoding: { type: "string" },
+        contentMediaType: { type: "string" },
+        contentSchema: { $dynamicRef: "#meta" },
+      },
+    },
+  ]);
+  return documents;
+}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {

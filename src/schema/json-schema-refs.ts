@@ -6,7 +6,7 @@
  * document that refers to the 2020-12 meta-schema (or a vocabulary's) gets the bundled copies mapped beside it.
  */
 import { fail, isObject, type Obj, show } from "./json-schema-checks.js";
-import { META_SCHEMAS_2020_12 } from "./json-schema-meta.js";
+import { META_SCHEMA_IDS_2020_12, metaSchemas2020_12 } from "./json-schema-meta.js";
 
 /** The dialects picomcp validates: 2020-12 (the default, MCP's), and draft-07 (what older clients send). */
 export type Dialect = "2020-12" | "draft-07";
@@ -146,7 +146,7 @@ const ANCHOR = /^[A-Za-z_][-A-Za-z0-9._]*$/;
 const uriOf = (url: URL) => url.href.replace(/#.*$/, "");
 
 /** The `$id`s of the bundled meta-schemas. */
-const META_URIS: ReadonlySet<string> = new Set(META_SCHEMAS_2020_12.map((d) => (d as Obj).$id as string));
+const META_URIS: ReadonlySet<string> = new Set(META_SCHEMA_IDS_2020_12);
 
 /** Whether `ref`, resolved against `base`, names a bundled meta-schema (an invalid one is reported later). */
 function namesMetaSchema(ref: unknown, base: string): boolean {
@@ -236,7 +236,7 @@ export function mapSchema(root: unknown): SchemaMap {
   if (id) map.byUri.set(DEFAULT_BASE, base); // relative references inside a document without a base
   walk(root, { resource: base, dialect: "2020-12", where: "#" }, "#", true);
   if (wantsMeta) {
-    for (const doc of META_SCHEMAS_2020_12) {
+    for (const doc of metaSchemas2020_12()) {
       const uri = (doc as Obj).$id as string;
       if (map.byUri.has(uri)) continue; // the document declares its own resource under that URI
       const where = `${uri}#`;

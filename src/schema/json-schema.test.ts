@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileJsonSchema, formatPath, type JsonSchemaObject } from "./json-schema.js";
+import { META_SCHEMA_IDS_2020_12, metaSchemas2020_12 } from "./json-schema-meta.js";
 
 const issuesOf = (schema: JsonSchemaObject | boolean, value: unknown) => compileJsonSchema(schema)(value);
 const messages = (schema: JsonSchemaObject | boolean, value: unknown) =>
@@ -397,5 +398,13 @@ describe("formatPath", () => {
     expect(formatPath(["address", "city"])).toBe("address.city");
     expect(formatPath(["tags", 2, "x-id"])).toBe("tags[2].x-id");
     expect(formatPath([0, "a.b", ""])).toBe('[0]["a.b"][""]');
+  });
+});
+
+describe("the bundled meta-schemas", () => {
+  it("are named by META_SCHEMA_IDS_2020_12 in order, so that a $ref to one is known before they are made", () => {
+    expect(metaSchemas2020_12().map((d) => (d as { $id: string }).$id)).toEqual(META_SCHEMA_IDS_2020_12);
+    expect(Object.isFrozen(metaSchemas2020_12()[0])).toBe(true);
+    expect(metaSchemas2020_12()).toBe(metaSchemas2020_12());
   });
 });

@@ -3,6 +3,8 @@ import type { RequestContext } from "../../src/context.js";
 import { featuresOf } from "../../src/eras/versions.js";
 import { isUnsafePathValue, McpError, McpServer } from "../../src/index.js";
 import { encodeMessage, preEncode } from "../../src/jsonrpc.js";
+import { DEFAULT_PAGE_SIZE } from "../../src/pagination.js";
+import { DEFAULT_SETTINGS } from "../../src/registry.js";
 import { listResources, ResourceRegistry, readResource } from "../../src/resources/resources.js";
 import { connect } from "../../src/testing.js";
 import { rawPeer, tick } from "../helpers.js";
@@ -125,8 +127,12 @@ describe("resources/list pages", () => {
       personal() {},
       cache() {},
     } as unknown as RequestContext;
+    // pages of the default size, 2000 since it was chosen by what a client pays (docs/resources.md,
+    // pagination); 100 before
+    const size = DEFAULT_PAGE_SIZE;
+    expect(size).toBe(2000);
     const first = await listResources(reg, {}, ctx);
-    expect(first.nextCursor).toBe(`p2.s.${(99).toString(36)}`);
+    expect(first.nextCursor).toBe(`p2.s.${(size - 1).toString(36)}`);
     // every look at a static's number counted: the cursor is found by binary search, not by a scan
     let looks = 0;
     for (const e of reg.statics) {
@@ -139,13 +145,13 @@ describe("resources/list pages", () => {
       });
     }
     const page = await listResources(reg, { cursor: `p2.s.${(49_999).toString(36)}` }, ctx);
-    expect(page.resources).toHaveLength(100);
+    expect(page.resources).toHaveLength(size);
     expect((page.resources as { uri: string }[]).map((r) => r.uri)).toEqual(
-      Array.from({ length: 100 }, (_, i) => `s://${50_000 + i}`),
+      Array.from({ length: size }, (_, i) => `s://${50_000 + i}`),
     );
-    expect(looks).toBeLessThan(2 * 17 + 100);
+    expect(looks).toBeLessThan(2 * 17 + size);
     // only the pages asked for were shaped
-    expect(reg.statics.filter((e) => e.shaped.size > 0)).toHaveLength(200);
+    expect(reg.statics.filter((e) => e.shaped.size > 0)).toHaveLength(2 * size);
   });
 });
 
@@ -781,6 +787,37 @@ describe("pre-encoded pages", () => {
     expect(encodeMessage(extra)).toBe(JSON.stringify(extra));
     const batch = [{ jsonrpc: "2.0" as const, id: 1, result: page }];
     expect(encodeMessage(batch)).toBe(JSON.stringify(batch));
+  });
+
+  it("write exactly what JSON.stringify writes, before and after a change, in two revisions", async () => {
+    const reg = new ResourceRegistry(() => {}, { ...DEFAULT_SETTINGS, pageSize: 2 });
+    for (let i = 1; i <= 3; i++)
+      reg.add(`s://${i}`, {
+        title: `T"${i}`,
+        description: "é \u2028",
+        icons: [{ src: "https://x/i.png" }],
+        read: () => "",
+      });
+    for (const version of ["2024-11-05", "2025-11-25"] as const) {
+      const ctx = { features: featuresOf(version), auth: undefined, personal() {}, cache() {} };
+      const walk = async () => {
+        const texts: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await listResources(reg, cursor === undefined ? {} : { cursor }, ctx as never);
+          const answer = { jsonrpc: "2.0" as const, id: 1, result: page as never };
+          // a copy has no kept text: JSON.stringify's own answer, to compare with
+          expect(encodeMessage(answer)).toBe(encodeMessage({ ...answer, result: { ...page } }));
+          texts.push(encodeMessage(answer));
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+        return texts;
+      };
+      expect(await walk()).toHaveLength(2);
+      const remove = reg.add("s://4", { read: () => "" });
+      expect(await walk()).toHaveLength(2);
+      remove();
+    }
   });
 
   it("answer a page asked again with the text of the first answer", async () => {
