@@ -11,6 +11,7 @@ import type { Context } from "../context.js";
 import type { CacheOptions } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
+import { parseUriTemplate } from "../resources/template.js";
 import type { Params } from "../types.js";
 import type { ExtensionHost } from "../views/host.js";
 import type { Filters, RemoteResource } from "./filters.js";
@@ -18,6 +19,28 @@ import type { Upstream } from "./upstream.js";
 
 /** The URIs one downstream session subscribed to. */
 const SUBSCRIBED = sessionSlot<Set<string>>("picomcp/proxy: subscribed", () => new Set());
+
+/**
+ * Whether a URI fits a remote template, matched by picomcp's own matcher (parsed once per list). A
+ * template the matcher refuses (ambiguous) fits every URI that starts with its literal prefix: broad
+ * on purpose, so that a hidden one hides too much rather than too little.
+ */
+function fitter(template: string): (uri: string) => boolean {
+  try {
+    const t = parseUriTemplate(template);
+    return (uri) => {
+      try {
+        return t.match(uri) !== null;
+      } catch {
+        return true; // a malformed escape: the remote might still read it, so it counts as a fit
+      }
+    };
+  } catch {
+    const brace = template.indexOf("{");
+    const prefix = brace < 0 ? template : template.slice(0, brace);
+    return brace < 0 ? (uri) => uri === prefix : (uri) => uri.startsWith(prefix);
+  }
+}
 
 /** What the remote shows through the filters, derived once per change of its lists. */
 export class Shown {
@@ -30,6 +53,11 @@ export class Shown {
   uris = new Set<string>();
   /** The URIs of the resources the filters hide. */
   hidden = new Set<string>();
+  /** The shown templates' matchers, and the hidden ones'. */
+  #fits: ((uri: string) => boolean)[] = [];
+  #hiddenFits: ((uri: string) => boolean)[] = [];
+  /** The shown templates as written, and the shown URIs: what a `ref/resource` of completion may name. */
+  refs = new Set<string>();
 
   readonly upstream: Upstream;
   readonly filters: Filters;
@@ -50,12 +78,27 @@ export class Shown {
     this.resources = lists.resources.filter((r) => !f.hideResource(r));
     this.uris = new Set(this.resources.map((r) => r.uri as string));
     this.hidden = new Set(lists.resources.filter((r) => f.hideResource(r)).map((r) => r.uri as string));
-    this.templates = lists.templates.filter((r) => !f.hideResource(r));
+    const templates: RemoteResource[] = [];
+    this.#fits = [];
+    this.#hiddenFits = [];
+    for (const t of lists.templates) {
+      if (typeof t.uriTemplate !== "string") continue;
+      const hide = f.hideResource(t);
+      if (!hide) templates.push(t);
+      (hide ? this.#hiddenFits : this.#fits).push(fitter(t.uriTemplate));
+    }
+    this.templates = templates;
+    this.refs = new Set([...this.uris, ...templates.map((t) => t.uriTemplate as string)]);
   }
 
-  /** Whether `uri` may be read: a listed resource, or any URI when templates are shown (the remote matches them). */
+  /**
+   * Whether `uri` may be read: a shown resource, or a URI that fits a shown template and neither is a
+   * hidden resource nor fits a hidden template. Anything else is not found, never asked of the remote.
+   */
   readable(uri: string): boolean {
-    return this.uris.has(uri) || (this.templates.length > 0 && !this.hidden.has(uri));
+    if (this.uris.has(uri)) return true;
+    if (this.hidden.has(uri) || this.#hiddenFits.some((fits) => fits(uri))) return false;
+    return this.#fits.some((fits) => fits(uri));
   }
 }
 
@@ -198,7 +241,27 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
       },
       "completion/complete": {
         when: (c) => !!c.completions,
-        run: (p, ctx) => forward(ctx, "completion/complete", p),
+        run: (p, ctx) => {
+          // only what the caller may see is completed; the caller's own `_meta` stays here
+          const ref = p.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+          const shownRef =
+            ref?.type === "ref/prompt"
+              ? typeof ref.name === "string" && shown.promptNames.has(ref.name)
+              : ref?.type === "ref/resource" && typeof ref.uri === "string" && shown.refs.has(ref.uri);
+          if (!shownRef)
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              "completion/complete names no prompt or resource shown here",
+              {
+                ref: p.ref,
+              },
+            );
+          return forward(ctx, "completion/complete", {
+            ref: p.ref,
+            argument: p.argument,
+            ...(p.context !== undefined && { context: p.context }),
+          });
+        },
       },
     },
     wrap: {
