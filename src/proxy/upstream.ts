@@ -17,7 +17,9 @@ import type { Context } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Params } from "../types.js";
 import { askDownstream, FromDownstream, requestWithRounds } from "./asking.js";
+import { asMcpError, connectionLost } from "./failures.js";
 import type { RemotePrompt, RemoteResource, RemoteTool } from "./filters.js";
+import { Relister } from "./relist.js";
 import { Routes } from "./routes.js";
 
 /** A remote server over Streamable HTTP. */
@@ -300,8 +302,14 @@ export class Upstream {
     for (const kind of ["tools", "prompts", "resources", "templates"] as const) await this.#list(kind);
   }
 
-  /** Lists `kind` anew; tells the proxy when it differs from what it held. */
-  async #list(kind: keyof RemoteLists): Promise<void> {
+  /** Lists `kind` anew, coalesced: at most one listing in flight per kind, and one more after it. */
+  readonly #relist = new Relister<keyof RemoteLists>((kind) => this.#listOnce(kind));
+  #list(kind: keyof RemoteLists): Promise<void> {
+    return this.#relist.run(kind);
+  }
+
+  /** Lists `kind` once; tells the proxy when it differs from what it held. */
+  async #listOnce(kind: keyof RemoteLists): Promise<void> {
     const client = this.#client;
     if (!client) return;
     const caps = this.capabilities;
@@ -365,25 +373,4 @@ export class Upstream {
 function withLogLevel(client: Client, params: Params): Params {
   if (client.getProtocolEra() !== "modern") return params;
   return { ...params, _meta: { ...(params._meta as Params | undefined), [LOG_LEVEL]: "debug" } };
-}
-
-/** Whether `error` says the connection is gone (the network, the remote's session), not only this request. */
-function connectionLost(error: unknown): boolean {
-  let e = error as { cause?: unknown; code?: unknown; data?: { status?: unknown } } | null | undefined;
-  for (let depth = 0; e && depth < 4; depth++, e = e.cause as typeof e) {
-    if (e instanceof TypeError || e.data?.status === 404) return true;
-    if (e.code === "CONNECTION_CLOSED" || e.code === "SEND_FAILED") return true;
-  }
-  return false;
-}
-
-/** The remote's error as picomcp's: a protocol error keeps its code, message and data; anything else says the upstream failed. */
-function asMcpError(error: unknown, signal: AbortSignal): unknown {
-  if (error instanceof McpError) return error;
-  const e = error as { code?: unknown; message?: unknown; data?: unknown; name?: string } | null;
-  if (e && typeof e.code === "number" && Number.isInteger(e.code) && e.name !== "SdkError")
-    return new McpError(e.code, String(e.message), e.data);
-  if (signal.aborted) return error;
-  const message = e && typeof e.message === "string" ? e.message : String(error);
-  return new McpError(ErrorCode.InternalError, `The upstream server failed: ${message}`);
 }
