@@ -111,12 +111,16 @@ export class Upstream {
   constructor(
     target: UpstreamTarget,
     events: UpstreamEvents,
-    options: { reconnect?: ReconnectOptions | undefined; info: { name: string; version: string } },
+    options: {
+      reconnect?: ReconnectOptions | undefined;
+      info: { name: string; version: string };
+      guessStdioCaller?: boolean | undefined;
+    },
   ) {
     this.#target = target;
     this.#events = events;
     this.#info = options.info;
-    this.#routes = new Routes(!("command" in target));
+    this.#routes = new Routes(!("command" in target), options.guessStdioCaller === true);
     this.#reconnect = {
       initialDelayMs: options.reconnect?.initialDelayMs ?? 250,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
@@ -222,7 +226,9 @@ export class Upstream {
         ErrorCode.InvalidRequest,
         this.#routes.size === 0
           ? `The proxy has no request in flight to ask ${method} for`
-          : `The proxy cannot tell which of its requests in flight asks ${method}`,
+          : this.#routes.exact
+            ? `The proxy cannot tell which of its requests in flight asks ${method}`
+            : `The proxy cannot tell which of its requests in flight asks ${method}: a stdio server names none`,
       );
     try {
       return (await askDownstream(call.ctx, method, params)) as never;
