@@ -17,8 +17,22 @@ import type { ExtensionHost } from "../views/host.js";
 import type { Filters, RemoteResource } from "./filters.js";
 import type { Upstream } from "./upstream.js";
 
-/** The URIs one downstream session subscribed to. */
-const SUBSCRIBED = sessionSlot<Set<string>>("picomcp/proxy: subscribed", () => new Set());
+/** What one downstream session subscribed to through the proxy, and what its end gives back. */
+interface Subscribed {
+  readonly uris: Set<string>;
+  /** Gives back the caller's share and the proxy's count of each URI (set at the first subscribe). */
+  release: ((uris: readonly string[]) => void) | undefined;
+}
+
+const SUBSCRIBED = sessionSlot<Subscribed>(
+  "picomcp/proxy: subscribed",
+  () => ({ uris: new Set(), release: undefined }),
+  // a session that ends unsubscribes: the remote too, once no other session wants the URI
+  (s) => s.release?.([...s.uris]),
+);
+
+/** What a subscribed URI counts for against its caller's `subscriptionBytes` share (as picomcp's own subscriptions). */
+const bytesOf = (uri: string) => 2 * uri.length + 64;
 
 /**
  * Whether a URI fits a remote template, matched by picomcp's own matcher (parsed once per list). A
@@ -159,6 +173,33 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
     if (ctx.features.stateless) ctx.cache(cache);
     return result;
   };
+  /** How many downstream sessions (2025) and listens (2026-07-28) want each URI: the remote is subscribed while it is above 0. */
+  const wanted = new Map<string, number>();
+  /** Counts `uris` as wanted once more; subscribes the remote to those newly wanted (counted back if it refuses). */
+  const want = async (ctx: Context, uris: readonly string[]) => {
+    const fresh: string[] = [];
+    for (const uri of uris) {
+      const n = wanted.get(uri) ?? 0;
+      wanted.set(uri, n + 1);
+      if (n === 0) fresh.push(uri);
+    }
+    try {
+      await upstream.subscribe(ctx, fresh);
+    } catch (error) {
+      unwant(uris);
+      throw error;
+    }
+  };
+  /** Counts `uris` as wanted once less; unsubscribes the remote from those no one wants any more. */
+  const unwant = (uris: readonly string[]) => {
+    const gone: string[] = [];
+    for (const uri of uris) {
+      const n = (wanted.get(uri) ?? 1) - 1;
+      if (n > 0) wanted.set(uri, n);
+      else if (wanted.delete(uri)) gone.push(uri);
+    }
+    return gone.length > 0 ? upstream.unsubscribe(gone) : Promise.resolve();
+  };
   const notFound = (uri: string) =>
     new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
 
@@ -224,18 +265,38 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
           if (typeof uri !== "string")
             throw new McpError(ErrorCode.InvalidParams, "resources/subscribe needs a string uri");
           if (!shown.readable(uri)) throw notFound(uri);
-          await upstream.subscribe(ctx, [uri]);
-          ctx.sessionState(SUBSCRIBED).add(uri);
+          const s = ctx.sessionState(SUBSCRIBED);
+          if (s.uris.has(uri)) return {};
+          // each caller's subscriptions within its share, as picomcp's own (`limits.subscriptionBytes`)
+          const key = ctx.caller;
+          const limits = host!.limits;
+          limits.take("subscriptionBytes", key, bytesOf(uri));
+          s.uris.add(uri);
+          s.release ??= (uris) => {
+            for (const u of uris) limits.give("subscriptionBytes", key, bytesOf(u));
+            void unwant(uris);
+          };
+          try {
+            await want(ctx, [uri]);
+          } catch (error) {
+            s.uris.delete(uri);
+            limits.give("subscriptionBytes", key, bytesOf(uri));
+            throw error;
+          }
           return {};
         },
       },
       "resources/unsubscribe": {
         era: "session",
         when: (c) => (c.resources as { subscribe?: boolean } | undefined)?.subscribe === true,
-        run: (p, ctx) => {
-          // the remote stays subscribed while the proxy runs: other sessions may want the URI, and
-          // updates reach only the sessions subscribed here
-          if (typeof p.uri === "string") ctx.sessionState(SUBSCRIBED).delete(p.uri);
+        run: async (p, ctx) => {
+          const uri = p.uri;
+          if (typeof uri !== "string")
+            throw new McpError(ErrorCode.InvalidParams, "resources/unsubscribe needs a string uri");
+          if (!ctx.sessionState(SUBSCRIBED).uris.delete(uri)) return {};
+          host!.limits.give("subscriptionBytes", ctx.caller, bytesOf(uri));
+          // the remote stays subscribed while another session wants the URI
+          await unwant([uri]);
           return {};
         },
       },
@@ -270,21 +331,27 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
         const uris = (p.notifications as { resourceSubscriptions?: unknown } | undefined)
           ?.resourceSubscriptions;
         if (
-          declared.resources &&
-          (declared.resources as { subscribe?: boolean }).subscribe &&
-          Array.isArray(uris)
+          !declared.resources ||
+          !(declared.resources as { subscribe?: boolean }).subscribe ||
+          !Array.isArray(uris)
         )
-          await upstream.subscribe(
-            ctx,
-            uris.filter((u): u is string => typeof u === "string" && shown.readable(u)),
-          );
-        return next();
+          return next();
+        // the listen's own share is counted by picomcp's listen; the remote is subscribed while it is open
+        const mine = [
+          ...new Set(uris.filter((u): u is string => typeof u === "string" && shown.readable(u))),
+        ];
+        await want(ctx, mine);
+        try {
+          return await next();
+        } finally {
+          void unwant(mine);
+        }
       },
     },
     change: (event) => {
       if (event.type !== "resource_updated" || !host) return;
       for (const session of host.sessions())
-        if (session.peek(SUBSCRIBED)?.has(event.uri))
+        if (session.peek(SUBSCRIBED)?.uris.has(event.uri))
           session.notify("notifications/resources/updated", { uri: event.uri });
     },
   };

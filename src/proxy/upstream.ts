@@ -9,7 +9,6 @@ import type {
   Client,
   ClientOptions,
   FetchLike,
-  McpSubscription,
   RequestOptions,
   Transport,
 } from "@modelcontextprotocol/client";
@@ -21,6 +20,7 @@ import { asMcpError, connectionLost } from "./failures.js";
 import type { RemotePrompt, RemoteResource, RemoteTool } from "./filters.js";
 import { Relister } from "./relist.js";
 import { Routes } from "./routes.js";
+import { RemoteSubscriptions } from "./subscriptions.js";
 
 /** A remote server over Streamable HTTP. */
 export interface HttpUpstream {
@@ -99,10 +99,8 @@ export class Upstream {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   readonly #routes: Routes;
-  /** The URIs some downstream session subscribed to, subscribed again after a reconnect. */
-  readonly subscribed = new Set<string>();
-  /** A 2026-07-28 remote's listen for {@link subscribed} (it has no `resources/subscribe`). */
-  #listen: McpSubscription | undefined;
+  /** The remote's subscriptions, renewed after a reconnect. */
+  readonly subscriptions = new RemoteSubscriptions();
   lists: RemoteLists = { tools: [], prompts: [], resources: [], templates: [] };
   capabilities: { [key: string]: unknown } = {};
   serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
@@ -174,32 +172,23 @@ export class Upstream {
   /**
    * Subscribes the remote to `uris` for the downstream request `ctx` (those it is not subscribed to
    * yet): `resources/subscribe` for a 2025 remote, a listen naming every subscribed URI for a
-   * 2026-07-28 one. It stays subscribed while the proxy runs.
+   * 2026-07-28 one.
    */
   async subscribe(ctx: Context, uris: readonly string[]): Promise<void> {
-    const fresh = uris.filter((uri) => !this.subscribed.has(uri));
-    if (fresh.length === 0) return;
     const client = this.client();
-    if (client.getProtocolEra() !== "modern") {
-      for (const uri of fresh)
-        await this.request(ctx, "resources/subscribe", { uri }, { signal: ctx.signal });
-      for (const uri of fresh) this.subscribed.add(uri);
-      return;
-    }
-    for (const uri of fresh) this.subscribed.add(uri);
     try {
-      await this.#relisten(client);
+      await this.subscriptions.add(client, uris, (uri) =>
+        this.request(ctx, "resources/subscribe", { uri }, { signal: ctx.signal }),
+      );
     } catch (error) {
-      for (const uri of fresh) this.subscribed.delete(uri);
       throw asMcpError(error, ctx.signal);
     }
   }
 
-  /** Opens a listen for every subscribed URI, then closes the one it replaces. */
-  async #relisten(client: Client): Promise<void> {
-    const before = this.#listen;
-    this.#listen = await client.listen({ resourceSubscriptions: [...this.subscribed] });
-    await before?.close().catch(() => {});
+  /** Unsubscribes the remote from `uris` (no downstream session wants them any more); a failure goes to `error`. */
+  async unsubscribe(uris: readonly string[]): Promise<void> {
+    const client = this.#down === undefined ? this.#client : undefined;
+    await this.subscriptions.remove(client, uris).catch((e) => this.#events.error(e));
   }
 
   /** The revision negotiated with the remote; undefined while it is down. */
@@ -214,7 +203,7 @@ export class Upstream {
     clearTimeout(this.#timer);
     const client = this.#client;
     this.#client = undefined;
-    await this.#listen?.close().catch(() => {});
+    await this.subscriptions.close();
     await client?.close().catch(() => {});
   }
 
@@ -299,12 +288,7 @@ export class Upstream {
     this.#client = client;
     this.#down = undefined;
     this.#attempt = 0;
-    this.#listen = undefined;
-    if (client.getProtocolEra() === "modern") {
-      if (this.subscribed.size > 0) await this.#relisten(client).catch((e) => this.#events.error(e));
-    } else
-      for (const uri of this.subscribed)
-        await client.subscribeResource({ uri }).catch((e) => this.#events.error(e));
+    await this.subscriptions.renew(client, (e) => this.#events.error(e));
     for (const kind of ["tools", "prompts", "resources", "templates"] as const) await this.#list(kind);
   }
 
