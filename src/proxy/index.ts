@@ -88,7 +88,8 @@ class ProxiedServer extends McpServer implements ProxyServer {
  * their progress and cancellation; the remote's elicitation, sampling and roots requests during a
  * call asked of the client that made it; its errors and `isError` results as they are. Rejects when
  * the first connection fails; later failures answer each request with a clear error while it
- * reconnects with backoff.
+ * reconnects with backoff. The capabilities it declares are the remote's at the first connection,
+ * fixed for the proxy's life (a remote that comes back with others is not re-declared).
  * @example
  * const proxy = await createProxy(
  *   { command: "node", args: ["server.js"] },
