@@ -175,6 +175,7 @@ export class Upstream {
    * 2026-07-28 one.
    */
   async subscribe(ctx: Context, uris: readonly string[]): Promise<void> {
+    if (uris.length === 0) return; // nothing new: no need of the remote, even while it is down
     const client = this.client();
     try {
       await this.subscriptions.add(client, uris, (uri) =>
