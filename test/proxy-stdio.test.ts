@@ -2,7 +2,7 @@
 // (2026-07-28, which the proxy's client negotiates), each started as a child process; a child that dies
 // mid-call answers that call with an error, the next ones with a clear one, and comes back by itself.
 import { fileURLToPath } from "node:url";
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProxy, type ProxyServer } from "../src/proxy/index.js";
 import { rawPeer, unhandledDuring } from "./helpers.js";
