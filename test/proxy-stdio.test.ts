@@ -2,10 +2,10 @@
 // (2026-07-28, which the proxy's client negotiates), each started as a child process; a child that dies
 // mid-call answers that call with an error, the next ones with a clear one, and comes back by itself.
 import { fileURLToPath } from "node:url";
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProxy, type ProxyServer } from "../src/proxy/index.js";
-import { unhandledDuring } from "./helpers.js";
+import { rawPeer, unhandledDuring } from "./helpers.js";
 import { sdkClient } from "./sdk-bridge.js";
 
 const v1 = fileURLToPath(new URL("./fixtures/proxy-upstream-v1.js", import.meta.url));
@@ -26,6 +26,17 @@ async function proxyOf(script: string, reconnect = { initialDelayMs: 10 }) {
   return { proxy, client };
 }
 
+const callOf = (id: number, name: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {} },
+});
+/** What the proxy sent `sent`'s peer that `match` picks, once it is there. */
+async function sentWhere(sent: any[], match: (m: any) => boolean): Promise<any> {
+  await expect.poll(() => sent.some(match), { timeout: 10_000 }).toBe(true);
+  return sent.find(match);
+}
 const text = (r: unknown) => (r as { content: { text: string }[] }).content[0]?.text;
 
 for (const [sdk, script, version, revision] of [
@@ -86,40 +97,81 @@ for (const [sdk, script, version, revision] of [
   });
 }
 
-describe("a stdio remote's question while two calls are in flight", () => {
-  it("is refused, never asked of a client that did not make the call", async () => {
+describe("a 2025 stdio remote's questions and log messages, which name no call", () => {
+  it("are refused and dropped by default, even with one call in flight", async () => {
     const { proxy } = await proxyOf(v1);
-    const asked: string[] = [];
-    const clients = await Promise.all(
-      ["Ann", "Bob"].map(async (name) => {
-        const client = await sdkClient(proxy, { capabilities: { elicitation: {} } });
-        client.setRequestHandler(ElicitRequestSchema, async () => {
-          asked.push(name);
-          return { action: "accept", content: { name } };
-        });
-        return client;
-      }),
-    );
-    const [ann, bob] = clients as [(typeof clients)[0], (typeof clients)[0]];
-    const abort = new AbortController();
-    let inFlight!: () => void;
-    const started = new Promise<void>((r) => {
-      inFlight = r;
-    });
-    const slow = ann
-      .callTool({ name: "slow" }, undefined, { signal: abort.signal, onprogress: () => inFlight() })
-      .catch((e) => e);
-    await started;
+    const peer = rawPeer(proxy, { subject: "bob" });
+    await peer.initialize("2025-11-25", { elicitation: {} });
     // the v1 server makes the refused elicitation its tool's error result
-    const result = await bob.callTool({ name: "ask" });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain("cannot tell which of its requests in flight");
-    expect(asked).toEqual([]);
-    abort.abort();
-    await slow;
-    // alone again, it is asked of the one calling
-    expect(await bob.callTool({ name: "ask" })).toEqual({ content: [{ type: "text", text: "Hello, Bob!" }] });
-    expect(asked).toEqual(["Bob"]);
+    expect(await peer.send(callOf(1, "ask"))).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        content: [
+          {
+            type: "text",
+            text: "MCP error -32600: The proxy cannot tell which of its requests in flight asks elicitation/create: a stdio server names none",
+          },
+        ],
+        isError: true,
+      },
+    });
+    // the log message comes before the result on the child's stdout: dropped, never anyone's
+    expect(await peer.send(callOf(2, "shout"))).toMatchObject({ result: { content: [{ text: "shouted" }] } });
+    expect(peer.sent).toEqual([]);
+  });
+
+  it("with guessStdioCaller, go to the calls in flight only while they are all one caller's", async () => {
+    const proxy = await createProxy(
+      { command: process.execPath, args: [v1], stderr: "ignore" },
+      { guessStdioCaller: true, onError: () => {} },
+    );
+    proxies.push(proxy);
+    const ann = rawPeer(proxy, { subject: "ann" });
+    const bob = rawPeer(proxy, { subject: "bob" });
+    for (const peer of [ann, bob]) await peer.initialize("2025-11-25", { elicitation: {} });
+    /** Calls `ask` as `peer`, answering the question it is asked with `name`. */
+    const ask = async (peer: typeof ann, id: number, name: string) => {
+      const answer = peer.send(callOf(id, "ask"));
+      const question = await sentWhere(peer.sent, (m) => m.method === "elicitation/create");
+      peer.sent.splice(peer.sent.indexOf(question), 1);
+      await peer.send({ jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { name } } });
+      return answer;
+    };
+    const slow = (peer: typeof ann, id: number) => {
+      const call = peer.send({
+        ...callOf(id, "slow"),
+        params: { name: "slow", _meta: { progressToken: id } },
+      });
+      return {
+        call,
+        started: sentWhere(peer.sent, (m) => m.method === "notifications/progress"),
+        cancel: () =>
+          peer.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }),
+      };
+    };
+    // Ann's call in flight: Bob's question is refused, never asked of Ann
+    const annSlow = slow(ann, 10);
+    await annSlow.started;
+    expect(await bob.send(callOf(11, "ask"))).toMatchObject({
+      result: {
+        content: [{ text: expect.stringContaining("cannot tell which of its requests in flight") }],
+        isError: true,
+      },
+    });
+    expect(ann.sent.filter((m) => m.method === "elicitation/create")).toEqual([]);
+    await annSlow.cancel();
+    await annSlow.call;
+    // Bob's own calls only (one slow, one asking): asked of Bob
+    const bobSlow = slow(bob, 12);
+    await bobSlow.started;
+    expect(await ask(bob, 13, "Bob")).toEqual({
+      jsonrpc: "2.0",
+      id: 13,
+      result: { content: [{ type: "text", text: "Hello, Bob!" }] },
+    });
+    await bobSlow.cancel();
+    await bobSlow.call;
   });
 });
 

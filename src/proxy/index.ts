@@ -26,6 +26,14 @@ export interface ProxyOptions
   reconnect?: ReconnectOptions;
   /** Milliseconds a forwarded request may wait for the remote (progress resets it). Default: `requestTimeoutMs`, else 60000. */
   upstreamTimeoutMs?: number;
+  /**
+   * A 2025 remote over stdio never says which call its elicitation, sampling or roots request (or log
+   * message) is for: by default the proxy refuses such a request and drops such a message. `true`
+   * guesses instead: it is given to the calls in flight when they are all one caller's (`ctx.caller`),
+   * else refused. The risk: a question the remote asks outside any call, or for a call that already
+   * ended, reaches that caller's current call. Default: false.
+   */
+  guessStdioCaller?: boolean;
   /** Extensions of your own (an audit log, telemetry's observer), added after the proxy's. */
   extensions?: McpServerOptions["extensions"];
 }
@@ -80,7 +88,8 @@ class ProxiedServer extends McpServer implements ProxyServer {
  * their progress and cancellation; the remote's elicitation, sampling and roots requests during a
  * call asked of the client that made it; its errors and `isError` results as they are. Rejects when
  * the first connection fails; later failures answer each request with a clear error while it
- * reconnects with backoff.
+ * reconnects with backoff. The capabilities it declares are the remote's at the first connection,
+ * fixed for the proxy's life (a remote that comes back with others is not re-declared).
  * @example
  * const proxy = await createProxy(
  *   { command: "node", args: ["server.js"] },
@@ -89,7 +98,8 @@ class ProxiedServer extends McpServer implements ProxyServer {
  * const handle = createHttpHandler(proxy);
  */
 export async function createProxy(target: UpstreamTarget, options: ProxyOptions = {}): Promise<ProxyServer> {
-  const { tools, prompts, resources, reconnect, upstreamTimeoutMs, extensions, ...rest } = options;
+  const { tools, prompts, resources, reconnect, upstreamTimeoutMs, extensions, guessStdioCaller, ...rest } =
+    options;
   const filters = new Filters({
     ...(tools && { tools }),
     ...(prompts && { prompts }),
@@ -113,7 +123,11 @@ export async function createProxy(target: UpstreamTarget, options: ProxyOptions 
       updated: (uri) => bus.publish({ type: "resource_updated", uri }),
       error: (error) => report(error),
     },
-    { reconnect, info: { name: options.name ?? "picomcp-proxy", version: options.version ?? "0.0.0" } },
+    {
+      reconnect,
+      guessStdioCaller,
+      info: { name: options.name ?? "picomcp-proxy", version: options.version ?? "0.0.0" },
+    },
   );
   const report = (error: unknown) =>
     (rest.onError ?? ((e: unknown) => console.error(e)))(error, {

@@ -11,13 +11,50 @@ import type { Context } from "../context.js";
 import type { CacheOptions } from "../eras/stateless.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Extension } from "../extension.js";
+import { parseUriTemplate } from "../resources/template.js";
 import type { Params } from "../types.js";
 import type { ExtensionHost } from "../views/host.js";
 import type { Filters, RemoteResource } from "./filters.js";
 import type { Upstream } from "./upstream.js";
 
-/** The URIs one downstream session subscribed to. */
-const SUBSCRIBED = sessionSlot<Set<string>>("picomcp/proxy: subscribed", () => new Set());
+/** What one downstream session subscribed to through the proxy, and what its end gives back. */
+interface Subscribed {
+  readonly uris: Set<string>;
+  /** Gives back the caller's share and the proxy's count of each URI (set at the first subscribe). */
+  release: ((uris: readonly string[]) => void) | undefined;
+}
+
+const SUBSCRIBED = sessionSlot<Subscribed>(
+  "picomcp/proxy: subscribed",
+  () => ({ uris: new Set(), release: undefined }),
+  // a session that ends unsubscribes: the remote too, once no other session wants the URI
+  (s) => s.release?.([...s.uris]),
+);
+
+/** What a subscribed URI counts for against its caller's `subscriptionBytes` share (as picomcp's own subscriptions). */
+const bytesOf = (uri: string) => 2 * uri.length + 64;
+
+/**
+ * Whether a URI fits a remote template, matched by picomcp's own matcher (parsed once per list). A
+ * template the matcher refuses (ambiguous) fits every URI that starts with its literal prefix: broad
+ * on purpose, so that a hidden one hides too much rather than too little.
+ */
+function fitter(template: string): (uri: string) => boolean {
+  try {
+    const t = parseUriTemplate(template);
+    return (uri) => {
+      try {
+        return t.match(uri) !== null;
+      } catch {
+        return true; // a malformed escape: the remote might still read it, so it counts as a fit
+      }
+    };
+  } catch {
+    const brace = template.indexOf("{");
+    const prefix = brace < 0 ? template : template.slice(0, brace);
+    return brace < 0 ? (uri) => uri === prefix : (uri) => uri.startsWith(prefix);
+  }
+}
 
 /** What the remote shows through the filters, derived once per change of its lists. */
 export class Shown {
@@ -30,6 +67,11 @@ export class Shown {
   uris = new Set<string>();
   /** The URIs of the resources the filters hide. */
   hidden = new Set<string>();
+  /** The shown templates' matchers, and the hidden ones'. */
+  #fits: ((uri: string) => boolean)[] = [];
+  #hiddenFits: ((uri: string) => boolean)[] = [];
+  /** The shown templates as written, and the shown URIs: what a `ref/resource` of completion may name. */
+  refs = new Set<string>();
 
   readonly upstream: Upstream;
   readonly filters: Filters;
@@ -50,12 +92,27 @@ export class Shown {
     this.resources = lists.resources.filter((r) => !f.hideResource(r));
     this.uris = new Set(this.resources.map((r) => r.uri as string));
     this.hidden = new Set(lists.resources.filter((r) => f.hideResource(r)).map((r) => r.uri as string));
-    this.templates = lists.templates.filter((r) => !f.hideResource(r));
+    const templates: RemoteResource[] = [];
+    this.#fits = [];
+    this.#hiddenFits = [];
+    for (const t of lists.templates) {
+      if (typeof t.uriTemplate !== "string") continue;
+      const hide = f.hideResource(t);
+      if (!hide) templates.push(t);
+      (hide ? this.#hiddenFits : this.#fits).push(fitter(t.uriTemplate));
+    }
+    this.templates = templates;
+    this.refs = new Set([...this.uris, ...templates.map((t) => t.uriTemplate as string)]);
   }
 
-  /** Whether `uri` may be read: a listed resource, or any URI when templates are shown (the remote matches them). */
+  /**
+   * Whether `uri` may be read: a shown resource, or a URI that fits a shown template and neither is a
+   * hidden resource nor fits a hidden template. Anything else is not found, never asked of the remote.
+   */
   readable(uri: string): boolean {
-    return this.uris.has(uri) || (this.templates.length > 0 && !this.hidden.has(uri));
+    if (this.uris.has(uri)) return true;
+    if (this.hidden.has(uri) || this.#hiddenFits.some((fits) => fits(uri))) return false;
+    return this.#fits.some((fits) => fits(uri));
   }
 }
 
@@ -115,6 +172,33 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
   const list = (ctx: Context, result: object) => {
     if (ctx.features.stateless) ctx.cache(cache);
     return result;
+  };
+  /** How many downstream sessions (2025) and listens (2026-07-28) want each URI: the remote is subscribed while it is above 0. */
+  const wanted = new Map<string, number>();
+  /** Counts `uris` as wanted once more; subscribes the remote to those newly wanted (counted back if it refuses). */
+  const want = async (ctx: Context, uris: readonly string[]) => {
+    const fresh: string[] = [];
+    for (const uri of uris) {
+      const n = wanted.get(uri) ?? 0;
+      wanted.set(uri, n + 1);
+      if (n === 0) fresh.push(uri);
+    }
+    try {
+      await upstream.subscribe(ctx, fresh);
+    } catch (error) {
+      unwant(uris);
+      throw error;
+    }
+  };
+  /** Counts `uris` as wanted once less; unsubscribes the remote from those no one wants any more. */
+  const unwant = (uris: readonly string[]) => {
+    const gone: string[] = [];
+    for (const uri of uris) {
+      const n = (wanted.get(uri) ?? 1) - 1;
+      if (n > 0) wanted.set(uri, n);
+      else if (wanted.delete(uri)) gone.push(uri);
+    }
+    return gone.length > 0 ? upstream.unsubscribe(gone) : Promise.resolve();
   };
   const notFound = (uri: string) =>
     new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
@@ -181,24 +265,64 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
           if (typeof uri !== "string")
             throw new McpError(ErrorCode.InvalidParams, "resources/subscribe needs a string uri");
           if (!shown.readable(uri)) throw notFound(uri);
-          await upstream.subscribe(ctx, [uri]);
-          ctx.sessionState(SUBSCRIBED).add(uri);
+          const s = ctx.sessionState(SUBSCRIBED);
+          if (s.uris.has(uri)) return {};
+          // each caller's subscriptions within its share, as picomcp's own (`limits.subscriptionBytes`)
+          const key = ctx.caller;
+          const limits = host!.limits;
+          limits.take("subscriptionBytes", key, bytesOf(uri));
+          s.uris.add(uri);
+          s.release ??= (uris) => {
+            for (const u of uris) limits.give("subscriptionBytes", key, bytesOf(u));
+            void unwant(uris);
+          };
+          try {
+            await want(ctx, [uri]);
+          } catch (error) {
+            s.uris.delete(uri);
+            limits.give("subscriptionBytes", key, bytesOf(uri));
+            throw error;
+          }
           return {};
         },
       },
       "resources/unsubscribe": {
         era: "session",
         when: (c) => (c.resources as { subscribe?: boolean } | undefined)?.subscribe === true,
-        run: (p, ctx) => {
-          // the remote stays subscribed while the proxy runs: other sessions may want the URI, and
-          // updates reach only the sessions subscribed here
-          if (typeof p.uri === "string") ctx.sessionState(SUBSCRIBED).delete(p.uri);
+        run: async (p, ctx) => {
+          const uri = p.uri;
+          if (typeof uri !== "string")
+            throw new McpError(ErrorCode.InvalidParams, "resources/unsubscribe needs a string uri");
+          if (!ctx.sessionState(SUBSCRIBED).uris.delete(uri)) return {};
+          host!.limits.give("subscriptionBytes", ctx.caller, bytesOf(uri));
+          // the remote stays subscribed while another session wants the URI
+          await unwant([uri]);
           return {};
         },
       },
       "completion/complete": {
         when: (c) => !!c.completions,
-        run: (p, ctx) => forward(ctx, "completion/complete", p),
+        run: (p, ctx) => {
+          // only what the caller may see is completed; the caller's own `_meta` stays here
+          const ref = p.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
+          const shownRef =
+            ref?.type === "ref/prompt"
+              ? typeof ref.name === "string" && shown.promptNames.has(ref.name)
+              : ref?.type === "ref/resource" && typeof ref.uri === "string" && shown.refs.has(ref.uri);
+          if (!shownRef)
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              "completion/complete names no prompt or resource shown here",
+              {
+                ref: p.ref,
+              },
+            );
+          return forward(ctx, "completion/complete", {
+            ref: p.ref,
+            argument: p.argument,
+            ...(p.context !== undefined && { context: p.context }),
+          });
+        },
       },
     },
     wrap: {
@@ -207,21 +331,27 @@ export function mirrorExtension(shown: Shown, timeoutMs: number, cache: CacheOpt
         const uris = (p.notifications as { resourceSubscriptions?: unknown } | undefined)
           ?.resourceSubscriptions;
         if (
-          declared.resources &&
-          (declared.resources as { subscribe?: boolean }).subscribe &&
-          Array.isArray(uris)
+          !declared.resources ||
+          !(declared.resources as { subscribe?: boolean }).subscribe ||
+          !Array.isArray(uris)
         )
-          await upstream.subscribe(
-            ctx,
-            uris.filter((u): u is string => typeof u === "string" && shown.readable(u)),
-          );
-        return next();
+          return next();
+        // the listen's own share is counted by picomcp's listen; the remote is subscribed while it is open
+        const mine = [
+          ...new Set(uris.filter((u): u is string => typeof u === "string" && shown.readable(u))),
+        ];
+        await want(ctx, mine);
+        try {
+          return await next();
+        } finally {
+          void unwant(mine);
+        }
       },
     },
     change: (event) => {
       if (event.type !== "resource_updated" || !host) return;
       for (const session of host.sessions())
-        if (session.peek(SUBSCRIBED)?.has(event.uri))
+        if (session.peek(SUBSCRIBED)?.uris.has(event.uri))
           session.notify("notifications/resources/updated", { uri: event.uri });
     },
   };

@@ -2,7 +2,9 @@
  * Which downstream request a message of the remote belongs to: the calls in flight, each with a key;
  * over HTTP, the key rides the request to the proxy's own fetch (taken off there, so the remote never
  * sees it) and names the response stream, and a request or log message the remote sends on that stream
- * is that call's. Over stdio nothing relates them: only a lone call in flight can be meant.
+ * is that call's. Over stdio nothing relates them: such a request is refused and such a log message
+ * dropped, unless the proxy opted into guessing (`guessStdioCaller`), and even then only while every
+ * call in flight is one caller's.
  */
 
 import type { FetchLike } from "@modelcontextprotocol/client";
@@ -31,6 +33,8 @@ function logKey(params: unknown): string {
 export class Routes {
   /** Whether messages are related by the stream they come on (HTTP): then an unrelated one is never guessed. */
   readonly exact: boolean;
+  /** Over stdio: whether to guess that the caller of every call in flight is the one meant. */
+  readonly guess: boolean;
   readonly #calls = new Map<string, Call>();
   /** The remote's request id → the key of the call whose stream it came on. */
   readonly #requests = new Map<unknown, string>();
@@ -38,8 +42,9 @@ export class Routes {
   readonly #logs = new Map<string, string>();
   #next = 0;
 
-  constructor(exact: boolean) {
+  constructor(exact: boolean, guess = false) {
     this.exact = exact;
+    this.guess = guess;
   }
 
   get size(): number {
@@ -86,8 +91,19 @@ export class Routes {
     return this.#lone();
   }
 
+  /**
+   * The guess over stdio, when opted into: the newest call in flight, if every call in flight is one
+   * caller's (`ctx.caller`). It may still be a call other than the one the remote means (a message of
+   * a call that just finished or was cancelled reaches that caller's next call): one caller's only.
+   */
   #lone(): Call | undefined {
-    return this.#calls.size === 1 ? (this.#calls.values().next().value as Call) : undefined;
+    if (!this.guess) return undefined;
+    let last: Call | undefined;
+    for (const call of this.#calls.values()) {
+      if (last && last.ctx.caller !== call.ctx.caller) return undefined;
+      last = call;
+    }
+    return last;
   }
 
   /** The fetch the HTTP transport is given: takes the call's key off each request, and reads its response stream. */

@@ -9,7 +9,6 @@ import type {
   Client,
   ClientOptions,
   FetchLike,
-  McpSubscription,
   RequestOptions,
   Transport,
 } from "@modelcontextprotocol/client";
@@ -17,8 +16,11 @@ import type { Context } from "../context.js";
 import { ErrorCode, McpError } from "../errors.js";
 import type { Params } from "../types.js";
 import { askDownstream, FromDownstream, requestWithRounds } from "./asking.js";
+import { asMcpError, connectionLost } from "./failures.js";
 import type { RemotePrompt, RemoteResource, RemoteTool } from "./filters.js";
+import { Relister } from "./relist.js";
 import { Routes } from "./routes.js";
+import { RemoteSubscriptions } from "./subscriptions.js";
 
 /** A remote server over Streamable HTTP. */
 export interface HttpUpstream {
@@ -97,10 +99,8 @@ export class Upstream {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   readonly #routes: Routes;
-  /** The URIs some downstream session subscribed to, subscribed again after a reconnect. */
-  readonly subscribed = new Set<string>();
-  /** A 2026-07-28 remote's listen for {@link subscribed} (it has no `resources/subscribe`). */
-  #listen: McpSubscription | undefined;
+  /** The remote's subscriptions, renewed after a reconnect. */
+  readonly subscriptions = new RemoteSubscriptions();
   lists: RemoteLists = { tools: [], prompts: [], resources: [], templates: [] };
   capabilities: { [key: string]: unknown } = {};
   serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
@@ -109,12 +109,16 @@ export class Upstream {
   constructor(
     target: UpstreamTarget,
     events: UpstreamEvents,
-    options: { reconnect?: ReconnectOptions | undefined; info: { name: string; version: string } },
+    options: {
+      reconnect?: ReconnectOptions | undefined;
+      info: { name: string; version: string };
+      guessStdioCaller?: boolean | undefined;
+    },
   ) {
     this.#target = target;
     this.#events = events;
     this.#info = options.info;
-    this.#routes = new Routes(!("command" in target));
+    this.#routes = new Routes(!("command" in target), options.guessStdioCaller === true);
     this.#reconnect = {
       initialDelayMs: options.reconnect?.initialDelayMs ?? 250,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
@@ -168,32 +172,24 @@ export class Upstream {
   /**
    * Subscribes the remote to `uris` for the downstream request `ctx` (those it is not subscribed to
    * yet): `resources/subscribe` for a 2025 remote, a listen naming every subscribed URI for a
-   * 2026-07-28 one. It stays subscribed while the proxy runs.
+   * 2026-07-28 one.
    */
   async subscribe(ctx: Context, uris: readonly string[]): Promise<void> {
-    const fresh = uris.filter((uri) => !this.subscribed.has(uri));
-    if (fresh.length === 0) return;
+    if (uris.length === 0) return; // nothing new: no need of the remote, even while it is down
     const client = this.client();
-    if (client.getProtocolEra() !== "modern") {
-      for (const uri of fresh)
-        await this.request(ctx, "resources/subscribe", { uri }, { signal: ctx.signal });
-      for (const uri of fresh) this.subscribed.add(uri);
-      return;
-    }
-    for (const uri of fresh) this.subscribed.add(uri);
     try {
-      await this.#relisten(client);
+      await this.subscriptions.add(client, uris, (uri) =>
+        this.request(ctx, "resources/subscribe", { uri }, { signal: ctx.signal }),
+      );
     } catch (error) {
-      for (const uri of fresh) this.subscribed.delete(uri);
       throw asMcpError(error, ctx.signal);
     }
   }
 
-  /** Opens a listen for every subscribed URI, then closes the one it replaces. */
-  async #relisten(client: Client): Promise<void> {
-    const before = this.#listen;
-    this.#listen = await client.listen({ resourceSubscriptions: [...this.subscribed] });
-    await before?.close().catch(() => {});
+  /** Unsubscribes the remote from `uris` (no downstream session wants them any more); a failure goes to `error`. */
+  async unsubscribe(uris: readonly string[]): Promise<void> {
+    const client = this.#down === undefined ? this.#client : undefined;
+    await this.subscriptions.remove(client, uris).catch((e) => this.#events.error(e));
   }
 
   /** The revision negotiated with the remote; undefined while it is down. */
@@ -208,7 +204,7 @@ export class Upstream {
     clearTimeout(this.#timer);
     const client = this.#client;
     this.#client = undefined;
-    await this.#listen?.close().catch(() => {});
+    await this.subscriptions.close();
     await client?.close().catch(() => {});
   }
 
@@ -220,7 +216,9 @@ export class Upstream {
         ErrorCode.InvalidRequest,
         this.#routes.size === 0
           ? `The proxy has no request in flight to ask ${method} for`
-          : `The proxy cannot tell which of its requests in flight asks ${method}`,
+          : this.#routes.exact
+            ? `The proxy cannot tell which of its requests in flight asks ${method}`
+            : `The proxy cannot tell which of its requests in flight asks ${method}: a stdio server names none`,
       );
     try {
       return (await askDownstream(call.ctx, method, params)) as never;
@@ -291,17 +289,18 @@ export class Upstream {
     this.#client = client;
     this.#down = undefined;
     this.#attempt = 0;
-    this.#listen = undefined;
-    if (client.getProtocolEra() === "modern") {
-      if (this.subscribed.size > 0) await this.#relisten(client).catch((e) => this.#events.error(e));
-    } else
-      for (const uri of this.subscribed)
-        await client.subscribeResource({ uri }).catch((e) => this.#events.error(e));
+    await this.subscriptions.renew(client, (e) => this.#events.error(e));
     for (const kind of ["tools", "prompts", "resources", "templates"] as const) await this.#list(kind);
   }
 
-  /** Lists `kind` anew; tells the proxy when it differs from what it held. */
-  async #list(kind: keyof RemoteLists): Promise<void> {
+  /** Lists `kind` anew, coalesced: at most one listing in flight per kind, and one more after it. */
+  readonly #relist = new Relister<keyof RemoteLists>((kind) => this.#listOnce(kind));
+  #list(kind: keyof RemoteLists): Promise<void> {
+    return this.#relist.run(kind);
+  }
+
+  /** Lists `kind` once; tells the proxy when it differs from what it held. */
+  async #listOnce(kind: keyof RemoteLists): Promise<void> {
     const client = this.#client;
     if (!client) return;
     const caps = this.capabilities;
@@ -365,25 +364,4 @@ export class Upstream {
 function withLogLevel(client: Client, params: Params): Params {
   if (client.getProtocolEra() !== "modern") return params;
   return { ...params, _meta: { ...(params._meta as Params | undefined), [LOG_LEVEL]: "debug" } };
-}
-
-/** Whether `error` says the connection is gone (the network, the remote's session), not only this request. */
-function connectionLost(error: unknown): boolean {
-  let e = error as { cause?: unknown; code?: unknown; data?: { status?: unknown } } | null | undefined;
-  for (let depth = 0; e && depth < 4; depth++, e = e.cause as typeof e) {
-    if (e instanceof TypeError || e.data?.status === 404) return true;
-    if (e.code === "CONNECTION_CLOSED" || e.code === "SEND_FAILED") return true;
-  }
-  return false;
-}
-
-/** The remote's error as picomcp's: a protocol error keeps its code, message and data; anything else says the upstream failed. */
-function asMcpError(error: unknown, signal: AbortSignal): unknown {
-  if (error instanceof McpError) return error;
-  const e = error as { code?: unknown; message?: unknown; data?: unknown; name?: string } | null;
-  if (e && typeof e.code === "number" && Number.isInteger(e.code) && e.name !== "SdkError")
-    return new McpError(e.code, String(e.message), e.data);
-  if (signal.aborted) return error;
-  const message = e && typeof e.message === "string" ? e.message : String(error);
-  return new McpError(ErrorCode.InternalError, `The upstream server failed: ${message}`);
 }
