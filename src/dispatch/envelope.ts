@@ -216,17 +216,7 @@ function request(m: IncomingRequest): Awaitable<JsonRpcResponse | undefined> {
   if (conn.inflight.has(id))
     return invalid(id, "Invalid Request: a request with this id is still in flight", conn);
   if (options.signal?.aborted) return undefined;
-  const ctx = new RequestContext({
-    connection: conn,
-    id,
-    method: name,
-    params,
-    send: options.send,
-    timeoutMs: core.requestTimeoutMs,
-    client: conn.client,
-    features: f,
-    auth: options.auth,
-  });
+  const ctx = new RequestContext(m, conn.client, f);
   const outcome = execute(m, method, ctx, declared.extensions);
   return isPromiseLike(outcome) ? outcome.then((o) => answerOf(id, o, f)) : answerOf(id, outcome, f);
 }
