@@ -1,6 +1,7 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
-import { type InputRequest, type InputRound, refuse, type TaskHandle } from "./eras/input.js";
+import { type InputRequest, refuse, type TaskHandle } from "./eras/input.js";
+import type { StatelessRequest } from "./eras/stateless.js";
 import { type CacheHint, type CacheOptions, hintOf, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import type { Governor } from "./limits/governor.js";
@@ -40,7 +41,7 @@ export type {
   SampleResult,
   SamplingMessage,
 } from "./types.js";
-export type { ClientRequestOptions, ClientView, TaskHandle };
+export type { ClientRequestOptions, ClientView, StatelessRequest, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -135,22 +136,18 @@ export interface ResourceContext extends Context {
   readonly uri: string;
 }
 
-/** @internal — what a 2026-07-28 request brings: its log level and, where it may ask for input, its round. */
-export interface StatelessRequest {
-  readonly logLevel: LoggingLevel | undefined;
-  readonly input: InputRound | undefined;
-  readonly complete: (result: Params, hint: CacheHint | undefined, personal: boolean) => Params;
-}
-
-/** @internal — the request as routing read it, kept by its context (not copied: one is made per request). */
+/** @internal — what the dispatcher knows of a request when it makes its context. */
 export interface RequestInit {
-  readonly conn: Connection;
+  readonly connection: Connection;
   readonly id: RequestId;
   readonly method: string;
   readonly params: Params;
-  /** Where its related messages go, and its credentials (the transport's snapshot); default: the connection's. */
-  readonly options: { readonly send?: (message: JsonRpcMessage) => void; readonly auth?: AuthInfo };
-  readonly core: { readonly requestTimeoutMs: number }; // the default wait for the client's answers
+  readonly send: ((message: JsonRpcMessage) => void) | undefined; // its related messages; default: the connection's
+  readonly timeoutMs: number; // the default wait for the client's answer to a request of the server
+  readonly client: ClientView;
+  readonly features: Features;
+  readonly auth: AuthInfo | undefined; // its credentials (the transport's snapshot); default: the connection's
+  readonly stateless?: StatelessRequest; // 2026-07-28: its log level and input round
 }
 
 /** What few requests use: the signal, the last progress, what `cache` and `personal` said (2026-07-28). */
@@ -185,7 +182,8 @@ export class RequestContext implements Context, AskChannel {
   aborted = false;
   /** Set by the dispatcher: a 2025 request to the client counts against the caller's share. */
   governor: Governor | undefined;
-  readonly #init: RequestInit;
+  readonly #send: ((message: JsonRpcMessage) => void) | undefined;
+  readonly #timeoutMs: number;
   readonly #stateless: StatelessRequest | undefined;
   #rare: Rare | undefined;
   // its request slots, and a stateless request's session slots (it has no session to keep them in)
@@ -197,21 +195,21 @@ export class RequestContext implements Context, AskChannel {
   }
 
   /** `client`, `features`: the revision of this one request (its session's handshake, or its own `_meta`). */
-  constructor(init: RequestInit, client: ClientView, features: Features, stateless?: StatelessRequest) {
-    this.connection = init.conn;
+  constructor(init: RequestInit) {
+    this.connection = init.connection;
     this.requestId = init.id;
     this.method = init.method;
     this.params = init.params;
-    this.features = features;
-    this.client = client;
-    this.auth = init.options.auth ?? init.conn.auth;
-    this.#init = init;
-    this.#stateless = stateless;
+    this.#send = init.send;
+    this.#timeoutMs = init.timeoutMs;
+    this.features = init.features;
+    this.client = init.client;
+    this.auth = init.auth ?? init.connection.auth;
+    this.#stateless = init.stateless;
   }
 
   get meta(): Meta | undefined {
-    const meta = this.params._meta;
-    return isObject(meta) ? (meta as Meta) : undefined;
+    return isObject(this.params._meta) ? (this.params._meta as Meta) : undefined;
   }
 
   #more(): Rare {
@@ -367,7 +365,7 @@ export class RequestContext implements Context, AskChannel {
   }
 
   #emit(message: JsonRpcMessage): void {
-    const send = this.#init.options.send;
+    const send = this.#send;
     if (send) send(message);
     else this.connection.send(message);
   }
@@ -376,9 +374,9 @@ export class RequestContext implements Context, AskChannel {
   request(method: string, params: object, options: ClientRequestOptions | undefined): Promise<Params> {
     const own = options?.signal;
     const signal = own ? AbortSignal.any([this.signal, own]) : this.signal;
-    const outbound = { signal, timeoutMs: options?.timeoutMs ?? this.#init.core.requestTimeoutMs };
+    const outbound = { signal, timeoutMs: options?.timeoutMs ?? this.#timeoutMs };
     // once answered (a task runs on), the request's own stream is gone: the connection's carries it
-    const send = this.done ? undefined : this.#init.options.send;
+    const send = this.done ? undefined : this.#send;
     const p = withMeta(params, options?.meta) as Params;
     const release = this.governor?.claim("inputRounds", this.caller);
     if (release !== undefined && typeof release !== "function") return refuse<Params>(release);

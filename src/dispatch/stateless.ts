@@ -80,13 +80,19 @@ function run(
   if (refused !== undefined)
     return errorResponse(id, { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${refused}` }, f);
   if (options.signal?.aborted) return undefined;
-  const ctx = new RequestContext(
-    m,
-    Object.freeze({ protocolVersion: f.version, capabilities: meta.capabilities, info: meta.info }),
-    f,
-    { logLevel: meta.logLevel, input: round, complete: m.core.complete },
-  );
-  const outcome = execute(m, method, ctx, served);
+  const ctx = new RequestContext({
+    connection: conn,
+    id,
+    method: m.method,
+    params: m.params,
+    send: options.send,
+    timeoutMs: m.core.requestTimeoutMs,
+    client: Object.freeze({ protocolVersion: f.version, capabilities: meta.capabilities, info: meta.info }),
+    features: f,
+    auth: options.auth,
+    stateless: { logLevel: meta.logLevel, input: round, complete: m.core.complete },
+  });
+  const outcome = execute(m.core, options, method, ctx, served);
   return isPromiseLike(outcome)
     ? outcome.then((o) => answer(m, round, ctx, o))
     : answer(m, round, ctx, outcome);
