@@ -33,6 +33,7 @@ const argv = process.argv.slice(2);
 const flag = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const rounds = Number(flag("--rounds", 2));
 const SERVER = fileURLToPath(new URL("./servers/picomcp.js", import.meta.url));
+const FLOOR = fileURLToPath(new URL("./servers/floor.js", import.meta.url));
 const here = fileURLToPath(new URL("../", import.meta.url));
 
 /** A build: its dist/ directory, and a label with its commit when it is a checkout. */
@@ -55,9 +56,12 @@ function build(dir) {
   return { dist, commit };
 }
 
-const builds = [{ name: "this build", ...build(here) }];
+// --build: another checkout or dist/ measured as "this build" (a copy, say, while the worktree changes)
+const builds = [{ name: "this build", ...build(flag("--build", here)) }];
 const baseline = flag("--baseline");
 if (baseline) builds.push({ name: "baseline", ...build(baseline) });
+// --floor: the hand-written floor (servers/floor.js) in the same run, in turns with the build(s)
+if (argv.includes("--floor")) builds.push({ name: "floor", dist: builds[0].dist, commit: "", server: FLOOR });
 
 const echo = (id) =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello ${id}"}}}`;
@@ -115,13 +119,13 @@ const valgrind = (out) => ["-q", "--tool=callgrind", `--callgrind-out-file=${out
 // (a random hash seed tested for primality, say) costs the same every run (±3 M instructions without);
 // V8's GC schedule fixed, since by default the heap grows by how fast GC and the program ran in wall
 // time, which a loaded machine and valgrind's slowness move.
-const node = [
+const node = (b) => [
   process.execPath,
   "--single-threaded",
   "--hash-seed=1",
   "--random-seed=1",
   "--predictable-gc-schedule",
-  SERVER,
+  b.server ?? SERVER,
 ];
 
 /** The total instruction count callgrind wrote, and the file removed. */
@@ -158,7 +162,7 @@ async function stdioRun(path, b, n, what) {
   const answers = join(work, "answers.jsonl");
   const fdOut = openSync(answers, "w");
   try {
-    const child = spawn("valgrind", [...valgrind(out), ...node, "stdio"], {
+    const child = spawn("valgrind", [...valgrind(out), ...node(b), "stdio"], {
       stdio: ["pipe", fdOut, "inherit"],
       env: { ...process.env, PICOMCP_DIST: b.dist },
     });
@@ -207,7 +211,7 @@ function httpRequests(path, conns, n, first, what) {
 /** The HTTP server under callgrind, `n` requests over 8 connections, then SIGTERM (callgrind writes its count). */
 async function httpRun(path, b, n, what) {
   const out = join(work, "callgrind.out");
-  const { child, port } = await listening("valgrind", [...valgrind(out), ...node, "http", ...path.args], {
+  const { child, port } = await listening("valgrind", [...valgrind(out), ...node(b), "http", ...path.args], {
     ...process.env,
     PICOMCP_DIST: b.dist,
   });

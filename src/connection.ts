@@ -158,6 +158,9 @@ export class Connection {
   declared: Declared = NOTHING_DECLARED;
   /** @internal — requests being handled, by id; `abort` cancels one. */
   readonly inflight = new InflightRequests();
+  /** @internal — what its transport told of its caller: the key an anonymous one counts under, its address (limits/key.ts). */
+  callerKey: string | undefined;
+  /** @internal */ callerAddress: string | undefined;
   readonly #options: ConnectionOptions;
   readonly #onClosed: (c: Connection) => void;
   // made when first needed: a stateless HTTP request's connection lives for one request and most
@@ -310,6 +313,7 @@ export class Connection {
     if (this.#pending)
       for (const pending of [...this.#pending.values()])
         pending.reject(new Error("The connection is closed"));
+    this.callerKey = this.callerAddress = undefined;
     if (this.#slots) {
       const slots = this.#slots;
       this.#slots = undefined;

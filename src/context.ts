@@ -1,6 +1,7 @@
 /** The per-request context: the second argument of every `read`, `run`, `get` and `complete`. */
 import type { AuthInfo, ClientView, Connection, SessionSlot } from "./connection.js";
-import { type InputRequest, type InputRound, refuse, type TaskHandle } from "./eras/input.js";
+import { type InputRequest, refuse, type TaskHandle } from "./eras/input.js";
+import type { StatelessRequest } from "./eras/stateless.js";
 import { type CacheHint, type CacheOptions, hintOf, LOG_LEVELS } from "./eras/stateless.js";
 import type { Features } from "./eras/versions.js";
 import type { Governor } from "./limits/governor.js";
@@ -40,7 +41,7 @@ export type {
   SampleResult,
   SamplingMessage,
 } from "./types.js";
-export type { ClientRequestOptions, ClientView, TaskHandle };
+export type { ClientRequestOptions, ClientView, StatelessRequest, TaskHandle };
 
 /** The context every handler receives second. */
 export interface Context {
@@ -135,29 +136,27 @@ export interface ResourceContext extends Context {
   readonly uri: string;
 }
 
-/** @internal — what a 2026-07-28 request brings: its log level and, where it may ask for input, its round. */
-export interface StatelessRequest {
-  readonly logLevel: LoggingLevel | undefined;
-  readonly input: InputRound | undefined;
-  readonly complete: (result: Params, hint: CacheHint | undefined, personal: boolean) => Params;
-}
-
 /** @internal — what the dispatcher knows of a request when it makes its context. */
 export interface RequestInit {
   readonly connection: Connection;
   readonly id: RequestId;
   readonly method: string;
   readonly params: Params;
-  /** Where its related messages go; default: the connection's `send`. */
-  readonly send: ((message: JsonRpcMessage) => void) | undefined;
-  /** The default wait for the client's answer to a request of the server. */
-  readonly timeoutMs: number;
+  readonly send: ((message: JsonRpcMessage) => void) | undefined; // its related messages; default: the connection's
+  readonly timeoutMs: number; // the default wait for the client's answer to a request of the server
   readonly client: ClientView;
   readonly features: Features;
-  /** Its credentials (the transport's snapshot for it); default: the connection's. */
-  readonly auth: AuthInfo | undefined;
-  /** 2026-07-28: its log level and input round. */
-  readonly stateless?: StatelessRequest;
+  readonly auth: AuthInfo | undefined; // its credentials (the transport's snapshot); default: the connection's
+  readonly stateless?: StatelessRequest; // 2026-07-28: its log level and input round
+}
+
+/** What few requests use: the signal, the last progress, what `cache` and `personal` said (2026-07-28). */
+interface Rare {
+  abortReason?: unknown;
+  controller?: AbortController;
+  lastProgress?: number;
+  cache?: CacheHint;
+  personal?: boolean;
 }
 
 /** @internal — for the dispatcher: the hint a request's handler gave with `ctx.cache`. */
@@ -174,7 +173,6 @@ export class RequestContext implements Context, AskChannel {
   readonly method: string;
   readonly params: Params;
   readonly client: ClientView;
-  readonly meta: Meta | undefined;
   readonly features: Features;
   /** This request's credentials: the transport's snapshot for it, else the connection's. */
   auth: AuthInfo | undefined;
@@ -184,42 +182,39 @@ export class RequestContext implements Context, AskChannel {
   aborted = false;
   /** Set by the dispatcher: a 2025 request to the client counts against the caller's share. */
   governor: Governor | undefined;
-  #abortReason: unknown;
-  // created on first use: most handlers never look at their signal
-  #controller: AbortController | undefined;
   readonly #send: ((message: JsonRpcMessage) => void) | undefined;
   readonly #timeoutMs: number;
-  // undefined until the first report: a number here would box a heap number in every context
-  #lastProgress: number | undefined;
   readonly #stateless: StatelessRequest | undefined;
+  #rare: Rare | undefined;
   // its request slots, and a stateless request's session slots (it has no session to keep them in)
   #slots: Map<SessionSlot<unknown> | RequestSlot<unknown>, unknown> | undefined;
-  // 2026-07-28: what `cache` and `personal` said, read by the dispatcher through `cacheOf`, `isPersonal`
-  #cache: CacheHint | undefined;
-  #personal = false;
 
   static {
-    cacheOf = (ctx) => ctx.#cache;
-    isPersonal = (ctx) => ctx.#personal;
+    cacheOf = (ctx) => ctx.#rare?.cache;
+    isPersonal = (ctx) => ctx.#rare?.personal === true;
   }
 
-  /**
-   * `client` and `features` describe the revision of this one request: from the connection's handshake
-   * for the initialize era, from the request's own `_meta` for 2026-07-28; handlers see one context.
-   */
+  /** `client`, `features`: the revision of this one request (its session's handshake, or its own `_meta`). */
   constructor(init: RequestInit) {
     this.connection = init.connection;
     this.requestId = init.id;
     this.method = init.method;
     this.params = init.params;
-    const meta = init.params._meta;
-    this.meta = isObject(meta) ? (meta as Meta) : undefined;
     this.#send = init.send;
     this.#timeoutMs = init.timeoutMs;
     this.features = init.features;
     this.client = init.client;
     this.auth = init.auth ?? init.connection.auth;
     this.#stateless = init.stateless;
+  }
+
+  get meta(): Meta | undefined {
+    return isObject(this.params._meta) ? (this.params._meta as Meta) : undefined;
+  }
+
+  #more(): Rare {
+    this.#rare ??= {};
+    return this.#rare;
   }
 
   sessionState<T>(slot: SessionSlot<T>): T {
@@ -244,11 +239,11 @@ export class RequestContext implements Context, AskChannel {
 
   cache(hint: CacheOptions | CacheHint): void {
     const checked = hintOf(hint); // a bad one throws in either era; the initialize era sends none
-    if (this.#stateless) this.#cache = checked;
+    if (this.#stateless) this.#more().cache = checked;
   }
 
   personal(): void {
-    this.#personal = true;
+    this.#more().personal = true;
   }
 
   get capabilities(): ClientCapabilities {
@@ -256,19 +251,20 @@ export class RequestContext implements Context, AskChannel {
   }
 
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.aborted) this.#controller.abort(this.#abortReason);
+    const rare = this.#more();
+    if (!rare.controller) {
+      rare.controller = new AbortController();
+      if (this.aborted) rare.controller.abort(rare.abortReason);
     }
-    return this.#controller.signal;
+    return rare.controller.signal;
   }
 
   /** Cancels the request: aborts `signal`, and the dispatcher will not answer it. */
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.#abortReason = reason;
-    this.#controller?.abort(reason);
+    this.#more().abortReason = reason;
+    this.#rare?.controller?.abort(reason);
   }
 
   get clientAddress(): string | undefined {
@@ -294,11 +290,10 @@ export class RequestContext implements Context, AskChannel {
   progress(progress: number, total?: number, message?: string): void {
     const token = this.meta?.progressToken;
     if ((typeof token !== "string" && typeof token !== "number") || this.done || this.aborted) return;
-    const last = this.#lastProgress ?? Number.NEGATIVE_INFINITY;
-    if (!(progress > last)) {
-      throw new RangeError(`progress must increase: ${progress} after ${last}`);
-    }
-    this.#lastProgress = progress;
+    const rare = this.#more();
+    const last = rare.lastProgress ?? Number.NEGATIVE_INFINITY;
+    if (!(progress > last)) throw new RangeError(`progress must increase: ${progress} after ${last}`);
+    rare.lastProgress = progress;
     const params: { [key: string]: unknown } = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined && this.features.progressMessage) params.message = message;
@@ -344,7 +339,8 @@ export class RequestContext implements Context, AskChannel {
 
   end(result: object): void {
     if (this.done || this.aborted) return;
-    const r = this.#stateless?.complete(result as Params, this.#cache, this.#personal) ?? result;
+    const r =
+      this.#stateless?.complete(result as Params, this.#rare?.cache, this.#rare?.personal === true) ?? result;
     this.#emit({ jsonrpc: "2.0", id: this.requestId, result: r as Params });
     this.abort(new Error("The request ended with its result"));
   }
@@ -369,7 +365,8 @@ export class RequestContext implements Context, AskChannel {
   }
 
   #emit(message: JsonRpcMessage): void {
-    if (this.#send) this.#send(message);
+    const send = this.#send;
+    if (send) send(message);
     else this.connection.send(message);
   }
 

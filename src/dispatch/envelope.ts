@@ -24,7 +24,7 @@ import {
   type Params,
   type RequestId,
 } from "../types.js";
-import type { HandleOptions, Incoming, IncomingRequest } from "./incoming.js";
+import type { HandleOptions } from "./incoming.js";
 import { execute, lookup, type Outcome } from "./methods.js";
 import { statelessRequest } from "./stateless.js";
 
@@ -140,28 +140,41 @@ function dispatchOne(
     connection: conn,
     carrier: options.carrier,
   });
-  if (o === undefined) return route({ core, conn, id, method, params, options, now });
+  // the message itself goes on, read again where needed: a record of its parts is made only for the
+  // stateless path (one per request otherwise)
+  const checked = message as Checked;
+  if (o === undefined) return route(core, conn, checked, options, now);
   // under an observer's eye, its related messages go through the observer's `send`, if it gives one
   const send = o.send?.(options.send ?? ((m) => conn.send(m)));
   const seen = send ? { ...options, send } : options;
-  const m: Incoming = { core, conn, id, method, params, options: seen, now };
-  return observedRun(o, () => route(m));
+  return observedRun(o, () => route(core, conn, checked, seen, now));
 }
 
-function route(m: Incoming): Awaitable<JsonRpcResponse | undefined> {
-  if (!isObject(m.params)) {
-    if (m.id === undefined) return undefined;
+/** A message the envelope checks passed: its id (if any) valid, its method a string. */
+type Checked = { readonly id?: RequestId; readonly method: string; readonly params?: unknown };
+
+function route(
+  core: ServerCore,
+  conn: Connection,
+  message: Checked,
+  options: HandleOptions,
+  now: boolean,
+): Awaitable<JsonRpcResponse | undefined> {
+  const { id, method } = message;
+  const params = message.params ?? EMPTY;
+  if (!isObject(params)) {
+    if (id === undefined) return undefined;
     return errorResponse(
-      m.id,
+      id,
       { code: ErrorCode.InvalidParams, message: "Invalid params: params must be an object" },
-      m.conn.features,
+      conn.features,
     );
   }
-  if (m.id === undefined) {
-    notification(m.core, m.method, m.params, m.conn);
+  if (id === undefined) {
+    notification(core, method, params, conn);
     return undefined;
   }
-  return request(m as IncomingRequest);
+  return request(core, conn, message as Checked & { readonly id: RequestId }, options, now);
 }
 
 function notification(core: ServerCore, method: string, params: Params, conn: Connection): void {
@@ -188,15 +201,22 @@ function notification(core: ServerCore, method: string, params: Params, conn: Co
   );
 }
 
-function request(m: IncomingRequest): Awaitable<JsonRpcResponse | undefined> {
-  const { core, conn, id, method: name, params, options } = m;
+function request(
+  core: ServerCore,
+  conn: Connection,
+  message: Checked & { readonly id: RequestId },
+  options: HandleOptions,
+  now: boolean,
+): Awaitable<JsonRpcResponse | undefined> {
+  const { id, method: name } = message;
+  const params = (message.params ?? EMPTY) as Params;
   // the peer is gone: no handler runs for it (a listen would never end), and the answer says why
   if (conn.state === "closed") return invalid(id, "Invalid Request: the connection is closed", conn);
   if (
     name === "server/discover" ||
     (conn.state !== "ready" && (options.stateless || hasStatelessMeta(params._meta)))
   )
-    return statelessRequest(m);
+    return statelessRequest({ core, conn, id, method: name, params, options, now });
   const f = conn.features;
   if (name === "ping") return { jsonrpc: "2.0", id, result: EMPTY };
   if (name === "initialize") {
@@ -227,7 +247,7 @@ function request(m: IncomingRequest): Awaitable<JsonRpcResponse | undefined> {
     features: f,
     auth: options.auth,
   });
-  const outcome = execute(m, method, ctx, declared.extensions);
+  const outcome = execute(core, options, method, ctx, declared.extensions);
   return isPromiseLike(outcome) ? outcome.then((o) => answerOf(id, o, f)) : answerOf(id, outcome, f);
 }
 

@@ -12,46 +12,46 @@ import {
   type JsonRpcErrorObject,
   type RequestId,
 } from "../types.js";
-import type { Incoming } from "./incoming.js";
+import type { HandleOptions } from "./incoming.js";
 
 /** What running a method gave: its result or its error. */
 export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
 type Result = { [key: string]: unknown };
 
 /**
- * Runs `method` for the request `m` with `ctx` registered as in flight (the transport's signal
- * aborting it), once the governor admits it (its caller's share of requests in flight, its rates);
+ * Runs `method` for the request of `ctx` with `ctx` registered as in flight (the signal of its
+ * transport's `options` aborting it), once the governor admits it (its caller's share of requests in
+ * flight, its rates);
  * undefined when it was cancelled (never answered). A method that answers synchronously is done
  * synchronously: no promise, no microtask.
  */
 export function execute(
-  m: Incoming,
+  core: ServerCore,
+  options: HandleOptions,
   method: Method,
   ctx: RequestContext,
   served: ReadonlySet<string>,
 ): Awaitable<Outcome | undefined> {
-  const core = m.core;
   const key = callerKey(ctx.auth, ctx.connection);
   ctx.governor = core.governor;
   const refused = core.governor.admit(key, ctx.method, ctx.params);
-  if (refused === undefined) return start(m, method, ctx, served, key);
+  if (refused === undefined) return start(core, options, method, ctx, served);
   if (!isPromiseLike(refused)) return { error: toErrorObject(core, refused, ctx.method, ctx.requestId) };
   return refused.then((r) =>
     r === undefined
-      ? start(m, method, ctx, served, key)
+      ? start(core, options, method, ctx, served)
       : { error: toErrorObject(core, r, ctx.method, ctx.requestId) },
   );
 }
 
 function start(
-  m: Incoming,
+  core: ServerCore,
+  options: HandleOptions,
   method: Method,
   ctx: RequestContext,
   served: ReadonlySet<string>,
-  key: string,
 ): Awaitable<Outcome | undefined> {
-  const core = m.core;
-  const outer = m.options.signal;
+  const outer = options.signal;
   const id = ctx.requestId;
   const conn = ctx.connection;
   const { method: name, params } = ctx;
@@ -73,6 +73,7 @@ function start(
   else conn.inflight.set(id, ctx);
   // counted from here too: a synchronous request is over before any other could be admitted
   const governor = core.governor;
+  const key = callerKey(ctx.auth, ctx.connection); // again: the synchronous path needs it no further than admission
   governor.add("requests", key, 1);
   const over = (outcome: Outcome) => {
     governor.give("requests", key);

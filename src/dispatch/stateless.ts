@@ -92,7 +92,7 @@ function run(
     auth: options.auth,
     stateless: { logLevel: meta.logLevel, input: round, complete: m.core.complete },
   });
-  const outcome = execute(m, method, ctx, served);
+  const outcome = execute(m.core, options, method, ctx, served);
   return isPromiseLike(outcome)
     ? outcome.then((o) => answer(m, round, ctx, o))
     : answer(m, round, ctx, outcome);

@@ -10,7 +10,9 @@ import {
   isObject,
   type JsonRpcErrorObject,
   type LoggingLevel,
+  type Params,
 } from "../types.js";
+import type { InputRound } from "./input.js";
 import { type Features, revision, SUPPORTED_VERSIONS } from "./versions.js";
 
 /** The reserved `_meta` keys of 2026-07-28. */
@@ -230,4 +232,11 @@ export function completeResult(
   if (isObject(own) && Object.hasOwn(own, META.serverInfo))
     (out._meta as { [key: string]: unknown })[META.serverInfo] = own[META.serverInfo];
   return out;
+}
+
+/** @internal — what a 2026-07-28 request brings: its log level and, where it may ask for input, its round. */
+export interface StatelessRequest {
+  readonly logLevel: LoggingLevel | undefined;
+  readonly input: InputRound | undefined;
+  readonly complete: (result: Params, hint: CacheHint | undefined, personal: boolean) => Params;
 }

@@ -66,8 +66,8 @@ export interface ExchangeOptions {
   /** Where the stream's events are kept, when it is resumable. */
   store: EventStore | undefined;
   retryMs: number;
-  /** Opens an SSE body. */
-  sink(onGone: () => void): SseWriter;
+  /** Opens an SSE body for the POST `request` of a caller with `auth` (one function for every POST, made once). */
+  sink(onGone: () => void, request: Request, auth: AuthInfo | undefined): SseWriter;
   /** Called once the exchange is over. */
   done(): void;
   /** The POST: for the `errorStatus` hook, and to hear that its client went away (without a session nobody can resume, so that cancels it). */
@@ -203,11 +203,15 @@ export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
       ? new EventStream(session.streamPrefix + randomId(12), o.store, session.id, session.orphaned)
       : new EventStream(randomId(12), o.store);
     stream = st;
-    const s = o.sink(() => {
-      if (st.sink === s) st.sink = undefined;
-      if (session) session.lastActive = Date.now();
-      else cancel();
-    });
+    const s = o.sink(
+      () => {
+        if (st.sink === s) st.sink = undefined;
+        if (session) session.lastActive = Date.now();
+        else cancel();
+      },
+      o.request,
+      o.auth,
+    );
     session?.streams.set(st.id, st);
     st.attach(s, prime, o.retryMs);
     reply(new Reply(200, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS, s.readable));

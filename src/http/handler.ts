@@ -60,6 +60,8 @@ export class StreamableHttp {
   readonly #limits: HttpGovernor;
   readonly #drain = new Drain();
   #drained: Promise<void> | undefined;
+  readonly #sink = (onGone: () => void, request: Request, auth: AuthInfo | undefined) =>
+    this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth)));
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -251,7 +253,7 @@ export class StreamableHttp {
       done: session ? noop : this.#drain.track(connection),
       store: session ? this.#sessions.events : undefined,
       retryMs: this.#retryMs,
-      sink: (onGone) => this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
+      sink: this.#sink,
       shut: this.#drain.isCut,
       cuts: this.#drain.cuts,
     });

@@ -3,7 +3,7 @@
  * transport gave its connection (an HTTP client's address, or what the handler's `limits.key` says),
  * else the one anonymous caller that every caller without either is.
  */
-import { type AuthInfo, type Connection, principalOf, sessionSlot } from "../connection.js";
+import { type AuthInfo, type Connection, principalOf } from "../connection.js";
 
 /**
  * The principal of verified credentials as the limits count it; undefined when there is none.
@@ -13,15 +13,6 @@ export function principalKey(auth: AuthInfo | undefined): string | undefined {
   return principalOf(auth);
 }
 
-/** What a transport tells of a connection's caller: the key an anonymous one is counted under, and its address. */
-const CALLER = sessionSlot<{ key: string | undefined; address: string | undefined }>(
-  "picomcp/caller",
-  () => ({
-    key: undefined,
-    address: undefined,
-  }),
-);
-
 /** The key every anonymous caller without a key of its own shares. */
 export const ANONYMOUS = "anonymous";
 
@@ -30,15 +21,14 @@ export const ANONYMOUS = "anonymous";
  * anonymous caller. A caller with credentials is counted as its principal whatever this says.
  */
 export function setCallerKey(conn: Connection, key: string | undefined, address?: string): void {
-  if (key === undefined && address === undefined) return;
-  const caller = conn.slot(CALLER);
-  if (key !== undefined) caller.key = key;
-  if (address !== undefined) caller.address = address;
+  // kept on the connection itself, not in a slot: a stateless HTTP request's connection is made for it alone
+  if (key !== undefined) conn.callerKey = key;
+  if (address !== undefined) conn.callerAddress = address;
 }
 
 /** The address of the client a connection's caller came from, as its transport resolved it; undefined when unknown. */
 export function callerAddress(conn: Connection): string | undefined {
-  return conn.peek(CALLER)?.address;
+  return conn.callerAddress;
 }
 
 /**
@@ -48,7 +38,7 @@ export function callerAddress(conn: Connection): string | undefined {
  */
 export function callerKey(auth: AuthInfo | undefined, conn: Connection): string {
   const p = principalKey(auth);
-  return p === undefined ? anonymousKey(conn.peek(CALLER)?.key) : `principal:${p}`;
+  return p === undefined ? anonymousKey(conn.callerKey) : `principal:${p}`;
 }
 
 /** The key of an anonymous caller named `key` by its transport (undefined: the one shared anonymous caller). */

@@ -151,7 +151,7 @@ export function toolsExtension(
       },
       "tools/call": {
         input: true,
-        run: (p, ctx) => callTool(tools, p, ctx, (e) => report(e, p.name as string, ctx)),
+        run: (p, ctx) => callTool(tools, p, ctx, report),
       },
     },
   };
@@ -160,13 +160,14 @@ export function toolsExtension(
 /**
  * `tools/call`: validation failures and thrown errors are results with `isError`; `McpError` is a protocol
  * error. Synchronous end to end when the schemas and `run` are: a promise only where one of them gave one.
- * A thrown error other than an `McpError` also goes to `report` (the server's `onError`), as in any handler.
+ * A thrown error other than an `McpError` also goes to `report` (the server's `onError`), as in any handler;
+ * the function that reports it is made only when something fails, or a step returns a promise.
  */
 export function callTool(
   tools: Registry<ToolEntry>,
   params: { [key: string]: unknown },
   ctx: Context,
-  report: (error: unknown) => void = () => {},
+  report: (error: unknown, name: string, ctx: Context) => void = () => {},
 ): Awaitable<CallToolResult> {
   const name = params.name;
   if (typeof name !== "string") throw new McpError(ErrorCode.InvalidParams, "tools/call needs a string name");
@@ -177,16 +178,15 @@ export function callTool(
   if (typeof rawArgs !== "object" || rawArgs === null || Array.isArray(rawArgs)) {
     throw new McpError(ErrorCode.InvalidParams, "tools/call arguments must be an object");
   }
-  const fail = (error: unknown) => failed(error, report);
   let out: Awaitable<CallToolResult>;
   try {
     out = tool.input
       ? afterInput(tool, tool.input.validate(rawArgs), ctx)
       : afterRun(tool, tool.run(rawArgs, ctx), ctx);
   } catch (error) {
-    return fail(error);
+    return failed(error, name, ctx, report);
   }
-  return isPromiseLike(out) ? out.then(undefined, fail) : out;
+  return isPromiseLike(out) ? out.then(undefined, (error) => failed(error, name, ctx, report)) : out;
 }
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
@@ -223,9 +223,14 @@ function afterOutput(
  * A failing schema or handler is the tool's error result, and reported; an `McpError` stays a protocol
  * error, and a call that asks the client (2026-07-28) ends its round, not a failure to report.
  */
-function failed(error: unknown, report: (error: unknown) => void): CallToolResult {
+function failed(
+  error: unknown,
+  name: string,
+  ctx: Context,
+  report: (error: unknown, name: string, ctx: Context) => void,
+): CallToolResult {
   if (error instanceof McpError || error instanceof InputRequiredSignal) throw error;
-  report(error);
+  report(error, name, ctx);
   return errorResult(error instanceof Error ? error.message : String(error));
 }
 
