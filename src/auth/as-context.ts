@@ -3,6 +3,7 @@
  * keys, and the rules every endpoint applies the same way (which client, which scopes, which resource).
  */
 
+import { addressKey } from "../http/client-address.js";
 import type { GrantLiveness } from "./access-tokens.js";
 import { type ClientMetadataOptions, fetchClientMetadata } from "./client-metadata.js";
 import type { KeyRing } from "./keys.js";
@@ -26,6 +27,16 @@ export interface RegistrationLimits {
   /** Registrations all addresses together may make per window. Default: 1000. */
   total?: number;
   /** The window, in milliseconds. Default: 3600000 (an hour). */
+  windowMs?: number;
+}
+
+/** Limits of the authorization endpoint: how many sign-ins one address and all together may start per window. */
+export interface AuthorizationLimits {
+  /** `/authorize` requests one address may make per window. Default: 60. */
+  perAddress?: number;
+  /** `/authorize` requests all addresses together may make per window. Default: 10000. */
+  total?: number;
+  /** The window, in milliseconds. Default: 600000 (ten minutes). */
   windowMs?: number;
 }
 
@@ -56,8 +67,29 @@ export interface AsContext {
   };
   readonly cimd: ClientMetadataOptions | false;
   readonly registration: Required<RegistrationLimits> | false;
+  readonly authorizations: Required<AuthorizationLimits>;
   readonly liveness: GrantLiveness;
   report(error: unknown): void;
+}
+
+/**
+ * Counts one request of `kind` from `address` (per address first, then in all) through `store.hit`;
+ * true when over a limit. A caller with no known address is counted in the total only: one shared
+ * "unknown" bucket would let one caller shut out every other (pass `info.address` to `handle`).
+ */
+export async function overLimit(
+  ctx: AsContext,
+  kind: string,
+  address: string | undefined,
+  limits: { perAddress: number; total: number; windowMs: number },
+): Promise<boolean> {
+  const key = addressKey(address);
+  if (
+    key !== undefined &&
+    (await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs)) > limits.perAddress
+  )
+    return true;
+  return (await ctx.store.hit(`${kind}:all`, limits.windowMs)) > limits.total;
 }
 
 /** Whether `clientId` names a metadata document (an http(s) URL with a path); the fetcher decides the rest. */

@@ -17,7 +17,7 @@ import type {
 export interface MemoryAuthStoreOptions {
   /** Clients kept: registered ones and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused. Default: 10000. */
   maxClients?: number;
-  /** Authorizations in progress kept; at the cap the oldest goes. Default: 10000. */
+  /** Authorizations in progress kept; at the cap a new one is refused (a live one is never dropped to make room: no caller evicts another's sign-in). Default: 10000. */
   maxPending?: number;
   /** Codes kept (redeemed ones too, until they would have expired, to catch a replay); at the cap the oldest goes. Default: 10000. */
   maxCodes?: number;
@@ -111,6 +111,13 @@ export class MemoryAuthStore implements AuthStore {
     for (const [id, e] of this.#grants) if (e.expiresAt <= now) this.#dropGrant(id, e.value);
   }
 
+  /** Whether `map` has room for one more, once its expired entries are dropped (swept now whatever `sweepMs` says). */
+  #room<T>(map: Map<string, Entry<T>>, max: number, now: number): boolean {
+    if (map.size < max) return true;
+    for (const [k, e] of map) if (e.expiresAt <= now) map.delete(k);
+    return map.size < max;
+  }
+
   #live<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
     const e = map.get(key);
     if (e === undefined) return undefined;
@@ -151,8 +158,9 @@ export class MemoryAuthStore implements AuthStore {
   async putPending(pending: PendingAuthorization, ttlMs: number): Promise<void> {
     const now = Date.now();
     this.#sweep(now);
-    this.#pending.delete(pending.id);
-    makeRoom(this.#pending, this.#max.pending);
+    const known = this.#pending.has(pending.id);
+    if (!known && !this.#room(this.#pending, this.#max.pending, now))
+      throw new AuthStoreFullError("authorizations in progress");
     this.#pending.set(pending.id, { value: structuredClone(pending), expiresAt: now + ttlMs });
   }
 

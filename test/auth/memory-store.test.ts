@@ -35,14 +35,18 @@ const code = (grantId: string, ttl = 60_000): CodeRecord => ({
 });
 
 describe("MemoryAuthStore", () => {
-  it("keeps at most maxPending authorizations in progress, dropping the oldest", async () => {
+  it("keeps at most maxPending authorizations in progress, refusing a new one instead of dropping a live one", async () => {
     const store = new MemoryAuthStore({ maxPending: 3 });
-    for (let i = 0; i < 10; i++) await store.putPending(pending(`p${i}`), 60_000);
+    for (let i = 0; i < 3; i++) await store.putPending(pending(`p${i}`), 60_000);
+    await expect(store.putPending(pending("p3"), 60_000)).rejects.toBeInstanceOf(AuthStoreFullError);
     expect(store.size.pending).toBe(3);
-    expect(await store.getPending("p0")).toBeUndefined();
-    expect((await store.getPending("p9"))?.id).toBe("p9");
-    expect((await store.takePending("p9"))?.id).toBe("p9");
-    expect(await store.takePending("p9")).toBeUndefined();
+    expect((await store.getPending("p0"))?.id).toBe("p0");
+    // one already kept is saved again (consent given), whatever the cap
+    await store.putPending({ ...pending("p0"), consented: true }, 60_000);
+    expect((await store.takePending("p0"))?.consented).toBe(true);
+    expect(await store.takePending("p0")).toBeUndefined();
+    // its room is free again
+    await store.putPending(pending("p3"), 60_000);
   });
 
   it("redeems a code once, then tells a replay until it would have expired", async () => {
