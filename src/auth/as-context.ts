@@ -7,6 +7,7 @@ import { addressKey } from "../http/client-address.js";
 import type { GrantLiveness } from "./access-tokens.js";
 import { type ClientMetadataOptions, fetchClientMetadata } from "./client-metadata.js";
 import type { KeyRing } from "./keys.js";
+import { AuthStoreFullError } from "./memory-store.js";
 import { canonicalResource } from "./resource-server.js";
 import type { SignIn } from "./sign-in.js";
 import type { AuthStore, ClientRecord, Identity } from "./store.js";
@@ -117,7 +118,14 @@ export async function findClient(ctx: AsContext, clientId: string): Promise<Clie
     const said = error instanceof Error && error.name === "ClientMetadataError" ? `: ${error.message}` : "";
     return `The client's metadata document cannot be used${said || " (it could not be fetched)"}`;
   }
-  if (fetched.ttlMs > 0) await ctx.store.putClient(fetched.client, fetched.ttlMs);
+  if (fetched.ttlMs > 0) {
+    try {
+      await ctx.store.putClient(fetched.client, fetched.ttlMs);
+    } catch (error) {
+      // a store full of registered clients: the document is used uncached, fetched again next time
+      if (!(error instanceof AuthStoreFullError)) throw error;
+    }
+  }
   return fetched.client;
 }
 

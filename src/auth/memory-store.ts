@@ -15,7 +15,7 @@ import type {
 
 /** Options of {@link MemoryAuthStore}: the caps on each kind of record. */
 export interface MemoryAuthStoreOptions {
-  /** Clients kept: registered ones and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused. Default: 10000. */
+  /** Clients kept: registered ones (until unused for `idleTtlMs`) and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused, and a fetched document is then used without being cached. Default: 10000. */
   maxClients?: number;
   /** Authorizations in progress kept; at the cap a new one is refused (a live one is never dropped to make room: no caller evicts another's sign-in). Default: 10000. */
   maxPending?: number;
@@ -25,6 +25,8 @@ export interface MemoryAuthStoreOptions {
   maxGrants?: number;
   /** Counters of `hit` kept (one per address and window); at the cap the oldest goes. Default: 10000. */
   maxCounters?: number;
+  /** How long a registered client (one saved without a time to live) is kept unused: each read starts it again. Default: 90 days, as `RedisAuthStore`'s `idleTtlMs`. */
+  idleTtlMs?: number;
   /** Least milliseconds between two sweeps of expired records. Default: 10000. */
   sweepMs?: number;
 }
@@ -39,8 +41,10 @@ export class AuthStoreFullError extends Error {
 
 interface Entry<T> {
   value: T;
-  /** ms since the epoch; Infinity for a record that never expires. */
+  /** ms since the epoch. */
   expiresAt: number;
+  /** For a record kept while used (a registered client): the time to live each read starts again. */
+  idleMs?: number;
 }
 
 interface CodeEntry {
@@ -87,6 +91,7 @@ export class MemoryAuthStore implements AuthStore {
     counters: number;
   };
   readonly #sweepMs: number;
+  readonly #idleMs: number;
   #sweptAt = 0;
 
   constructor(options: MemoryAuthStoreOptions = {}) {
@@ -100,6 +105,9 @@ export class MemoryAuthStore implements AuthStore {
     const sweep = options.sweepMs ?? 10_000;
     if (!(sweep >= 0)) throw new RangeError("sweepMs must be 0 or more");
     this.#sweepMs = sweep;
+    const idle = options.idleTtlMs ?? 90 * 24 * 60 * 60 * 1000;
+    if (!(idle > 0)) throw new RangeError("idleTtlMs must be more than 0");
+    this.#idleMs = idle;
   }
 
   /** Drops every expired record, at most once per `sweepMs`. */
@@ -135,7 +143,10 @@ export class MemoryAuthStore implements AuthStore {
 
   async getClient(clientId: string): Promise<ClientRecord | undefined> {
     const c = this.#live(this.#clients, clientId);
-    return c && structuredClone(c);
+    if (c === undefined) return undefined;
+    const e = this.#clients.get(clientId)!;
+    if (e.idleMs !== undefined) e.expiresAt = Date.now() + e.idleMs;
+    return structuredClone(c);
   }
 
   async putClient(client: ClientRecord, ttlMs?: number): Promise<void> {
@@ -143,16 +154,19 @@ export class MemoryAuthStore implements AuthStore {
     this.#sweep(now);
     const clients = this.#clients;
     clients.delete(client.client_id);
-    if (clients.size >= this.#max.clients) {
+    if (!this.#room(clients, this.#max.clients, now)) {
       // cached documents make room (they can be fetched again); registered clients never do
       for (const [id, e] of clients) {
         if (clients.size < this.#max.clients) break;
-        if (e.expiresAt !== Number.POSITIVE_INFINITY) clients.delete(id);
+        if (e.idleMs === undefined) clients.delete(id);
       }
       if (clients.size >= this.#max.clients) throw new AuthStoreFullError("clients");
     }
-    const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : now + ttlMs;
-    clients.set(client.client_id, { value: structuredClone(client), expiresAt });
+    const entry: Entry<ClientRecord> =
+      ttlMs === undefined
+        ? { value: structuredClone(client), expiresAt: now + this.#idleMs, idleMs: this.#idleMs }
+        : { value: structuredClone(client), expiresAt: now + ttlMs };
+    clients.set(client.client_id, entry);
   }
 
   async putPending(pending: PendingAuthorization, ttlMs: number): Promise<void> {

@@ -128,3 +128,37 @@ describe("MemoryAuthStore", () => {
     expect(await store.hit("x", -1)).toBe(1);
   });
 });
+
+describe("MemoryAuthStore's registered clients", () => {
+  const client = (id: string) => ({
+    client_id: id,
+    kind: "registered" as const,
+    redirect_uris: ["http://127.0.0.1/cb"],
+    token_endpoint_auth_method: "none" as const,
+  });
+
+  it("are forgotten once unused for idleTtlMs, and each read starts that time again", async () => {
+    const expired = new MemoryAuthStore({ idleTtlMs: 1, sweepMs: 0 });
+    await expired.putClient(client("r1"));
+    await expect.poll(() => expired.getClient("r1")).toBeUndefined();
+    const kept = new MemoryAuthStore({ idleTtlMs: 60_000, maxClients: 1 });
+    await kept.putClient(client("r1"));
+    expect((await kept.getClient("r1"))?.client_id).toBe("r1");
+    await expect(kept.putClient(client("r2"))).rejects.toBeInstanceOf(AuthStoreFullError);
+    expect(() => new MemoryAuthStore({ idleTtlMs: 0 })).toThrow(RangeError);
+  });
+
+  it("make room once expired: a full store takes a new registration after they lapse", async () => {
+    const store = new MemoryAuthStore({ idleTtlMs: 1, maxClients: 1 });
+    await store.putClient(client("r1"));
+    await expect
+      .poll(() =>
+        store.putClient(client("r2")).then(
+          () => true,
+          () => false,
+        ),
+      )
+      .toBe(true);
+    expect((await store.getClient("r2"))?.client_id).toBe("r2");
+  });
+});
