@@ -23,7 +23,7 @@ export interface MemoryAuthStoreOptions {
   maxCodes?: number;
   /** Grants kept; at the cap a new one is refused (a live grant is never dropped to make room). Default: 100000. */
   maxGrants?: number;
-  /** Counters of `hit` kept (one per address and window); at the cap the oldest goes. Default: 10000. */
+  /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit counts as over any limit) and a live one never dropped. Default: 10000. */
   maxCounters?: number;
   /** How long a registered client (one saved without a time to live) is kept unused: each read starts it again. Default: 90 days, as `RedisAuthStore`'s `idleTtlMs`. */
   idleTtlMs?: number;
@@ -278,7 +278,8 @@ export class MemoryAuthStore implements AuthStore {
       entry.value = e + 1;
       return entry.value;
     }
-    makeRoom(this.#hits, this.#max.counters);
+    // a live counter is never dropped (the global one would be first): at the cap the hit counts as over any limit
+    if (!this.#room(this.#hits, this.#max.counters, now)) return Number.MAX_SAFE_INTEGER;
     this.#hits.set(key, { value: 1, expiresAt: now + windowMs });
     return 1;
   }

@@ -122,10 +122,14 @@ describe("MemoryAuthStore", () => {
     expect(await store.hit("a", 60_000)).toBe(1);
     expect(await store.hit("a", 60_000)).toBe(2);
     expect(await store.hit("b", 60_000)).toBe(1);
-    expect(await store.hit("c", 60_000)).toBe(1);
+    // at the cap a new counter is over any limit; the live ones go on counting
+    expect(await store.hit("c", 60_000)).toBe(Number.MAX_SAFE_INTEGER);
     expect(store.size.counters).toBe(2);
-    expect(await store.hit("x", -1)).toBe(1);
-    expect(await store.hit("x", -1)).toBe(1);
+    expect(await store.hit("a", 60_000)).toBe(3);
+    const expiring = new MemoryAuthStore({ maxCounters: 1 });
+    expect(await expiring.hit("x", -1)).toBe(1);
+    expect(await expiring.hit("x", -1)).toBe(1);
+    expect(await expiring.hit("y", 60_000)).toBe(1);
   });
 });
 
