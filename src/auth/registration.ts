@@ -66,8 +66,13 @@ export async function register(
     oauthError(429, "temporarily_unavailable", `Too many registrations ${who}; try again later`, {
       "retry-after": String(Math.ceil(limits.windowMs / 1000)),
     });
-  const key = addressKey(address) ?? "unknown";
-  if ((await ctx.store.hit(`register:address:${key}`, limits.windowMs)) > limits.perAddress)
+  // per address first (skipped for a caller whose address is unknown: one shared bucket would let one
+  // caller shut out all the others), then in all
+  const key = addressKey(address);
+  if (
+    key !== undefined &&
+    (await ctx.store.hit(`register:address:${key}`, limits.windowMs)) > limits.perAddress
+  )
     return busy("from this address");
   if ((await ctx.store.hit("register:all", limits.windowMs)) > limits.total) return busy("in all");
   const doc = await readJson(request, "invalid_client_metadata");

@@ -2,6 +2,7 @@
 // room is used uncached, registered clients expire unused, and counters are never dropped while live.
 import { describe, expect, it } from "vitest";
 import { MemoryAuthStore } from "../../src/auth/index.js";
+import { boundFetch } from "../crowd-helpers.js";
 import {
   authorizeUrl,
   openConsent,
@@ -42,5 +43,46 @@ describe("a store full of registered clients", () => {
       expect(fetched.n).toBe(i);
     }
     expect(store.size.clients).toBe(1);
+  });
+});
+
+/** A registration sent through `send`: its status. */
+const registration = (origin: string, send: typeof fetch = fetch) =>
+  send(`${origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+  }).then((r) => r.text().then(() => r.status));
+
+describe("counters at their cap", () => {
+  it("a crowd of distinct addresses cannot reset the total of registrations by crowding out its counter", async () => {
+    const store = new MemoryAuthStore({ maxCounters: 4 });
+    const s = await serve({ store, registration: { perAddress: 10, total: 3 } });
+    const crowd = Array.from({ length: 10 }, (_, i) => boundFetch(`127.0.0.${i + 2}`));
+    const statuses: number[] = [];
+    for (const send of crowd) statuses.push(await registration(s.origin, send));
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429, 429, 429]);
+    expect(store.size.counters).toBe(4);
+    for (const send of crowd) send.agent.destroy();
+  });
+});
+
+describe("callers with no known address", () => {
+  it("are held to the totals only, never to one shared per-address bucket", async () => {
+    const s = await serve({
+      registration: { perAddress: 1, total: 5 },
+      authorizations: { perAddress: 1, total: 3 },
+    });
+    // `handle` called without `info` and with no peer known: no address
+    const send = ((input: string, init?: RequestInit) =>
+      s.as.handle(new Request(input, init)).then((r) => r!)) as unknown as typeof fetch;
+    const clientId = await registerClient(s.origin);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push(await registration(s.origin, send));
+    expect(statuses).toEqual([201, 201, 201, 201, 429]);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const opened: number[] = [];
+    for (let i = 0; i < 4; i++) opened.push(await send(url, { redirect: "manual" }).then((r) => r.status));
+    expect(opened).toEqual([200, 200, 200, 429]);
   });
 });
