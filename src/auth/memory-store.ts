@@ -23,6 +23,8 @@ export interface MemoryAuthStoreOptions {
   maxCodes?: number;
   /** Grants kept; at the cap a new one is refused (a live grant is never dropped to make room). Default: 100000. */
   maxGrants?: number;
+  /** The most live grants one subject keeps: a sign-in past it revokes that subject's grants that expire first (never the new one), as `RedisAuthStore` does. Default: 100. */
+  maxGrantsPerSubject?: number;
   /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit counts as over any limit) and a live one never dropped. Default: 10000. */
   maxCounters?: number;
   /** How long a registered client (one saved without a time to live) is kept unused: each read starts it again. Default: 90 days, as `RedisAuthStore`'s `idleTtlMs`. */
@@ -88,6 +90,7 @@ export class MemoryAuthStore implements AuthStore {
     pending: number;
     codes: number;
     grants: number;
+    perSubject: number;
     counters: number;
   };
   readonly #sweepMs: number;
@@ -100,6 +103,7 @@ export class MemoryAuthStore implements AuthStore {
       pending: cap(options.maxPending, 10_000, "maxPending"),
       codes: cap(options.maxCodes, 10_000, "maxCodes"),
       grants: cap(options.maxGrants, 100_000, "maxGrants"),
+      perSubject: cap(options.maxGrantsPerSubject, 100, "maxGrantsPerSubject"),
       counters: cap(options.maxCounters, 10_000, "maxCounters"),
     };
     const sweep = options.sweepMs ?? 10_000;
@@ -214,6 +218,27 @@ export class MemoryAuthStore implements AuthStore {
     if (this.#grants.size >= this.#max.grants) throw new AuthStoreFullError("grants");
     this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
     this.#index(grant);
+    this.#capSubject(grant);
+  }
+
+  /** Past the subject's cap, revokes its grants that expire first, never `added`. */
+  #capSubject(added: GrantRecord): void {
+    const ids = this.#subjects.get(added.subject)!;
+    if (ids.size <= this.#max.perSubject) return;
+    const now = Date.now();
+    const others: [string, Entry<GrantRecord>][] = [];
+    for (const id of ids) {
+      const e = this.#grants.get(id);
+      if (e === undefined || e.expiresAt <= now) {
+        if (e) this.#dropGrant(id, e.value);
+        else ids.delete(id);
+      } else if (id !== added.id) others.push([id, e]);
+    }
+    others.sort((a, b) => a[1].expiresAt - b[1].expiresAt);
+    for (const [id, e] of others) {
+      if (ids.size <= this.#max.perSubject) break;
+      this.#dropGrant(id, e.value);
+    }
   }
 
   #index(grant: GrantRecord): void {

@@ -138,13 +138,13 @@ const racers = <T>(t: AuthStoreTarget, call: (store: AuthStore, i: number) => Pr
 /** Runs the auth store contract against the stores `make` builds (a fresh, empty one per test). */
 export function authStoreContract(
   name: string,
-  make: () => Promise<AuthStoreTarget>,
+  make: (options?: { maxGrantsPerSubject?: number }) => Promise<AuthStoreTarget>,
   features: AuthStoreFeatures = {},
 ): void {
   describe(`AuthStore contract: ${name}`, () => {
     const open: AuthStoreTarget[] = [];
-    const target = async () => {
-      const t = await make();
+    const target = async (options?: { maxGrantsPerSubject?: number }) => {
+      const t = await make(options);
       open.push(t);
       return t;
     };
@@ -319,6 +319,27 @@ export function authStoreContract(
         const won = await racers(t, (s, i) => s.replaceGrant(next[i]!, g.refreshHash));
         expect(won.filter(Boolean)).toHaveLength(1);
         expect(await t.store.getGrant(g.id)).toEqual(next[won.indexOf(true)]);
+      });
+
+      it("keeps at most maxGrantsPerSubject grants a subject: the ones that expire first are revoked", async () => {
+        const t = await target({ maxGrantsPerSubject: 3 });
+        const now = t.now();
+        const five = [1, 2, 3, 4, 5].map((i) => grant(now, "ada", i * HOUR));
+        for (const g of five) await t.store.putGrant(g);
+        const ids = (gs: GrantRecord[]) => gs.map((g) => g.id).sort();
+        expect((await t.store.grantsOf("ada")).sort()).toEqual(ids(five.slice(2)));
+        for (const g of five.slice(0, 2)) expect(await t.store.getGrant(g.id)).toBeUndefined();
+        // a new grant that expires first is kept all the same: the next-earliest goes
+        const soon = grant(now, "ada", MINUTE);
+        await t.store.putGrant(soon);
+        expect((await t.store.grantsOf("ada")).sort()).toEqual(ids([soon, five[3]!, five[4]!]));
+        expect(await (t.peer ?? t.store).getGrant(five[2]!.id)).toBeUndefined();
+        expect(await (t.peer ?? t.store).getGrant(soon.id)).toEqual(soon);
+        // another subject's grants are not counted with ada's
+        const bob = grant(now, "bob");
+        await t.store.putGrant(bob);
+        expect(await t.store.grantsOf("bob")).toEqual([bob.id]);
+        expect(await t.store.grantsOf("ada")).toHaveLength(3);
       });
 
       it("a deleted grant is gone at once: not read, not listed, not replaced", async () => {
