@@ -259,13 +259,22 @@ export class MemoryAuthStore implements AuthStore {
 
   async replaceGrant(grant: GrantRecord, expectedRefreshHash: string): Promise<boolean> {
     const e = this.#grants.get(grant.id);
-    if (e === undefined || e.expiresAt <= Date.now() || e.value.refreshHash !== expectedRefreshHash)
+    const rev = grant.rev ?? 0;
+    if (
+      e === undefined ||
+      e.expiresAt <= Date.now() ||
+      e.value.refreshHash !== expectedRefreshHash ||
+      (e.value.rev ?? 0) !== rev
+    )
       return false;
     if (grant.subject !== e.value.subject) {
       this.#dropGrant(grant.id, e.value);
       this.#index(grant);
     }
-    this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
+    this.#grants.set(grant.id, {
+      value: { ...structuredClone(grant), rev: rev + 1 },
+      expiresAt: grant.expiresAt,
+    });
     return true;
   }
 

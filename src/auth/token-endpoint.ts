@@ -172,18 +172,30 @@ async function refreshGrant(ctx: AsContext, client: ClientRecord, form: URLSearc
     scopes = want;
   }
   const next = `${grant.id}.${randomToken(32)}`;
-  const rotated: GrantRecord = {
-    ...grant,
-    refreshHash: await digest(next),
-    usedRefreshHashes: [hash, ...grant.usedRefreshHashes].slice(0, USED_KEPT),
-    expiresAt: Date.now() + ctx.ttl.refresh,
-  };
-  if (!(await ctx.store.replaceGrant(rotated, hash))) {
+  const nextHash = await digest(next);
+  // written over the grant as read; when something else was saved meanwhile (an upstream refresh, on any
+  // replica) it is read again and rotated over that, so nothing saved is overwritten with older tokens
+  let current = grant;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const rotated: GrantRecord = {
+      ...current,
+      refreshHash: nextHash,
+      usedRefreshHashes: [hash, ...current.usedRefreshHashes].slice(0, USED_KEPT),
+      expiresAt: Date.now() + ctx.ttl.refresh,
+    };
+    if (await ctx.store.replaceGrant(rotated, hash)) return tokens(ctx, client, rotated, scopes, next);
+    const now = await ctx.store.getGrant(grant.id);
+    if (!now) return invalid();
     // another request rotated this same token first: it was presented twice
-    await revokeGrant(ctx, grant.id);
-    return oauthError(400, "invalid_grant", "The refresh token was already used; the grant is revoked");
+    if (!sameText(now.refreshHash, hash)) {
+      await revokeGrant(ctx, grant.id);
+      return oauthError(400, "invalid_grant", "The refresh token was already used; the grant is revoked");
+    }
+    current = now;
   }
-  return tokens(ctx, client, rotated, scopes, next);
+  return oauthError(503, "temporarily_unavailable", "The grant is changing; try again", {
+    "retry-after": "1",
+  });
 }
 
 /** Ends a grant: its refresh tokens at once, its access tokens at their next liveness check. */

@@ -289,12 +289,38 @@ export function authStoreContract(
           upstream: { accessToken: "gho_new", refreshToken: "ghr_new", expiresAt: t.now() + HOUR },
         };
         expect(await t.store.replaceGrant(rotated, g.refreshHash)).toBe(true);
-        expect(await (t.peer ?? t.store).getGrant(g.id)).toEqual(rotated);
+        expect(await (t.peer ?? t.store).getGrant(g.id)).toEqual({ ...rotated, rev: 1 });
         // the old digest lost: nothing written
-        const stale = { ...g, refreshHash: fresh("hash"), usedRefreshHashes: [g.refreshHash] };
+        const stale = { ...g, refreshHash: fresh("hash"), usedRefreshHashes: [g.refreshHash], rev: 1 };
         expect(await t.store.replaceGrant(stale, g.refreshHash)).toBe(false);
-        expect(await t.store.getGrant(g.id)).toEqual(rotated);
+        expect(await t.store.getGrant(g.id)).toEqual({ ...rotated, rev: 1 });
         expect(await t.store.grantsOf(g.subject)).toEqual([g.id]);
+      });
+
+      it("replaces a grant only over the revision it was read at: an upstream refresh saved meanwhile is kept", async () => {
+        const t = await target();
+        const g = grant(t.now());
+        await t.store.putGrant(g);
+        // a token refresh reads the grant; meanwhile an upstream refresh is saved (on another replica)
+        const read = (await t.store.getGrant(g.id))!;
+        const seen = (await (t.peer ?? t.store).getGrant(g.id))!;
+        const upstream = { accessToken: "gho_fresh", refreshToken: "ghr_fresh", expiresAt: t.now() + HOUR };
+        expect(await (t.peer ?? t.store).replaceGrant({ ...seen, upstream }, seen.refreshHash)).toBe(true);
+        // the rotation over what it read, with the right digest, loses: the spent upstream tokens are not written back
+        const rotated = { ...read, refreshHash: fresh("hash"), usedRefreshHashes: [g.refreshHash] };
+        expect(await t.store.replaceGrant(rotated, g.refreshHash)).toBe(false);
+        const now = (await t.store.getGrant(g.id))!;
+        expect(now).toEqual({ ...g, upstream, rev: 1 });
+        // read again, it wins
+        expect(await t.store.replaceGrant({ ...now, refreshHash: rotated.refreshHash }, g.refreshHash)).toBe(
+          true,
+        );
+        expect(await (t.peer ?? t.store).getGrant(g.id)).toEqual({
+          ...g,
+          upstream,
+          refreshHash: rotated.refreshHash,
+          rev: 2,
+        });
       });
 
       it("a replaced grant lives until its new expiry, and stays listed that long", async () => {
@@ -304,7 +330,7 @@ export function authStoreContract(
         const longer = { ...g, refreshHash: fresh("hash"), expiresAt: t.now() + 3 * HOUR };
         expect(await t.store.replaceGrant(longer, g.refreshHash)).toBe(true);
         await t.advance(2 * HOUR);
-        expect(await t.store.getGrant(g.id)).toEqual(longer);
+        expect(await t.store.getGrant(g.id)).toEqual({ ...longer, rev: 1 });
         expect(await t.store.grantsOf(g.subject)).toEqual([g.id]);
         await t.advance(HOUR);
         expect(await t.store.getGrant(g.id)).toBeUndefined();
@@ -318,7 +344,7 @@ export function authStoreContract(
         const next = Array.from({ length: RACERS }, () => ({ ...g, refreshHash: fresh("hash") }));
         const won = await racers(t, (s, i) => s.replaceGrant(next[i]!, g.refreshHash));
         expect(won.filter(Boolean)).toHaveLength(1);
-        expect(await t.store.getGrant(g.id)).toEqual(next[won.indexOf(true)]);
+        expect(await t.store.getGrant(g.id)).toEqual({ ...next[won.indexOf(true)], rev: 1 });
       });
 
       it("keeps at most maxGrantsPerSubject grants a subject: the ones that expire first are revoked", async () => {
