@@ -63,6 +63,9 @@ export async function authenticateClient(
   return client;
 }
 
+/** The counter a code's redemption and its replays hit: a count past one means a replay was seen. */
+const replayMark = (grantId: string) => `code-replay:${grantId}`;
+
 /** The S256 challenge of a verifier. */
 async function s256(verifier: string): Promise<string> {
   return digest(verifier);
@@ -115,6 +118,8 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   const taken = await ctx.store.takeCode(await digest(code));
   if (taken === undefined) return oauthError(400, "invalid_grant", "The code is not valid or has expired");
   if ("replayed" in taken) {
+    // marked first: a first redemption still between takeCode and putGrant finds the mark and revokes what it saved
+    await ctx.store.hit(replayMark(taken.replayed.grantId), ctx.ttl.code);
     await revokeGrant(ctx, taken.replayed.grantId);
     return oauthError(400, "invalid_grant", "The code was already used; the tokens it gave are revoked");
   }
@@ -143,6 +148,12 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   if (c.identity.claims) grant.claims = c.identity.claims;
   if (c.identity.upstream) grant.upstream = c.identity.upstream;
   await ctx.store.putGrant(grant);
+  // a replay that came while this redemption was under way marked the grant: it ends now (two hits in
+  // one store, so one of the two always sees the other, on any replica)
+  if ((await ctx.store.hit(replayMark(grant.id), ctx.ttl.code)) > 1) {
+    await revokeGrant(ctx, grant.id);
+    return oauthError(400, "invalid_grant", "The code was used twice; the tokens it gave are revoked");
+  }
   return tokens(ctx, client, grant, grant.scopes, refresh);
 }
 
