@@ -32,15 +32,19 @@ function basicCredentials(request: Request): { id: string; secret: string } | un
   }
 }
 
-/** The client a token or revocation request comes from, authenticated as it registered; else the 400/401 answer. */
+/** The client a token or revocation request comes from, authenticated as it registered; else the answer: 401 with `WWW-Authenticate` when it used Basic, else 400. */
 export async function authenticateClient(
   ctx: AsContext,
   request: Request,
   form: URLSearchParams,
 ): Promise<ClientRecord | Response> {
   const basic = basicCredentials(request);
-  const challenge = basic ? { "www-authenticate": 'Basic realm="token"' } : {};
-  const refuse = (why: string) => oauthError(401, "invalid_client", why, challenge);
+  // RFC 6749 §5.2: a client that used the Authorization header gets 401 with the scheme it may use
+  // (RFC 9110 §11.6.1: every 401 carries WWW-Authenticate); any other client 400
+  const refuse = (why: string) =>
+    basic
+      ? oauthError(401, "invalid_client", why, { "www-authenticate": 'Basic realm="token"' })
+      : oauthError(400, "invalid_client", why);
   if (basic === "bad") return refuse("The Authorization header is not Basic client credentials");
   const formSecret = param(form, "client_secret");
   const formId = param(form, "client_id");

@@ -59,14 +59,21 @@ describe("clients", () => {
     };
     const wrong = await tokenRequest(s.origin, form, basic(reg.client_id, "nope"));
     expect(wrong).toMatchObject({ status: 401, body: { error: "invalid_client" } });
-    expect(wrong.headers.get("www-authenticate")).toMatch(/^Basic/);
-    expect(await tokenRequest(s.origin, { ...form, client_id: reg.client_id })).toMatchObject({
-      status: 401,
-      body: { error: "invalid_client" },
+    expect(wrong.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    const badHeader = await tokenRequest(s.origin, form, { authorization: "Basic !!" });
+    expect(badHeader).toMatchObject({ status: 401, body: { error: "invalid_client" } });
+    expect(badHeader.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    // a client that did not use the Authorization header: 400 (RFC 6749 §5.2), no challenge
+    const noSecret = await tokenRequest(s.origin, { ...form, client_id: reg.client_id });
+    expect(noSecret).toMatchObject({ status: 400, body: { error: "invalid_client" } });
+    expect(noSecret.headers.get("www-authenticate")).toBe(null);
+    const posted = await tokenRequest(s.origin, {
+      ...form,
+      client_id: reg.client_id,
+      client_secret: reg.client_secret,
     });
-    expect(
-      await tokenRequest(s.origin, { ...form, client_id: reg.client_id, client_secret: reg.client_secret }),
-    ).toMatchObject({ status: 401, body: { error: "invalid_client" } });
+    expect(posted).toMatchObject({ status: 400, body: { error: "invalid_client" } });
+    expect(posted.headers.get("www-authenticate")).toBe(null);
     const ok = await tokenRequest(s.origin, form, basic(reg.client_id, reg.client_secret));
     expect(ok.status).toBe(200);
   });
@@ -116,8 +123,8 @@ describe("the token endpoint's errors", () => {
       [{ client_id: clientId }, 400, "invalid_request"],
       [{ client_id: clientId, grant_type: "password" }, 400, "unsupported_grant_type"],
       [{ client_id: clientId, grant_type: "client_credentials" }, 400, "unsupported_grant_type"],
-      [{ grant_type: "authorization_code" }, 401, "invalid_client"],
-      [{ client_id: "unknown", grant_type: "authorization_code" }, 401, "invalid_client"],
+      [{ grant_type: "authorization_code" }, 400, "invalid_client"],
+      [{ client_id: "unknown", grant_type: "authorization_code" }, 400, "invalid_client"],
       [{ client_id: clientId, grant_type: "authorization_code" }, 400, "invalid_request"],
       [{ client_id: clientId, grant_type: "refresh_token" }, 400, "invalid_request"],
     ];
