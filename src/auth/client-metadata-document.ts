@@ -171,14 +171,18 @@ export function clientFromDocument(doc: unknown, clientId: string, now: number):
   return client;
 }
 
-/** How long the document may be kept, from its `Cache-Control`: `max-age` within [min, max]; `no-store`/`no-cache` 0. */
+/**
+ * How long the document may be kept (RFC 9111 §4.2): its `Cache-Control` `max-age`, else `Expires`
+ * less `Date` (or less now without a `Date`; an `Expires` that is no date: stale), less its `Age`,
+ * within [min, max]; `no-store`/`no-cache` 0; the default when it says nothing.
+ */
 export function ttlOf(
   cacheControl: string | null | undefined,
   limits: { defaultMs: number; minMs: number; maxMs: number },
+  more: { expires?: string | null; date?: string | null; age?: string | null; now?: number } = {},
 ): number {
-  if (!cacheControl) return limits.defaultMs;
   let maxAge: number | undefined;
-  for (const part of cacheControl.split(",")) {
+  for (const part of (cacheControl ?? "").split(",")) {
     const [name = "", value] = part
       .trim()
       .split("=", 2)
@@ -191,6 +195,14 @@ export function ttlOf(
       maxAge = /^\d+$/.test(unquoted) ? Number(unquoted) : 0;
     }
   }
-  if (maxAge === undefined) return limits.defaultMs;
-  return Math.min(limits.maxMs, Math.max(limits.minMs, maxAge * 1000));
+  let lifetimeMs: number;
+  if (maxAge !== undefined) lifetimeMs = maxAge * 1000;
+  else if (more.expires) {
+    const expires = Date.parse(more.expires);
+    const date = more.date ? Date.parse(more.date) : Number.NaN;
+    const from = Number.isNaN(date) ? (more.now ?? Date.now()) : date;
+    lifetimeMs = Number.isNaN(expires) ? 0 : Math.max(0, expires - from);
+  } else return limits.defaultMs;
+  const age = /^\d+$/.test(more.age?.trim() ?? "") ? Number(more.age!.trim()) * 1000 : 0;
+  return Math.min(limits.maxMs, Math.max(limits.minMs, lifetimeMs - age));
 }
