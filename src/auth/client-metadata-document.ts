@@ -179,7 +179,12 @@ export function clientFromDocument(doc: unknown, clientId: string, now: number):
 export function ttlOf(
   cacheControl: string | null | undefined,
   limits: { defaultMs: number; minMs: number; maxMs: number },
-  more: { expires?: string | null; date?: string | null; age?: string | null; now?: number } = {},
+  more: {
+    expires?: string | null | undefined;
+    date?: string | null | undefined;
+    age?: string | null | undefined;
+    now?: number;
+  } = {},
 ): number {
   let maxAge: number | undefined;
   for (const part of (cacheControl ?? "").split(",")) {
