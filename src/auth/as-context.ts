@@ -103,21 +103,52 @@ export function isDocumentUrl(clientId: string): boolean {
   }
 }
 
-/** The client `clientId` names: stored, or fetched from its metadata document (then cached); a string says why none. */
-export async function findClient(ctx: AsContext, clientId: string): Promise<ClientRecord | string> {
+/** Metadata documents one address may have fetched per window, and the window. */
+const FETCHES_PER_ADDRESS = 30;
+const FETCH_WINDOW_MS = 600_000;
+/** How long a document that could not be used is not fetched again, and how many such failures are remembered. */
+const FAILURE_MS = 60_000;
+const MAX_FAILURES = 1000;
+const failures = new WeakMap<AsContext, Map<string, { why: string; until: number }>>();
+
+/**
+ * The client `clientId` names: stored, or fetched from its metadata document (then cached); a string
+ * says why none. A fetch is counted against the caller's address first (`address`, when known), and a
+ * document that could not be used is not fetched again for a minute (in this process).
+ */
+export async function findClient(
+  ctx: AsContext,
+  clientId: string,
+  address: string | undefined,
+): Promise<ClientRecord | string> {
   if (clientId.length > 2048) return "The client_id is too long";
   const known = await ctx.store.getClient(clientId);
   if (known) return known;
   if (!isDocumentUrl(clientId)) return "The client is not registered here";
   if (ctx.cimd === false) return "Client metadata documents are not accepted here";
+  const failed = failures.get(ctx) ?? new Map<string, { why: string; until: number }>();
+  failures.set(ctx, failed);
+  const before = failed.get(clientId);
+  if (before !== undefined && before.until > Date.now()) return before.why;
+  const key = addressKey(address);
+  if (
+    key !== undefined &&
+    (await ctx.store.hit(`cimd:address:${key}`, FETCH_WINDOW_MS)) > FETCHES_PER_ADDRESS
+  )
+    return "Too many client metadata documents were fetched for this address; try again later";
   let fetched: { client: ClientRecord; ttlMs: number };
   try {
     fetched = await fetchClientMetadata(clientId, ctx.cimd);
   } catch (error) {
     // the client's document is the client's matter: a page for the person, never a server error
     const said = error instanceof Error && error.name === "ClientMetadataError" ? `: ${error.message}` : "";
-    return `The client's metadata document cannot be used${said || " (it could not be fetched)"}`;
+    const why = `The client's metadata document cannot be used${said || " (it could not be fetched)"}`;
+    failed.delete(clientId);
+    if (failed.size >= MAX_FAILURES) failed.delete(failed.keys().next().value!);
+    failed.set(clientId, { why, until: Date.now() + FAILURE_MS });
+    return why;
   }
+  failed.delete(clientId);
   if (fetched.ttlMs > 0) {
     try {
       await ctx.store.putClient(fetched.client, fetched.ttlMs);

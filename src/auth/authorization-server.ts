@@ -221,9 +221,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
   const routes = new Map<string, Route>([
     [`${basePath}/authorize`, (r, a) => authorize(ctx, r, a)],
     [`${basePath}/consent`, (r) => consent(ctx, r)],
-    [`${basePath}/token`, (r) => token(ctx, r)],
+    [`${basePath}/token`, (r, a) => token(ctx, r, a)],
     [`${basePath}/register`, (r, a) => register(ctx, r, a)],
-    [`${basePath}/revoke`, (r) => revocation(ctx, r)],
+    [`${basePath}/revoke`, (r, a) => revocation(ctx, r, a)],
     [`${basePath}/jwks`, (r) => jwks(r)],
   ]);
   const serveMetadata: Route = async (r) =>

@@ -59,7 +59,7 @@ export async function authorize(
   if (dup) return errorPage(400, "invalid_request", `The parameter ${dup} is given more than once`);
   const clientId = param(params, "client_id");
   if (!clientId) return errorPage(400, "invalid_request", "The request names no client (client_id)");
-  const client = await findClient(ctx, clientId);
+  const client = await findClient(ctx, clientId, address);
   if (typeof client === "string") return errorPage(400, "invalid_client", client);
   const redirectUri = param(params, "redirect_uri");
   if (!redirectUri) return errorPage(400, "invalid_request", "The request has no redirect_uri");

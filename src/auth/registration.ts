@@ -153,12 +153,16 @@ export async function register(
 }
 
 /** `POST /revoke` (RFC 7009): a refresh or access token of the client's ends its grant; an unknown token is no error. */
-export async function revocation(ctx: AsContext, request: Request): Promise<Response> {
+export async function revocation(
+  ctx: AsContext,
+  request: Request,
+  address: string | undefined,
+): Promise<Response> {
   if (request.method === "OPTIONS") return preflight("POST");
   if (request.method !== "POST") return notAllowed("POST");
   const form = await readForm(request);
   if (form instanceof Response) return form;
-  const client = await authenticateClient(ctx, request, form);
+  const client = await authenticateClient(ctx, request, form, address);
   if (client instanceof Response) return client;
   const token = param(form, "token");
   if (token === undefined) return oauthError(400, "invalid_request", "The request has no token");

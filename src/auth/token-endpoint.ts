@@ -37,6 +37,7 @@ export async function authenticateClient(
   ctx: AsContext,
   request: Request,
   form: URLSearchParams,
+  address: string | undefined,
 ): Promise<ClientRecord | Response> {
   const basic = basicCredentials(request);
   // RFC 6749 §5.2: a client that used the Authorization header gets 401 with the scheme it may use
@@ -54,7 +55,7 @@ export async function authenticateClient(
     return oauthError(400, "invalid_request", "client_id differs from the authenticated client");
   const id = basic?.id ?? formId;
   if (id === undefined) return refuse("The request names no client (client_id)");
-  const client = await findClient(ctx, id);
+  const client = await findClient(ctx, id, address);
   if (typeof client === "string") return refuse(client);
   const method = client.token_endpoint_auth_method;
   const secret = basic?.secret ?? formSecret;
@@ -76,12 +77,16 @@ async function s256(verifier: string): Promise<string> {
 }
 
 /** `POST /token`. */
-export async function token(ctx: AsContext, request: Request): Promise<Response> {
+export async function token(
+  ctx: AsContext,
+  request: Request,
+  address: string | undefined,
+): Promise<Response> {
   if (request.method === "OPTIONS") return preflight("POST");
   if (request.method !== "POST") return notAllowed("POST");
   const form = await readForm(request);
   if (form instanceof Response) return form;
-  const client = await authenticateClient(ctx, request, form);
+  const client = await authenticateClient(ctx, request, form, address);
   if (client instanceof Response) return client;
   const type = param(form, "grant_type");
   if (type === undefined) return oauthError(400, "invalid_request", "The request has no grant_type");

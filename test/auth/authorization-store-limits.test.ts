@@ -86,3 +86,56 @@ describe("callers with no known address", () => {
     expect(opened).toEqual([200, 200, 200, 429]);
   });
 });
+
+describe("client metadata documents fetched for callers", () => {
+  it("are fetched at most 30 times per address in ten minutes; another address has its own budget", async () => {
+    let fetched = 0;
+    const s = await serve({
+      clientMetadataDocuments: {
+        lookup: async () => [{ address: "93.184.215.14" }],
+        // no-store: never cached, so each sign-in fetches it again
+        fetch: async () => {
+          fetched++;
+          return new Response(JSON.stringify({ client_id: DOC, redirect_uris: [REDIRECT] }), {
+            headers: { "content-type": "application/json", "cache-control": "no-store" },
+          });
+        },
+      },
+    });
+    const url = authorizeUrl(s.origin, standard(DOC, pkce().challenge, s.resource));
+    const [two, three] = [boundFetch("127.0.0.2"), boundFetch("127.0.0.3")];
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push(await two(url).then((r) => r.text().then(() => r.status)));
+    expect(statuses.filter((st) => st === 200)).toHaveLength(30);
+    const over = await two(url);
+    expect(over.status).toBe(400);
+    expect(await over.text()).toContain("Too many client metadata documents");
+    expect(fetched).toBe(30);
+    expect((await three(url)).status).toBe(200);
+    expect(fetched).toBe(31);
+    two.agent.destroy();
+    three.agent.destroy();
+  });
+
+  it("a document that cannot be used is not fetched again for a minute", async () => {
+    let fetched = 0;
+    const s = await serve({
+      clientMetadataDocuments: {
+        lookup: async () => [{ address: "93.184.215.14" }],
+        fetch: async () => {
+          fetched++;
+          return new Response("gone", { status: 404, headers: { "content-type": "text/plain" } });
+        },
+      },
+    });
+    const url = authorizeUrl(s.origin, standard(DOC, pkce().challenge, s.resource));
+    const pages: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url, { redirect: "manual" });
+      expect(res.status).toBe(400);
+      pages.push(await res.text());
+    }
+    expect(fetched).toBe(1);
+    expect(pages[2]).toContain("metadata document cannot be used");
+  });
+});
