@@ -78,6 +78,16 @@ describe("clients", () => {
     expect(ok.status).toBe(200);
   });
 
+  it("shows a registered client's website as what it says of itself, not as a fact", async () => {
+    const s = await serve();
+    const clientId = await registerClient(s.origin, { client_uri: "https://bank.example/" });
+    const { html } = await openConsent(
+      authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)),
+    );
+    expect(html).toContain("<dt>Says its website is</dt><dd>bank.example</dd>");
+    expect(html).not.toContain("<dt>Its website</dt>");
+  });
+
   it("refuses registrations whose metadata is wrong, with RFC 7591's errors", async () => {
     // every attempt counts against the address's budget, a refused one too
     const s = await serve({ registration: { perAddress: 100 } });
@@ -96,6 +106,14 @@ describe("clients", () => {
       [{ redirect_uris: [REDIRECT], response_types: ["token"] }, "invalid_client_metadata"],
       [{ redirect_uris: [REDIRECT], client_uri: "javascript:x" }, "invalid_client_metadata"],
       [{ redirect_uris: [REDIRECT], client_name: "x".repeat(500) }, "invalid_client_metadata"],
+      // control and text-direction characters, refused as in a metadata document
+      [{ redirect_uris: [REDIRECT], client_name: "Notes\u202egpj.exe" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "Notes\u0000" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "Notes\u2067" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], software_id: "a\u200fb" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_uri: "https://a.example/\u202e" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], logo_uri: "https://a.example/\u0007" }, "invalid_client_metadata"],
+      [{ redirect_uris: ["https://a.example/cb\u202e"] }, "invalid_redirect_uri"],
       [[1, 2], "invalid_client_metadata"],
     ];
     for (const [body, error] of cases) {
