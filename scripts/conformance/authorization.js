@@ -16,15 +16,31 @@ const CLI = "node_modules/conformance-next/dist/index.js";
 /** The scenarios the run must show (a run with fewer failed). */
 export const AUTHORIZATION_SCENARIOS = ["authorization-server-metadata-endpoint", "authorization-code-grant"];
 
+/**
+ * A port that was free a moment ago, for the suite's callback server, which binds it later: picked at
+ * random below the kernel's ephemeral range (32768 and up on Linux), where outgoing connections never
+ * take one in between; the run is retried when it was taken all the same (EADDRINUSE).
+ */
 const freePort = () =>
   new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
+    s.listen(20_000 + Math.floor(Math.random() * 12_000), "127.0.0.1", () => {
       const { port } = s.address();
       s.close(() => resolve(port));
     });
   });
+
+/** A port from {@link freePort}, trying a few until one is free. */
+async function callbackPort() {
+  for (let i = 0; ; i++) {
+    try {
+      return await freePort();
+    } catch (error) {
+      if (i >= 20 || error.code !== "EADDRINUSE") throw error;
+    }
+  }
+}
 
 /** Resolves with the first match of `pattern` in what `stream` prints (or rejects when `child` exits first). */
 function waitFor(child, stream, pattern, what) {
@@ -49,7 +65,18 @@ function waitFor(child, stream, pattern, what) {
  * Runs both scenarios once; resolves with the CLI's summary rows ({ mark, name, passed, failed }), its
  * whole output, and its exit code. `timeoutMs` bounds the whole run (default 120 s).
  */
-export async function runAuthorizationScenarios({ timeoutMs = 120_000 } = {}) {
+export async function runAuthorizationScenarios({ timeoutMs = 120_000, attempts = 3 } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const run = await runOnce(timeoutMs);
+    // the callback port was taken between its check and the suite binding it: a race, not a failure
+    if (attempt >= attempts || !/EADDRINUSE/.test(run.out)) return run;
+    console.warn(
+      `conformance authorization: the callback port was taken before the suite bound it (EADDRINUSE); running again (${attempt + 1}/${attempts})`,
+    );
+  }
+}
+
+async function runOnce(timeoutMs) {
   const children = [];
   const timer = setTimeout(() => {
     for (const c of children) c.kill("SIGKILL");
@@ -68,7 +95,7 @@ export async function runAuthorizationScenarios({ timeoutMs = 120_000 } = {}) {
       "the authorization server",
     );
     // the suite's client: registered by RFC 7591 with the callback the grant scenario listens on
-    const port = await freePort();
+    const port = await callbackPort();
     const redirectUri = `http://127.0.0.1:${port}/callback`;
     const registered = await fetch(`${issuer}/register`, {
       method: "POST",

@@ -3,9 +3,11 @@
  * keys, and the rules every endpoint applies the same way (which client, which scopes, which resource).
  */
 
+import { addressKey } from "../http/client-address.js";
 import type { GrantLiveness } from "./access-tokens.js";
 import { type ClientMetadataOptions, fetchClientMetadata } from "./client-metadata.js";
 import type { KeyRing } from "./keys.js";
+import { AuthStoreFullError } from "./memory-store.js";
 import { canonicalResource } from "./resource-server.js";
 import type { SignIn } from "./sign-in.js";
 import type { AuthStore, ClientRecord, Identity } from "./store.js";
@@ -26,6 +28,16 @@ export interface RegistrationLimits {
   /** Registrations all addresses together may make per window. Default: 1000. */
   total?: number;
   /** The window, in milliseconds. Default: 3600000 (an hour). */
+  windowMs?: number;
+}
+
+/** Limits of the authorization endpoint: how many sign-ins one address and all together may start per window. */
+export interface AuthorizationLimits {
+  /** `/authorize` requests one address may make per window. Default: 60. */
+  perAddress?: number;
+  /** `/authorize` requests all addresses together may make per window. Default: 10000. */
+  total?: number;
+  /** The window, in milliseconds. Default: 600000 (ten minutes). */
   windowMs?: number;
 }
 
@@ -56,8 +68,29 @@ export interface AsContext {
   };
   readonly cimd: ClientMetadataOptions | false;
   readonly registration: Required<RegistrationLimits> | false;
+  readonly authorizations: Required<AuthorizationLimits>;
   readonly liveness: GrantLiveness;
   report(error: unknown): void;
+}
+
+/**
+ * Counts one request of `kind` from `address` (per address first, then in all) through `store.hit`;
+ * true when over a limit. A caller with no known address is counted in the total only: one shared
+ * "unknown" bucket would let one caller shut out every other (pass `info.address` to `handle`).
+ */
+export async function overLimit(
+  ctx: AsContext,
+  kind: string,
+  address: string | undefined,
+  limits: { perAddress: number; total: number; windowMs: number },
+): Promise<boolean> {
+  const key = addressKey(address);
+  if (
+    key !== undefined &&
+    (await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs)) > limits.perAddress
+  )
+    return true;
+  return (await ctx.store.hit(`${kind}:all`, limits.windowMs)) > limits.total;
 }
 
 /** Whether `clientId` names a metadata document (an http(s) URL with a path); the fetcher decides the rest. */
@@ -70,22 +103,60 @@ export function isDocumentUrl(clientId: string): boolean {
   }
 }
 
-/** The client `clientId` names: stored, or fetched from its metadata document (then cached); a string says why none. */
-export async function findClient(ctx: AsContext, clientId: string): Promise<ClientRecord | string> {
+/** Metadata documents one address may have fetched per window, and the window. */
+const FETCHES_PER_ADDRESS = 30;
+const FETCH_WINDOW_MS = 600_000;
+/** How long a document that could not be used is not fetched again, and how many such failures are remembered. */
+const FAILURE_MS = 60_000;
+const MAX_FAILURES = 1000;
+const failures = new WeakMap<AsContext, Map<string, { why: string; until: number }>>();
+
+/**
+ * The client `clientId` names: stored, or fetched from its metadata document (then cached); a string
+ * says why none. A fetch is counted against the caller's address first (`address`, when known), and a
+ * document that could not be used is not fetched again for a minute (in this process).
+ */
+export async function findClient(
+  ctx: AsContext,
+  clientId: string,
+  address: string | undefined,
+): Promise<ClientRecord | string> {
   if (clientId.length > 2048) return "The client_id is too long";
   const known = await ctx.store.getClient(clientId);
   if (known) return known;
   if (!isDocumentUrl(clientId)) return "The client is not registered here";
   if (ctx.cimd === false) return "Client metadata documents are not accepted here";
+  const failed = failures.get(ctx) ?? new Map<string, { why: string; until: number }>();
+  failures.set(ctx, failed);
+  const before = failed.get(clientId);
+  if (before !== undefined && before.until > Date.now()) return before.why;
+  const key = addressKey(address);
+  if (
+    key !== undefined &&
+    (await ctx.store.hit(`cimd:address:${key}`, FETCH_WINDOW_MS)) > FETCHES_PER_ADDRESS
+  )
+    return "Too many client metadata documents were fetched for this address; try again later";
   let fetched: { client: ClientRecord; ttlMs: number };
   try {
     fetched = await fetchClientMetadata(clientId, ctx.cimd);
   } catch (error) {
     // the client's document is the client's matter: a page for the person, never a server error
     const said = error instanceof Error && error.name === "ClientMetadataError" ? `: ${error.message}` : "";
-    return `The client's metadata document cannot be used${said || " (it could not be fetched)"}`;
+    const why = `The client's metadata document cannot be used${said || " (it could not be fetched)"}`;
+    failed.delete(clientId);
+    if (failed.size >= MAX_FAILURES) failed.delete(failed.keys().next().value!);
+    failed.set(clientId, { why, until: Date.now() + FAILURE_MS });
+    return why;
   }
-  if (fetched.ttlMs > 0) await ctx.store.putClient(fetched.client, fetched.ttlMs);
+  failed.delete(clientId);
+  if (fetched.ttlMs > 0) {
+    try {
+      await ctx.store.putClient(fetched.client, fetched.ttlMs);
+    } catch (error) {
+      // a store full of registered clients: the document is used uncached, fetched again next time
+      if (!(error instanceof AuthStoreFullError)) throw error;
+    }
+  }
   return fetched.client;
 }
 

@@ -5,7 +5,7 @@
  */
 import { normalPeer } from "../http/request.js";
 import { GrantLiveness, ownVerifier } from "./access-tokens.js";
-import type { AsContext, AuthenticateHook, RegistrationLimits } from "./as-context.js";
+import type { AsContext, AuthenticateHook, AuthorizationLimits, RegistrationLimits } from "./as-context.js";
 import { authorize, consent, signInCallback } from "./authorize.js";
 import type { ClientMetadataOptions } from "./client-metadata.js";
 import { KeyRing, type SigningAlgorithm } from "./keys.js";
@@ -18,7 +18,7 @@ import type { AuthStore } from "./store.js";
 import { revokeGrant, token } from "./token-endpoint.js";
 import { upstreamOf } from "./upstream-token.js";
 
-export type { AuthenticateHook, RegistrationLimits } from "./as-context.js";
+export type { AuthenticateHook, AuthorizationLimits, RegistrationLimits } from "./as-context.js";
 export type { SigningAlgorithm } from "./keys.js";
 
 /** Options of {@link createAuthorizationServer}. */
@@ -47,6 +47,8 @@ export interface AuthorizationServerOptions {
   clientMetadataDocuments?: boolean | ClientMetadataOptions;
   /** RFC 7591 dynamic registration: `false` to close it, or its limits. Default: on, 10 per address and 1000 in all per hour. */
   registration?: boolean | RegistrationLimits;
+  /** How many sign-ins (`/authorize` requests) one address and all together may start per window, counted through `store.hit` before anything is kept. Default: 60 per address, 10000 in all, per ten minutes. */
+  authorizations?: AuthorizationLimits;
   /** The algorithm of new signing keys. Default: "ES256". */
   algorithm?: SigningAlgorithm;
   /** Milliseconds a grant seen live is believed before the store is asked again: how long a revocation made on another replica takes to stop its access tokens. Default: 5000. */
@@ -67,7 +69,7 @@ export interface AuthorizationServer {
   readonly resources: readonly string[];
   /**
    * Answers a request to one of its routes; undefined for any other path. Never throws. `info.address`
-   * is the caller's, for the registration limits (default: the peer the Node bridge or `withPeer` tells).
+   * is the caller's, for the per-address limits of sign-ins and registrations (default: the peer the Node bridge or `withPeer` tells).
    */
   handle(request: Request, info?: { address?: string | undefined }): Promise<Response | undefined>;
   /** Verifies its own access tokens locally (its keys, any of its resources, the grant still live). */
@@ -182,6 +184,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
             total: (reg === true ? undefined : reg.total) ?? 1000,
             windowMs: (reg === true ? undefined : reg.windowMs) ?? 3_600_000,
           },
+    authorizations: {
+      perAddress: options.authorizations?.perAddress ?? 60,
+      total: options.authorizations?.total ?? 10_000,
+      windowMs: options.authorizations?.windowMs ?? 600_000,
+    },
     liveness: new GrantLiveness(store, options.revocationDelayMs ?? 5000),
     report: (error) => {
       try {
@@ -212,11 +219,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 
   type Route = (request: Request, address: string | undefined) => Promise<Response>;
   const routes = new Map<string, Route>([
-    [`${basePath}/authorize`, (r) => authorize(ctx, r)],
+    [`${basePath}/authorize`, (r, a) => authorize(ctx, r, a)],
     [`${basePath}/consent`, (r) => consent(ctx, r)],
-    [`${basePath}/token`, (r) => token(ctx, r)],
+    [`${basePath}/token`, (r, a) => token(ctx, r, a)],
     [`${basePath}/register`, (r, a) => register(ctx, r, a)],
-    [`${basePath}/revoke`, (r) => revocation(ctx, r)],
+    [`${basePath}/revoke`, (r, a) => revocation(ctx, r, a)],
     [`${basePath}/jwks`, (r) => jwks(r)],
   ]);
   const serveMetadata: Route = async (r) =>

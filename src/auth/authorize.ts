@@ -4,7 +4,7 @@
  * sign-in (the `authenticate` hook before consent, or a `SignIn` after it, with its callback route),
  * and the code sent back with `state` and `iss`.
  */
-import { type AsContext, findClient, grantScopes, ourResource } from "./as-context.js";
+import { type AsContext, findClient, grantScopes, ourResource, overLimit } from "./as-context.js";
 import { consentCookie, consentCookieHeader, consentPage, cookieOf } from "./consent-page.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { errorPage, param, readForm, redirectTo, repeated } from "./oauth-http.js";
@@ -38,16 +38,28 @@ function validIdentity(identity: unknown): identity is Identity {
 }
 
 /** `GET /authorize`: checks the request, then shows the consent page (or what the `authenticate` hook answers). */
-export async function authorize(ctx: AsContext, request: Request): Promise<Response> {
+export async function authorize(
+  ctx: AsContext,
+  request: Request,
+  address: string | undefined,
+): Promise<Response> {
   if (request.method !== "GET")
     return errorPage(405, "invalid_request", "Use GET for the authorization endpoint");
+  // counted before anything is fetched or kept: a crowd is refused, nobody's sign-in in progress is dropped
+  // (a page, not a redirect: the client and its redirect URI are not checked yet)
+  const limits = ctx.authorizations;
+  if (await overLimit(ctx, "authorize", address, limits)) {
+    const busy = errorPage(429, "temporarily_unavailable", "Too many sign-ins are starting; try again later");
+    busy.headers.set("retry-after", String(Math.ceil(limits.windowMs / 1000)));
+    return busy;
+  }
   const params = new URL(request.url).searchParams;
   // nothing is sent back to a redirect URI until the client and the URI are known to be its own
   const dup = repeated(params);
   if (dup) return errorPage(400, "invalid_request", `The parameter ${dup} is given more than once`);
   const clientId = param(params, "client_id");
   if (!clientId) return errorPage(400, "invalid_request", "The request names no client (client_id)");
-  const client = await findClient(ctx, clientId);
+  const client = await findClient(ctx, clientId, address);
   if (typeof client === "string") return errorPage(400, "invalid_client", client);
   const redirectUri = param(params, "redirect_uri");
   if (!redirectUri) return errorPage(400, "invalid_request", "The request has no redirect_uri");

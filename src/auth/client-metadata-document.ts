@@ -63,6 +63,11 @@ const GRANT_TYPES = new Set(["authorization_code", "refresh_token"]);
 /** Control characters and bidirectional overrides (a name that reads otherwise on the consent page), which no name shown to a person should hold. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
 
+/** Whether `s` holds a control or text-direction character (refused in anything shown to a person). */
+export function hasControl(s: string): boolean {
+  return CONTROL.test(s);
+}
+
 function parseUrl(text: string): URL | undefined {
   try {
     return new URL(text);
@@ -171,14 +176,23 @@ export function clientFromDocument(doc: unknown, clientId: string, now: number):
   return client;
 }
 
-/** How long the document may be kept, from its `Cache-Control`: `max-age` within [min, max]; `no-store`/`no-cache` 0. */
+/**
+ * How long the document may be kept (RFC 9111 §4.2): its `Cache-Control` `max-age`, else `Expires`
+ * less `Date` (or less now without a `Date`; an `Expires` that is no date: stale), less its `Age`,
+ * within [min, max]; `no-store`/`no-cache` 0; the default when it says nothing.
+ */
 export function ttlOf(
   cacheControl: string | null | undefined,
   limits: { defaultMs: number; minMs: number; maxMs: number },
+  more: {
+    expires?: string | null | undefined;
+    date?: string | null | undefined;
+    age?: string | null | undefined;
+    now?: number;
+  } = {},
 ): number {
-  if (!cacheControl) return limits.defaultMs;
   let maxAge: number | undefined;
-  for (const part of cacheControl.split(",")) {
+  for (const part of (cacheControl ?? "").split(",")) {
     const [name = "", value] = part
       .trim()
       .split("=", 2)
@@ -191,6 +205,14 @@ export function ttlOf(
       maxAge = /^\d+$/.test(unquoted) ? Number(unquoted) : 0;
     }
   }
-  if (maxAge === undefined) return limits.defaultMs;
-  return Math.min(limits.maxMs, Math.max(limits.minMs, maxAge * 1000));
+  let lifetimeMs: number;
+  if (maxAge !== undefined) lifetimeMs = maxAge * 1000;
+  else if (more.expires) {
+    const expires = Date.parse(more.expires);
+    const date = more.date ? Date.parse(more.date) : Number.NaN;
+    const from = Number.isNaN(date) ? (more.now ?? Date.now()) : date;
+    lifetimeMs = Number.isNaN(expires) ? 0 : Math.max(0, expires - from);
+  } else return limits.defaultMs;
+  const age = /^\d+$/.test(more.age?.trim() ?? "") ? Number(more.age!.trim()) * 1000 : 0;
+  return Math.min(limits.maxMs, Math.max(limits.minMs, lifetimeMs - age));
 }

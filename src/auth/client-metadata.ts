@@ -283,10 +283,14 @@ async function read(
     throw new ClientMetadataError("the client metadata document is not valid UTF-8 JSON");
   }
   const client = clientFromDocument(doc, clientId, Date.now());
-  const ttlMs = ttlOf(answer.header("cache-control"), {
-    defaultMs: options.defaultTtlMs ?? 300_000,
-    minMs: options.minTtlMs ?? 60_000,
-    maxMs: options.maxTtlMs ?? 86_400_000,
-  });
+  const ttlMs = ttlOf(
+    answer.header("cache-control"),
+    {
+      defaultMs: options.defaultTtlMs ?? 300_000,
+      minMs: options.minTtlMs ?? 60_000,
+      maxMs: options.maxTtlMs ?? 86_400_000,
+    },
+    { expires: answer.header("expires"), date: answer.header("date"), age: answer.header("age") },
+  );
   return { client, ttlMs };
 }

@@ -65,7 +65,8 @@ export function consentPage(
     rows.push(["Published at", hostOf(client.client_id) ?? client.client_id]);
   else rows.push(["Registered", "by the application itself, here"]);
   const site = hostOf(typeof client.client_uri === "string" ? client.client_uri : undefined);
-  if (site) rows.push(["Its website", site]);
+  // a registered client's website is only what it says of itself; a document's is published by its host
+  if (site) rows.push([client.kind === "registered" ? "Says its website is" : "Its website", site]);
   rows.push(["Wants to use", pending.resource]);
   rows.push(["With the scopes", pending.scopes.length ? pending.scopes.join(" ") : "(none)"]);
   if (pending.identity) rows.push(["Signed in as", pending.identity.subject]);

@@ -18,6 +18,7 @@ import {
 
 export type {
   AuthenticateHook,
+  AuthorizationLimits,
   AuthorizationServer,
   AuthorizationServerMetadata,
   AuthorizationServerOptions,

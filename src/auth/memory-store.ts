@@ -15,16 +15,20 @@ import type {
 
 /** Options of {@link MemoryAuthStore}: the caps on each kind of record. */
 export interface MemoryAuthStoreOptions {
-  /** Clients kept: registered ones and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused. Default: 10000. */
+  /** Clients kept: registered ones (until unused for `idleTtlMs`) and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused, and a fetched document is then used without being cached. Default: 10000. */
   maxClients?: number;
-  /** Authorizations in progress kept; at the cap the oldest goes. Default: 10000. */
+  /** Authorizations in progress kept; at the cap a new one is refused (a live one is never dropped to make room: no caller evicts another's sign-in). Default: 10000. */
   maxPending?: number;
   /** Codes kept (redeemed ones too, until they would have expired, to catch a replay); at the cap the oldest goes. Default: 10000. */
   maxCodes?: number;
   /** Grants kept; at the cap a new one is refused (a live grant is never dropped to make room). Default: 100000. */
   maxGrants?: number;
-  /** Counters of `hit` kept (one per address and window); at the cap the oldest goes. Default: 10000. */
+  /** The most live grants one subject keeps: a sign-in past it revokes that subject's grants that expire first (never the new one), as `RedisAuthStore` does. Default: 100. */
+  maxGrantsPerSubject?: number;
+  /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit counts as over any limit) and a live one never dropped. Default: 10000. */
   maxCounters?: number;
+  /** How long a registered client (one saved without a time to live) is kept unused: each read starts it again. Default: 90 days, as `RedisAuthStore`'s `idleTtlMs`. */
+  idleTtlMs?: number;
   /** Least milliseconds between two sweeps of expired records. Default: 10000. */
   sweepMs?: number;
 }
@@ -39,8 +43,10 @@ export class AuthStoreFullError extends Error {
 
 interface Entry<T> {
   value: T;
-  /** ms since the epoch; Infinity for a record that never expires. */
+  /** ms since the epoch. */
   expiresAt: number;
+  /** For a record kept while used (a registered client): the time to live each read starts again. */
+  idleMs?: number;
 }
 
 interface CodeEntry {
@@ -84,9 +90,11 @@ export class MemoryAuthStore implements AuthStore {
     pending: number;
     codes: number;
     grants: number;
+    perSubject: number;
     counters: number;
   };
   readonly #sweepMs: number;
+  readonly #idleMs: number;
   #sweptAt = 0;
 
   constructor(options: MemoryAuthStoreOptions = {}) {
@@ -95,11 +103,15 @@ export class MemoryAuthStore implements AuthStore {
       pending: cap(options.maxPending, 10_000, "maxPending"),
       codes: cap(options.maxCodes, 10_000, "maxCodes"),
       grants: cap(options.maxGrants, 100_000, "maxGrants"),
+      perSubject: cap(options.maxGrantsPerSubject, 100, "maxGrantsPerSubject"),
       counters: cap(options.maxCounters, 10_000, "maxCounters"),
     };
     const sweep = options.sweepMs ?? 10_000;
     if (!(sweep >= 0)) throw new RangeError("sweepMs must be 0 or more");
     this.#sweepMs = sweep;
+    const idle = options.idleTtlMs ?? 90 * 24 * 60 * 60 * 1000;
+    if (!(idle > 0)) throw new RangeError("idleTtlMs must be more than 0");
+    this.#idleMs = idle;
   }
 
   /** Drops every expired record, at most once per `sweepMs`. */
@@ -109,6 +121,13 @@ export class MemoryAuthStore implements AuthStore {
     const maps = [this.#clients, this.#pending, this.#codes, this.#hits] as Map<string, Entry<unknown>>[];
     for (const map of maps) for (const [k, e] of map) if (e.expiresAt <= now) map.delete(k);
     for (const [id, e] of this.#grants) if (e.expiresAt <= now) this.#dropGrant(id, e.value);
+  }
+
+  /** Whether `map` has room for one more, once its expired entries are dropped (swept now whatever `sweepMs` says). */
+  #room<T>(map: Map<string, Entry<T>>, max: number, now: number): boolean {
+    if (map.size < max) return true;
+    for (const [k, e] of map) if (e.expiresAt <= now) map.delete(k);
+    return map.size < max;
   }
 
   #live<T>(map: Map<string, Entry<T>>, key: string): T | undefined {
@@ -128,7 +147,10 @@ export class MemoryAuthStore implements AuthStore {
 
   async getClient(clientId: string): Promise<ClientRecord | undefined> {
     const c = this.#live(this.#clients, clientId);
-    return c && structuredClone(c);
+    if (c === undefined) return undefined;
+    const e = this.#clients.get(clientId)!;
+    if (e.idleMs !== undefined) e.expiresAt = Date.now() + e.idleMs;
+    return structuredClone(c);
   }
 
   async putClient(client: ClientRecord, ttlMs?: number): Promise<void> {
@@ -136,23 +158,27 @@ export class MemoryAuthStore implements AuthStore {
     this.#sweep(now);
     const clients = this.#clients;
     clients.delete(client.client_id);
-    if (clients.size >= this.#max.clients) {
+    if (!this.#room(clients, this.#max.clients, now)) {
       // cached documents make room (they can be fetched again); registered clients never do
       for (const [id, e] of clients) {
         if (clients.size < this.#max.clients) break;
-        if (e.expiresAt !== Number.POSITIVE_INFINITY) clients.delete(id);
+        if (e.idleMs === undefined) clients.delete(id);
       }
       if (clients.size >= this.#max.clients) throw new AuthStoreFullError("clients");
     }
-    const expiresAt = ttlMs === undefined ? Number.POSITIVE_INFINITY : now + ttlMs;
-    clients.set(client.client_id, { value: structuredClone(client), expiresAt });
+    const entry: Entry<ClientRecord> =
+      ttlMs === undefined
+        ? { value: structuredClone(client), expiresAt: now + this.#idleMs, idleMs: this.#idleMs }
+        : { value: structuredClone(client), expiresAt: now + ttlMs };
+    clients.set(client.client_id, entry);
   }
 
   async putPending(pending: PendingAuthorization, ttlMs: number): Promise<void> {
     const now = Date.now();
     this.#sweep(now);
-    this.#pending.delete(pending.id);
-    makeRoom(this.#pending, this.#max.pending);
+    const known = this.#pending.has(pending.id);
+    if (!known && !this.#room(this.#pending, this.#max.pending, now))
+      throw new AuthStoreFullError("authorizations in progress");
     this.#pending.set(pending.id, { value: structuredClone(pending), expiresAt: now + ttlMs });
   }
 
@@ -192,6 +218,27 @@ export class MemoryAuthStore implements AuthStore {
     if (this.#grants.size >= this.#max.grants) throw new AuthStoreFullError("grants");
     this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
     this.#index(grant);
+    this.#capSubject(grant);
+  }
+
+  /** Past the subject's cap, revokes its grants that expire first, never `added`. */
+  #capSubject(added: GrantRecord): void {
+    const ids = this.#subjects.get(added.subject)!;
+    if (ids.size <= this.#max.perSubject) return;
+    const now = Date.now();
+    const others: [string, Entry<GrantRecord>][] = [];
+    for (const id of ids) {
+      const e = this.#grants.get(id);
+      if (e === undefined || e.expiresAt <= now) {
+        if (e) this.#dropGrant(id, e.value);
+        else ids.delete(id);
+      } else if (id !== added.id) others.push([id, e]);
+    }
+    others.sort((a, b) => a[1].expiresAt - b[1].expiresAt);
+    for (const [id, e] of others) {
+      if (ids.size <= this.#max.perSubject) break;
+      this.#dropGrant(id, e.value);
+    }
   }
 
   #index(grant: GrantRecord): void {
@@ -212,13 +259,22 @@ export class MemoryAuthStore implements AuthStore {
 
   async replaceGrant(grant: GrantRecord, expectedRefreshHash: string): Promise<boolean> {
     const e = this.#grants.get(grant.id);
-    if (e === undefined || e.expiresAt <= Date.now() || e.value.refreshHash !== expectedRefreshHash)
+    const rev = grant.rev ?? 0;
+    if (
+      e === undefined ||
+      e.expiresAt <= Date.now() ||
+      e.value.refreshHash !== expectedRefreshHash ||
+      (e.value.rev ?? 0) !== rev
+    )
       return false;
     if (grant.subject !== e.value.subject) {
       this.#dropGrant(grant.id, e.value);
       this.#index(grant);
     }
-    this.#grants.set(grant.id, { value: structuredClone(grant), expiresAt: grant.expiresAt });
+    this.#grants.set(grant.id, {
+      value: { ...structuredClone(grant), rev: rev + 1 },
+      expiresAt: grant.expiresAt,
+    });
     return true;
   }
 
@@ -256,7 +312,8 @@ export class MemoryAuthStore implements AuthStore {
       entry.value = e + 1;
       return entry.value;
     }
-    makeRoom(this.#hits, this.#max.counters);
+    // a live counter is never dropped (the global one would be first): at the cap the hit counts as over any limit
+    if (!this.#room(this.#hits, this.#max.counters, now)) return Number.MAX_SAFE_INTEGER;
     this.#hits.set(key, { value: 1, expiresAt: now + windowMs });
     return 1;
   }

@@ -6,6 +6,7 @@
 import { addressKey } from "../http/client-address.js";
 import { ownClaims } from "./access-tokens.js";
 import { type AsContext, grantScopes } from "./as-context.js";
+import { hasControl } from "./client-metadata-document.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { AuthStoreFullError } from "./memory-store.js";
 import { json, notAllowed, oauthError, param, preflight, readForm, readJson } from "./oauth-http.js";
@@ -24,6 +25,7 @@ const badMetadata = (why: string) => oauthError(400, "invalid_client_metadata", 
 function redirectProblem(uri: unknown): string | undefined {
   if (typeof uri !== "string" || uri.length > MAX_URI)
     return "each redirect URI must be a string of at most 2000 characters";
+  if (hasControl(uri)) return "a redirect URI must not hold control or text-direction characters";
   let url: URL;
   try {
     url = new URL(uri);
@@ -43,7 +45,7 @@ function redirectProblem(uri: unknown): string | undefined {
 }
 
 function httpUrl(v: unknown): boolean {
-  if (typeof v !== "string" || v.length > MAX_URI) return false;
+  if (typeof v !== "string" || v.length > MAX_URI || hasControl(v)) return false;
   try {
     const u = new URL(v);
     return u.protocol === "https:" || u.protocol === "http:";
@@ -66,8 +68,13 @@ export async function register(
     oauthError(429, "temporarily_unavailable", `Too many registrations ${who}; try again later`, {
       "retry-after": String(Math.ceil(limits.windowMs / 1000)),
     });
-  const key = addressKey(address) ?? "unknown";
-  if ((await ctx.store.hit(`register:address:${key}`, limits.windowMs)) > limits.perAddress)
+  // per address first (skipped for a caller whose address is unknown: one shared bucket would let one
+  // caller shut out all the others), then in all
+  const key = addressKey(address);
+  if (
+    key !== undefined &&
+    (await ctx.store.hit(`register:address:${key}`, limits.windowMs)) > limits.perAddress
+  )
     return busy("from this address");
   if ((await ctx.store.hit("register:all", limits.windowMs)) > limits.total) return busy("in all");
   const doc = await readJson(request, "invalid_client_metadata");
@@ -99,6 +106,9 @@ export async function register(
     const v = doc[field];
     if (v !== undefined && (typeof v !== "string" || v.length > 200))
       return badMetadata(`${field} must be a short string`);
+    // as a metadata document's: nothing that reads otherwise on the consent page
+    if (typeof v === "string" && hasControl(v))
+      return badMetadata(`${field} must not hold control or text-direction characters`);
   }
   for (const field of ["client_uri", "logo_uri", "tos_uri", "policy_uri"] as const)
     if (doc[field] !== undefined && !httpUrl(doc[field]))
@@ -148,12 +158,16 @@ export async function register(
 }
 
 /** `POST /revoke` (RFC 7009): a refresh or access token of the client's ends its grant; an unknown token is no error. */
-export async function revocation(ctx: AsContext, request: Request): Promise<Response> {
+export async function revocation(
+  ctx: AsContext,
+  request: Request,
+  address: string | undefined,
+): Promise<Response> {
   if (request.method === "OPTIONS") return preflight("POST");
   if (request.method !== "POST") return notAllowed("POST");
   const form = await readForm(request);
   if (form instanceof Response) return form;
-  const client = await authenticateClient(ctx, request, form);
+  const client = await authenticateClient(ctx, request, form, address);
   if (client instanceof Response) return client;
   const token = param(form, "token");
   if (token === undefined) return oauthError(400, "invalid_request", "The request has no token");

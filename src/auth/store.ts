@@ -111,6 +111,8 @@ export interface GrantRecord {
   createdAt: number;
   /** When the grant (and its last refresh token) expires, ms since the epoch. */
   expiresAt: number;
+  /** The grant's revision (absent: 0): `replaceGrant` writes only over the revision the grant was read at, and bumps it. */
+  rev?: number;
 }
 
 /** The signing keys every replica shares: private JWKs, newest first. */
@@ -156,7 +158,11 @@ export interface AuthStore {
   putGrant(grant: GrantRecord): Promise<void>;
   /** A live grant by id. */
   getGrant(id: string): Promise<GrantRecord | undefined>;
-  /** Replaces a grant only if its `refreshHash` is still `expectedRefreshHash`: false when another rotation won or the grant is gone. */
+  /**
+   * Replaces a grant only if its `refreshHash` is still `expectedRefreshHash` and its `rev` still the
+   * one `grant` carries (the revision it was read at; absent: 0), writing it with `rev` one more: false
+   * when another write won (a rotation, an upstream refresh saved) or the grant is gone.
+   */
   replaceGrant(grant: GrantRecord, expectedRefreshHash: string): Promise<boolean>;
   /** Deletes a grant (revocation); its refresh tokens stop at once, its access tokens at their next check. */
   deleteGrant(id: string): Promise<void>;

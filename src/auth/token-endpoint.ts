@@ -32,15 +32,20 @@ function basicCredentials(request: Request): { id: string; secret: string } | un
   }
 }
 
-/** The client a token or revocation request comes from, authenticated as it registered; else the 400/401 answer. */
+/** The client a token or revocation request comes from, authenticated as it registered; else the answer: 401 with `WWW-Authenticate` when it used Basic, else 400. */
 export async function authenticateClient(
   ctx: AsContext,
   request: Request,
   form: URLSearchParams,
+  address: string | undefined,
 ): Promise<ClientRecord | Response> {
   const basic = basicCredentials(request);
-  const challenge = basic ? { "www-authenticate": 'Basic realm="token"' } : {};
-  const refuse = (why: string) => oauthError(401, "invalid_client", why, challenge);
+  // RFC 6749 §5.2: a client that used the Authorization header gets 401 with the scheme it may use
+  // (RFC 9110 §11.6.1: every 401 carries WWW-Authenticate); any other client 400
+  const refuse = (why: string) =>
+    basic
+      ? oauthError(401, "invalid_client", why, { "www-authenticate": 'Basic realm="token"' })
+      : oauthError(400, "invalid_client", why);
   if (basic === "bad") return refuse("The Authorization header is not Basic client credentials");
   const formSecret = param(form, "client_secret");
   const formId = param(form, "client_id");
@@ -50,7 +55,7 @@ export async function authenticateClient(
     return oauthError(400, "invalid_request", "client_id differs from the authenticated client");
   const id = basic?.id ?? formId;
   if (id === undefined) return refuse("The request names no client (client_id)");
-  const client = await findClient(ctx, id);
+  const client = await findClient(ctx, id, address);
   if (typeof client === "string") return refuse(client);
   const method = client.token_endpoint_auth_method;
   const secret = basic?.secret ?? formSecret;
@@ -63,18 +68,25 @@ export async function authenticateClient(
   return client;
 }
 
+/** The counter a code's redemption and its replays hit: a count past one means a replay was seen. */
+const replayMark = (grantId: string) => `code-replay:${grantId}`;
+
 /** The S256 challenge of a verifier. */
 async function s256(verifier: string): Promise<string> {
   return digest(verifier);
 }
 
 /** `POST /token`. */
-export async function token(ctx: AsContext, request: Request): Promise<Response> {
+export async function token(
+  ctx: AsContext,
+  request: Request,
+  address: string | undefined,
+): Promise<Response> {
   if (request.method === "OPTIONS") return preflight("POST");
   if (request.method !== "POST") return notAllowed("POST");
   const form = await readForm(request);
   if (form instanceof Response) return form;
-  const client = await authenticateClient(ctx, request, form);
+  const client = await authenticateClient(ctx, request, form, address);
   if (client instanceof Response) return client;
   const type = param(form, "grant_type");
   if (type === undefined) return oauthError(400, "invalid_request", "The request has no grant_type");
@@ -115,6 +127,8 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   const taken = await ctx.store.takeCode(await digest(code));
   if (taken === undefined) return oauthError(400, "invalid_grant", "The code is not valid or has expired");
   if ("replayed" in taken) {
+    // marked first: a first redemption still between takeCode and putGrant finds the mark and revokes what it saved
+    await ctx.store.hit(replayMark(taken.replayed.grantId), ctx.ttl.code);
     await revokeGrant(ctx, taken.replayed.grantId);
     return oauthError(400, "invalid_grant", "The code was already used; the tokens it gave are revoked");
   }
@@ -143,6 +157,14 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   if (c.identity.claims) grant.claims = c.identity.claims;
   if (c.identity.upstream) grant.upstream = c.identity.upstream;
   await ctx.store.putGrant(grant);
+  // a replay that came while this redemption was under way marked the grant: it ends now (two hits in
+  // one store, so one of the two always sees the other, on any replica)
+  // (MAX_SAFE_INTEGER: a full MemoryAuthStore kept no counter, neither for a replay: nothing to tell)
+  const marks = await ctx.store.hit(replayMark(grant.id), ctx.ttl.code);
+  if (marks > 1 && marks !== Number.MAX_SAFE_INTEGER) {
+    await revokeGrant(ctx, grant.id);
+    return oauthError(400, "invalid_grant", "The code was used twice; the tokens it gave are revoked");
+  }
   return tokens(ctx, client, grant, grant.scopes, refresh);
 }
 
@@ -172,18 +194,30 @@ async function refreshGrant(ctx: AsContext, client: ClientRecord, form: URLSearc
     scopes = want;
   }
   const next = `${grant.id}.${randomToken(32)}`;
-  const rotated: GrantRecord = {
-    ...grant,
-    refreshHash: await digest(next),
-    usedRefreshHashes: [hash, ...grant.usedRefreshHashes].slice(0, USED_KEPT),
-    expiresAt: Date.now() + ctx.ttl.refresh,
-  };
-  if (!(await ctx.store.replaceGrant(rotated, hash))) {
+  const nextHash = await digest(next);
+  // written over the grant as read; when something else was saved meanwhile (an upstream refresh, on any
+  // replica) it is read again and rotated over that, so nothing saved is overwritten with older tokens
+  let current = grant;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const rotated: GrantRecord = {
+      ...current,
+      refreshHash: nextHash,
+      usedRefreshHashes: [hash, ...current.usedRefreshHashes].slice(0, USED_KEPT),
+      expiresAt: Date.now() + ctx.ttl.refresh,
+    };
+    if (await ctx.store.replaceGrant(rotated, hash)) return tokens(ctx, client, rotated, scopes, next);
+    const now = await ctx.store.getGrant(grant.id);
+    if (!now) return invalid();
     // another request rotated this same token first: it was presented twice
-    await revokeGrant(ctx, grant.id);
-    return oauthError(400, "invalid_grant", "The refresh token was already used; the grant is revoked");
+    if (!sameText(now.refreshHash, hash)) {
+      await revokeGrant(ctx, grant.id);
+      return oauthError(400, "invalid_grant", "The refresh token was already used; the grant is revoked");
+    }
+    current = now;
   }
-  return tokens(ctx, client, rotated, scopes, next);
+  return oauthError(503, "temporarily_unavailable", "The grant is changing; try again", {
+    "retry-after": "1",
+  });
 }
 
 /** Ends a grant: its refresh tokens at once, its access tokens at their next liveness check. */

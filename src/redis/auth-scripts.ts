@@ -57,10 +57,10 @@ return { 0, v[1] }`);
 
 /**
  * A grant, until its expiry. KEYS: its hash. ARGV: the JSON, the current refresh token's digest, the
- * subject, the time to live.
+ * subject, the time to live, its revision.
  */
 export const PUT_GRANT = new Script(`redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'r', ARGV[1], 'h', ARGV[2], 's', ARGV[3])
+redis.call('HSET', KEYS[1], 'r', ARGV[1], 'h', ARGV[2], 's', ARGV[3], 'v', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1`);
 
@@ -68,12 +68,14 @@ return 1`);
 export const GET_GRANT = new Script(`return redis.call('HGET', KEYS[1], 'r')`);
 
 /**
- * Replaces a grant only where its refresh digest is still the one expected. KEYS: its hash. ARGV: the
- * expected digest, the JSON, the new digest, the time to live. 1 when replaced; 0 when another
- * rotation won or the grant is gone (nothing written).
+ * Replaces a grant only where its refresh digest and its revision are still the ones expected (a grant
+ * written before revisions has none: 0). KEYS: its hash. ARGV: the expected digest, the JSON, the new
+ * digest, the time to live, the expected revision, the new one. 1 when replaced; 0 when another write
+ * won (a rotation, an upstream refresh saved) or the grant is gone (nothing written).
  */
-export const REPLACE_GRANT = new Script(`if redis.call('HGET', KEYS[1], 'h') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'r', ARGV[2], 'h', ARGV[3])
+export const REPLACE_GRANT = new Script(`local v = redis.call('HMGET', KEYS[1], 'h', 'v')
+if v[1] ~= ARGV[1] or (v[2] or '0') ~= ARGV[5] then return 0 end
+redis.call('HSET', KEYS[1], 'r', ARGV[2], 'h', ARGV[3], 'v', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1`);
 

@@ -162,7 +162,11 @@ export class RedisAuthStore implements AuthStore {
     // past the subject's cap, the grants that expire first are revoked beside it (each leaves the index
     // once deleted: one whose delete fails stays listed, and the next sign-in past the cap tries again)
     const [put] = await Promise.allSettled([
-      this.#link.run(PUT_GRANT, [this.#grant(grant.id)], [json, grant.refreshHash, grant.subject, ms]),
+      this.#link.run(
+        PUT_GRANT,
+        [this.#grant(grant.id)],
+        [json, grant.refreshHash, grant.subject, ms, String(grant.rev ?? 0)],
+      ),
       ...(Array.isArray(dropped) ? dropped : []).map((id) => this.deleteGrant(String(id))),
     ]);
     if (put.status === "rejected") throw put.reason;
@@ -173,7 +177,8 @@ export class RedisAuthStore implements AuthStore {
   }
 
   async replaceGrant(grant: GrantRecord, expectedRefreshHash: string): Promise<boolean> {
-    const json = this.#json(grant, "grant");
+    const rev = grant.rev ?? 0;
+    const json = this.#json({ ...grant, rev: rev + 1 }, "grant");
     const ms = left(grant.expiresAt) ?? "1";
     // pushed on first: a grant that outlives its place in the index would escape revocation by subject
     await this.#link.run(
@@ -181,7 +186,7 @@ export class RedisAuthStore implements AuthStore {
       [this.#key("subject:", grant.subject)],
       [String(Date.now()), String(grant.expiresAt), grant.id],
     );
-    const args = [expectedRefreshHash, json, grant.refreshHash, ms];
+    const args = [expectedRefreshHash, json, grant.refreshHash, ms, String(rev), String(rev + 1)];
     return Number(await this.#link.run(REPLACE_GRANT, [this.#grant(grant.id)], args)) === 1;
   }
 

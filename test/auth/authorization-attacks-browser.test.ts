@@ -173,20 +173,68 @@ describe("state, iss and the consent page", () => {
 });
 
 describe("a crowd", () => {
-  it("opening authorizations it never finishes holds at most maxPending of them; every request is answered", async () => {
+  /** Opens the consent page from `send`'s address: the form, as `openConsent` reads it. */
+  async function openFrom(send: typeof fetch, url: string) {
+    const response = await send(url, { redirect: "manual" });
+    const html = await response.text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1];
+    const cookie = response.headers.get("set-cookie")?.split(";")[0];
+    if (response.status !== 200 || !csrf || !cookie) throw new Error(`no consent page: ${response.status}`);
+    return { response, html, csrf, cookie };
+  }
+
+  it("a crowd from 127.0.0.2..41 cannot make 127.0.0.200's sign-in in progress fail: refused, never evicting", async () => {
     const store = new MemoryAuthStore({ maxPending: 20 });
-    const s = await serve({ store });
+    const s = await serve({ store, authorizations: { perAddress: 3, total: 1000 } });
     const clientId = await registerClient(s.origin);
     const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const victim = boundFetch("127.0.0.200");
+    const form = await openFrom(victim, url);
+    const crowd = Array.from({ length: 40 }, (_, i) => boundFetch(`127.0.0.${i + 2}`));
     const statuses = await Promise.all(
-      Array.from({ length: 100 }, () =>
-        fetch(url, { redirect: "manual" }).then((r) => r.text().then(() => r.status)),
+      crowd.flatMap((send) =>
+        Array.from({ length: 5 }, () =>
+          send(url, { redirect: "manual" }).then((r) => r.text().then(() => r.status)),
+        ),
       ),
     );
-    expect(new Set(statuses)).toEqual(new Set([200]));
+    // every request answered: a consent page, the store full (503), or the address over its share (429)
+    expect(new Set(statuses).size).toBeLessThanOrEqual(3);
+    for (const st of statuses) expect([200, 429, 503]).toContain(st);
+    expect(statuses.filter((st) => st === 429).length).toBe(40 * 2);
+    expect(statuses.filter((st) => st === 200).length).toBe(19);
     expect(store.size.pending).toBe(20);
-    // the newest still approves
-    expect((await submitConsent(s.origin, await openConsent(url))).status).toBe(303);
+    const over = await crowd[0]!(url, { redirect: "manual" });
+    expect(over.status).toBe(429);
+    expect(over.headers.get("retry-after")).toBe("600");
+    expect(over.headers.get("location")).toBe(null);
+    expect(await over.text()).toMatch(/Too many sign-ins/);
+    // the victim's sign-in, started before the crowd, still approves
+    const approved = await submitConsent(s.origin, form);
+    expect(approved.status).toBe(303);
+    expect(locationOf(approved).searchParams.get("code")).toBeTruthy();
+    for (const send of [victim, ...crowd]) send.agent.destroy();
+  });
+
+  it("at the total, everyone is refused (429) and the sign-ins already started go on", async () => {
+    const s = await serve({ authorizations: { perAddress: 100, total: 10 } });
+    const clientId = await registerClient(s.origin);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const victim = boundFetch("127.0.0.200");
+    const form = await openFrom(victim, url);
+    const crowd = Array.from({ length: 5 }, (_, i) => boundFetch(`127.0.0.${i + 2}`));
+    const statuses = await Promise.all(
+      crowd.flatMap((send) =>
+        Array.from({ length: 4 }, () =>
+          send(url, { redirect: "manual" }).then((r) => r.text().then(() => r.status)),
+        ),
+      ),
+    );
+    expect(statuses.filter((st) => st === 200).length).toBe(9);
+    expect(statuses.filter((st) => st === 429).length).toBe(11);
+    expect((await victim(url, { redirect: "manual" })).status).toBe(429);
+    expect((await submitConsent(s.origin, form)).status).toBe(303);
+    for (const send of [victim, ...crowd]) send.agent.destroy();
   });
 });
 

@@ -59,16 +59,33 @@ describe("clients", () => {
     };
     const wrong = await tokenRequest(s.origin, form, basic(reg.client_id, "nope"));
     expect(wrong).toMatchObject({ status: 401, body: { error: "invalid_client" } });
-    expect(wrong.headers.get("www-authenticate")).toMatch(/^Basic/);
-    expect(await tokenRequest(s.origin, { ...form, client_id: reg.client_id })).toMatchObject({
-      status: 401,
-      body: { error: "invalid_client" },
+    expect(wrong.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    const badHeader = await tokenRequest(s.origin, form, { authorization: "Basic !!" });
+    expect(badHeader).toMatchObject({ status: 401, body: { error: "invalid_client" } });
+    expect(badHeader.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    // a client that did not use the Authorization header: 400 (RFC 6749 §5.2), no challenge
+    const noSecret = await tokenRequest(s.origin, { ...form, client_id: reg.client_id });
+    expect(noSecret).toMatchObject({ status: 400, body: { error: "invalid_client" } });
+    expect(noSecret.headers.get("www-authenticate")).toBe(null);
+    const posted = await tokenRequest(s.origin, {
+      ...form,
+      client_id: reg.client_id,
+      client_secret: reg.client_secret,
     });
-    expect(
-      await tokenRequest(s.origin, { ...form, client_id: reg.client_id, client_secret: reg.client_secret }),
-    ).toMatchObject({ status: 401, body: { error: "invalid_client" } });
+    expect(posted).toMatchObject({ status: 400, body: { error: "invalid_client" } });
+    expect(posted.headers.get("www-authenticate")).toBe(null);
     const ok = await tokenRequest(s.origin, form, basic(reg.client_id, reg.client_secret));
     expect(ok.status).toBe(200);
+  });
+
+  it("shows a registered client's website as what it says of itself, not as a fact", async () => {
+    const s = await serve();
+    const clientId = await registerClient(s.origin, { client_uri: "https://bank.example/" });
+    const { html } = await openConsent(
+      authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource)),
+    );
+    expect(html).toContain("<dt>Says its website is</dt><dd>bank.example</dd>");
+    expect(html).not.toContain("<dt>Its website</dt>");
   });
 
   it("refuses registrations whose metadata is wrong, with RFC 7591's errors", async () => {
@@ -89,6 +106,14 @@ describe("clients", () => {
       [{ redirect_uris: [REDIRECT], response_types: ["token"] }, "invalid_client_metadata"],
       [{ redirect_uris: [REDIRECT], client_uri: "javascript:x" }, "invalid_client_metadata"],
       [{ redirect_uris: [REDIRECT], client_name: "x".repeat(500) }, "invalid_client_metadata"],
+      // control and text-direction characters, refused as in a metadata document
+      [{ redirect_uris: [REDIRECT], client_name: "Notes\u202egpj.exe" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "Notes\u0000" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "Notes\u2067" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], software_id: "a\u200fb" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_uri: "https://a.example/\u202e" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], logo_uri: "https://a.example/\u0007" }, "invalid_client_metadata"],
+      [{ redirect_uris: ["https://a.example/cb\u202e"] }, "invalid_redirect_uri"],
       [[1, 2], "invalid_client_metadata"],
     ];
     for (const [body, error] of cases) {
@@ -116,8 +141,8 @@ describe("the token endpoint's errors", () => {
       [{ client_id: clientId }, 400, "invalid_request"],
       [{ client_id: clientId, grant_type: "password" }, 400, "unsupported_grant_type"],
       [{ client_id: clientId, grant_type: "client_credentials" }, 400, "unsupported_grant_type"],
-      [{ grant_type: "authorization_code" }, 401, "invalid_client"],
-      [{ client_id: "unknown", grant_type: "authorization_code" }, 401, "invalid_client"],
+      [{ grant_type: "authorization_code" }, 400, "invalid_client"],
+      [{ client_id: "unknown", grant_type: "authorization_code" }, 400, "invalid_client"],
       [{ client_id: clientId, grant_type: "authorization_code" }, 400, "invalid_request"],
       [{ client_id: clientId, grant_type: "refresh_token" }, 400, "invalid_request"],
     ];

@@ -61,7 +61,8 @@ describe("revocation", () => {
     expect(noToken.status).toBe(400);
     expect(await noToken.json()).toMatchObject({ error: "invalid_request" });
     const noClient = await revoke(s.origin, { token: "x" });
-    expect(noClient.status).toBe(401);
+    expect(noClient.status).toBe(400);
+    expect(noClient.headers.get("www-authenticate")).toBe(null);
     expect(await noClient.json()).toMatchObject({ error: "invalid_client" });
   });
 

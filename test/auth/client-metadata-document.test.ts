@@ -197,6 +197,36 @@ describe("caching", () => {
   });
 });
 
+describe("caching without max-age, and a document that aged on its way", () => {
+  const DATE = "Thu, 03 Dec 2026 12:00:00 GMT";
+  const cases: [Record<string, string>, number][] = [
+    [{ expires: "Thu, 03 Dec 2026 12:20:00 GMT", date: DATE }, 1_200_000],
+    [{ expires: "Thu, 03 Dec 2026 12:20:00 GMT", date: DATE, age: "200" }, 1_000_000],
+    [{ "cache-control": "max-age=600", age: "100" }, 500_000],
+    [{ "cache-control": "max-age=600", age: "590" }, 60_000],
+    [{ "cache-control": "max-age=600", age: "soon" }, 600_000],
+    // max-age wins over Expires
+    [{ "cache-control": "max-age=600", expires: "Thu, 03 Dec 2026 12:20:00 GMT", date: DATE }, 600_000],
+    // an Expires that is no date, or already past: stale, kept the least time
+    [{ expires: "0", date: DATE }, 60_000],
+    [{ expires: "Thu, 03 Dec 2026 11:00:00 GMT", date: DATE }, 60_000],
+    [{ expires: "Fri, 04 Dec 2026 12:00:00 GMT", date: DATE, "cache-control": "no-store" }, 0],
+    [{ date: DATE }, 300_000],
+  ];
+  it.each(cases)("%o gives ttlMs %i", async (headers, ttl) => {
+    const { options } = serving(document(), headers);
+    expect((await fetchClientMetadata(ID, options)).ttlMs).toBe(ttl);
+  });
+
+  it("counts Expires from now when there is no Date", async () => {
+    const expires = new Date(Date.now() + 3_600_000).toUTCString();
+    const { options } = serving(document(), { expires });
+    const { ttlMs } = await fetchClientMetadata(ID, options);
+    expect(ttlMs).toBeGreaterThan(3_500_000);
+    expect(ttlMs).toBeLessThanOrEqual(3_600_000);
+  });
+});
+
 describe("an injected fetch", () => {
   it("is asked for JSON, with redirects left to picomcp", async () => {
     const { asked, options } = serving(document());

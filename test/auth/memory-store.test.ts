@@ -35,14 +35,18 @@ const code = (grantId: string, ttl = 60_000): CodeRecord => ({
 });
 
 describe("MemoryAuthStore", () => {
-  it("keeps at most maxPending authorizations in progress, dropping the oldest", async () => {
+  it("keeps at most maxPending authorizations in progress, refusing a new one instead of dropping a live one", async () => {
     const store = new MemoryAuthStore({ maxPending: 3 });
-    for (let i = 0; i < 10; i++) await store.putPending(pending(`p${i}`), 60_000);
+    for (let i = 0; i < 3; i++) await store.putPending(pending(`p${i}`), 60_000);
+    await expect(store.putPending(pending("p3"), 60_000)).rejects.toBeInstanceOf(AuthStoreFullError);
     expect(store.size.pending).toBe(3);
-    expect(await store.getPending("p0")).toBeUndefined();
-    expect((await store.getPending("p9"))?.id).toBe("p9");
-    expect((await store.takePending("p9"))?.id).toBe("p9");
-    expect(await store.takePending("p9")).toBeUndefined();
+    expect((await store.getPending("p0"))?.id).toBe("p0");
+    // one already kept is saved again (consent given), whatever the cap
+    await store.putPending({ ...pending("p0"), consented: true }, 60_000);
+    expect((await store.takePending("p0"))?.consented).toBe(true);
+    expect(await store.takePending("p0")).toBeUndefined();
+    // its room is free again
+    await store.putPending(pending("p3"), 60_000);
   });
 
   it("redeems a code once, then tells a replay until it would have expired", async () => {
@@ -118,9 +122,47 @@ describe("MemoryAuthStore", () => {
     expect(await store.hit("a", 60_000)).toBe(1);
     expect(await store.hit("a", 60_000)).toBe(2);
     expect(await store.hit("b", 60_000)).toBe(1);
-    expect(await store.hit("c", 60_000)).toBe(1);
+    // at the cap a new counter is over any limit; the live ones go on counting
+    expect(await store.hit("c", 60_000)).toBe(Number.MAX_SAFE_INTEGER);
     expect(store.size.counters).toBe(2);
-    expect(await store.hit("x", -1)).toBe(1);
-    expect(await store.hit("x", -1)).toBe(1);
+    expect(await store.hit("a", 60_000)).toBe(3);
+    const expiring = new MemoryAuthStore({ maxCounters: 1 });
+    expect(await expiring.hit("x", -1)).toBe(1);
+    expect(await expiring.hit("x", -1)).toBe(1);
+    expect(await expiring.hit("y", 60_000)).toBe(1);
+  });
+});
+
+describe("MemoryAuthStore's registered clients", () => {
+  const client = (id: string) => ({
+    client_id: id,
+    kind: "registered" as const,
+    redirect_uris: ["http://127.0.0.1/cb"],
+    token_endpoint_auth_method: "none" as const,
+  });
+
+  it("are forgotten once unused for idleTtlMs, and each read starts that time again", async () => {
+    const expired = new MemoryAuthStore({ idleTtlMs: 1, sweepMs: 0 });
+    await expired.putClient(client("r1"));
+    await expect.poll(() => expired.getClient("r1")).toBeUndefined();
+    const kept = new MemoryAuthStore({ idleTtlMs: 60_000, maxClients: 1 });
+    await kept.putClient(client("r1"));
+    expect((await kept.getClient("r1"))?.client_id).toBe("r1");
+    await expect(kept.putClient(client("r2"))).rejects.toBeInstanceOf(AuthStoreFullError);
+    expect(() => new MemoryAuthStore({ idleTtlMs: 0 })).toThrow(RangeError);
+  });
+
+  it("make room once expired: a full store takes a new registration after they lapse", async () => {
+    const store = new MemoryAuthStore({ idleTtlMs: 1, maxClients: 1 });
+    await store.putClient(client("r1"));
+    await expect
+      .poll(() =>
+        store.putClient(client("r2")).then(
+          () => true,
+          () => false,
+        ),
+      )
+      .toBe(true);
+    expect((await store.getClient("r2"))?.client_id).toBe("r2");
   });
 });

@@ -138,13 +138,13 @@ const racers = <T>(t: AuthStoreTarget, call: (store: AuthStore, i: number) => Pr
 /** Runs the auth store contract against the stores `make` builds (a fresh, empty one per test). */
 export function authStoreContract(
   name: string,
-  make: () => Promise<AuthStoreTarget>,
+  make: (options?: { maxGrantsPerSubject?: number }) => Promise<AuthStoreTarget>,
   features: AuthStoreFeatures = {},
 ): void {
   describe(`AuthStore contract: ${name}`, () => {
     const open: AuthStoreTarget[] = [];
-    const target = async () => {
-      const t = await make();
+    const target = async (options?: { maxGrantsPerSubject?: number }) => {
+      const t = await make(options);
       open.push(t);
       return t;
     };
@@ -289,12 +289,38 @@ export function authStoreContract(
           upstream: { accessToken: "gho_new", refreshToken: "ghr_new", expiresAt: t.now() + HOUR },
         };
         expect(await t.store.replaceGrant(rotated, g.refreshHash)).toBe(true);
-        expect(await (t.peer ?? t.store).getGrant(g.id)).toEqual(rotated);
+        expect(await (t.peer ?? t.store).getGrant(g.id)).toEqual({ ...rotated, rev: 1 });
         // the old digest lost: nothing written
-        const stale = { ...g, refreshHash: fresh("hash"), usedRefreshHashes: [g.refreshHash] };
+        const stale = { ...g, refreshHash: fresh("hash"), usedRefreshHashes: [g.refreshHash], rev: 1 };
         expect(await t.store.replaceGrant(stale, g.refreshHash)).toBe(false);
-        expect(await t.store.getGrant(g.id)).toEqual(rotated);
+        expect(await t.store.getGrant(g.id)).toEqual({ ...rotated, rev: 1 });
         expect(await t.store.grantsOf(g.subject)).toEqual([g.id]);
+      });
+
+      it("replaces a grant only over the revision it was read at: an upstream refresh saved meanwhile is kept", async () => {
+        const t = await target();
+        const g = grant(t.now());
+        await t.store.putGrant(g);
+        // a token refresh reads the grant; meanwhile an upstream refresh is saved (on another replica)
+        const read = (await t.store.getGrant(g.id))!;
+        const seen = (await (t.peer ?? t.store).getGrant(g.id))!;
+        const upstream = { accessToken: "gho_fresh", refreshToken: "ghr_fresh", expiresAt: t.now() + HOUR };
+        expect(await (t.peer ?? t.store).replaceGrant({ ...seen, upstream }, seen.refreshHash)).toBe(true);
+        // the rotation over what it read, with the right digest, loses: the spent upstream tokens are not written back
+        const rotated = { ...read, refreshHash: fresh("hash"), usedRefreshHashes: [g.refreshHash] };
+        expect(await t.store.replaceGrant(rotated, g.refreshHash)).toBe(false);
+        const now = (await t.store.getGrant(g.id))!;
+        expect(now).toEqual({ ...g, upstream, rev: 1 });
+        // read again, it wins
+        expect(await t.store.replaceGrant({ ...now, refreshHash: rotated.refreshHash }, g.refreshHash)).toBe(
+          true,
+        );
+        expect(await (t.peer ?? t.store).getGrant(g.id)).toEqual({
+          ...g,
+          upstream,
+          refreshHash: rotated.refreshHash,
+          rev: 2,
+        });
       });
 
       it("a replaced grant lives until its new expiry, and stays listed that long", async () => {
@@ -304,7 +330,7 @@ export function authStoreContract(
         const longer = { ...g, refreshHash: fresh("hash"), expiresAt: t.now() + 3 * HOUR };
         expect(await t.store.replaceGrant(longer, g.refreshHash)).toBe(true);
         await t.advance(2 * HOUR);
-        expect(await t.store.getGrant(g.id)).toEqual(longer);
+        expect(await t.store.getGrant(g.id)).toEqual({ ...longer, rev: 1 });
         expect(await t.store.grantsOf(g.subject)).toEqual([g.id]);
         await t.advance(HOUR);
         expect(await t.store.getGrant(g.id)).toBeUndefined();
@@ -318,7 +344,28 @@ export function authStoreContract(
         const next = Array.from({ length: RACERS }, () => ({ ...g, refreshHash: fresh("hash") }));
         const won = await racers(t, (s, i) => s.replaceGrant(next[i]!, g.refreshHash));
         expect(won.filter(Boolean)).toHaveLength(1);
-        expect(await t.store.getGrant(g.id)).toEqual(next[won.indexOf(true)]);
+        expect(await t.store.getGrant(g.id)).toEqual({ ...next[won.indexOf(true)], rev: 1 });
+      });
+
+      it("keeps at most maxGrantsPerSubject grants a subject: the ones that expire first are revoked", async () => {
+        const t = await target({ maxGrantsPerSubject: 3 });
+        const now = t.now();
+        const five = [1, 2, 3, 4, 5].map((i) => grant(now, "ada", i * HOUR));
+        for (const g of five) await t.store.putGrant(g);
+        const ids = (gs: GrantRecord[]) => gs.map((g) => g.id).sort();
+        expect((await t.store.grantsOf("ada")).sort()).toEqual(ids(five.slice(2)));
+        for (const g of five.slice(0, 2)) expect(await t.store.getGrant(g.id)).toBeUndefined();
+        // a new grant that expires first is kept all the same: the next-earliest goes
+        const soon = grant(now, "ada", MINUTE);
+        await t.store.putGrant(soon);
+        expect((await t.store.grantsOf("ada")).sort()).toEqual(ids([soon, five[3]!, five[4]!]));
+        expect(await (t.peer ?? t.store).getGrant(five[2]!.id)).toBeUndefined();
+        expect(await (t.peer ?? t.store).getGrant(soon.id)).toEqual(soon);
+        // another subject's grants are not counted with ada's
+        const bob = grant(now, "bob");
+        await t.store.putGrant(bob);
+        expect(await t.store.grantsOf("bob")).toEqual([bob.id]);
+        expect(await t.store.grantsOf("ada")).toHaveLength(3);
       });
 
       it("a deleted grant is gone at once: not read, not listed, not replaced", async () => {

@@ -1,0 +1,141 @@
+// The authorization server when its store is at a cap: a cached client metadata document that finds no
+// room is used uncached, registered clients expire unused, and counters are never dropped while live.
+import { describe, expect, it } from "vitest";
+import { MemoryAuthStore } from "../../src/auth/index.js";
+import { boundFetch } from "../crowd-helpers.js";
+import {
+  authorizeUrl,
+  openConsent,
+  pkce,
+  REDIRECT,
+  registerClient,
+  standard,
+  useAuthServers,
+} from "./as-helpers.js";
+
+const serve = useAuthServers();
+
+const DOC = "https://app.example/client.json";
+
+/** Options serving the metadata document of `DOC` through an injected lookup and fetch; `fetched` counts the fetches. */
+function documents(fetched: { n: number }) {
+  return {
+    lookup: async () => [{ address: "93.184.215.14" }],
+    fetch: async () => {
+      fetched.n++;
+      return new Response(
+        JSON.stringify({ client_id: DOC, client_name: "Doc app", redirect_uris: [REDIRECT] }),
+        { headers: { "content-type": "application/json", "cache-control": "max-age=300" } },
+      );
+    },
+  };
+}
+
+describe("a store full of registered clients", () => {
+  it("still serves clients by metadata document: fetched each time, not cached, never a 503", async () => {
+    const store = new MemoryAuthStore({ maxClients: 1 });
+    const fetched = { n: 0 };
+    const s = await serve({ store, clientMetadataDocuments: documents(fetched) });
+    await registerClient(s.origin);
+    for (let i = 1; i <= 2; i++) {
+      const form = await openConsent(authorizeUrl(s.origin, standard(DOC, pkce().challenge, s.resource)));
+      expect(form.html).toContain("Doc app");
+      expect(fetched.n).toBe(i);
+    }
+    expect(store.size.clients).toBe(1);
+  });
+});
+
+/** A registration sent through `send`: its status. */
+const registration = (origin: string, send: typeof fetch = fetch) =>
+  send(`${origin}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+  }).then((r) => r.text().then(() => r.status));
+
+describe("counters at their cap", () => {
+  it("a crowd of distinct addresses cannot reset the total of registrations by crowding out its counter", async () => {
+    const store = new MemoryAuthStore({ maxCounters: 4 });
+    const s = await serve({ store, registration: { perAddress: 10, total: 3 } });
+    const crowd = Array.from({ length: 10 }, (_, i) => boundFetch(`127.0.0.${i + 2}`));
+    const statuses: number[] = [];
+    for (const send of crowd) statuses.push(await registration(s.origin, send));
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429, 429, 429]);
+    expect(store.size.counters).toBe(4);
+    for (const send of crowd) send.agent.destroy();
+  });
+});
+
+describe("callers with no known address", () => {
+  it("are held to the totals only, never to one shared per-address bucket", async () => {
+    const s = await serve({
+      registration: { perAddress: 1, total: 5 },
+      authorizations: { perAddress: 1, total: 3 },
+    });
+    // `handle` called without `info` and with no peer known: no address
+    const send = ((input: string, init?: RequestInit) =>
+      s.as.handle(new Request(input, init)).then((r) => r!)) as unknown as typeof fetch;
+    const clientId = await registerClient(s.origin);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push(await registration(s.origin, send));
+    expect(statuses).toEqual([201, 201, 201, 201, 429]);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const opened: number[] = [];
+    for (let i = 0; i < 4; i++) opened.push(await send(url, { redirect: "manual" }).then((r) => r.status));
+    expect(opened).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe("client metadata documents fetched for callers", () => {
+  it("are fetched at most 30 times per address in ten minutes; another address has its own budget", async () => {
+    let fetched = 0;
+    const s = await serve({
+      clientMetadataDocuments: {
+        lookup: async () => [{ address: "93.184.215.14" }],
+        // no-store: never cached, so each sign-in fetches it again
+        fetch: async () => {
+          fetched++;
+          return new Response(JSON.stringify({ client_id: DOC, redirect_uris: [REDIRECT] }), {
+            headers: { "content-type": "application/json", "cache-control": "no-store" },
+          });
+        },
+      },
+    });
+    const url = authorizeUrl(s.origin, standard(DOC, pkce().challenge, s.resource));
+    const [two, three] = [boundFetch("127.0.0.2"), boundFetch("127.0.0.3")];
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push(await two(url).then((r) => r.text().then(() => r.status)));
+    expect(statuses.filter((st) => st === 200)).toHaveLength(30);
+    const over = await two(url);
+    expect(over.status).toBe(400);
+    expect(await over.text()).toContain("Too many client metadata documents");
+    expect(fetched).toBe(30);
+    expect((await three(url)).status).toBe(200);
+    expect(fetched).toBe(31);
+    two.agent.destroy();
+    three.agent.destroy();
+  });
+
+  it("a document that cannot be used is not fetched again for a minute", async () => {
+    let fetched = 0;
+    const s = await serve({
+      clientMetadataDocuments: {
+        lookup: async () => [{ address: "93.184.215.14" }],
+        fetch: async () => {
+          fetched++;
+          return new Response("gone", { status: 404, headers: { "content-type": "text/plain" } });
+        },
+      },
+    });
+    const url = authorizeUrl(s.origin, standard(DOC, pkce().challenge, s.resource));
+    const pages: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(url, { redirect: "manual" });
+      expect(res.status).toBe(400);
+      pages.push(await res.text());
+    }
+    expect(fetched).toBe(1);
+    expect(pages[2]).toContain("metadata document cannot be used");
+  });
+});
