@@ -161,7 +161,8 @@ serveStdio(server);
       "picomcp dev: lib.js changed, restarting",
     ]);
     expect(await status(dev)).toMatchObject({ state: "running", generation: 3 });
-  });
+    // four real tsc builds and two restarts: on a loaded machine that is more than the default 20 s
+  }, 180_000);
 
   it("never for what --ignore names, even a module the server loaded", async () => {
     const p = project(`import { text } from "./generated/text.js";
