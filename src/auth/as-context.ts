@@ -73,10 +73,14 @@ export interface AsContext {
   report(error: unknown): void;
 }
 
+/** What `store.hit` answers when it could not keep a counter (a full `MemoryAuthStore`): not counted, not over. */
+export const UNCOUNTED = Number.MAX_SAFE_INTEGER;
+
 /**
  * Counts one request of `kind` from `address` (per address first, then in all) through `store.hit`;
  * true when over a limit. A caller with no known address is counted in the total only: one shared
  * "unknown" bucket would let one caller shut out every other (pass `info.address` to `handle`).
+ * A per-address hit the store could not count falls through to the total: not counted is not over.
  */
 export async function overLimit(
   ctx: AsContext,
@@ -85,11 +89,10 @@ export async function overLimit(
   limits: { perAddress: number; total: number; windowMs: number },
 ): Promise<boolean> {
   const key = addressKey(address);
-  if (
-    key !== undefined &&
-    (await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs)) > limits.perAddress
-  )
-    return true;
+  if (key !== undefined) {
+    const n = await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs);
+    if (n !== UNCOUNTED && n > limits.perAddress) return true;
+  }
   return (await ctx.store.hit(`${kind}:all`, limits.windowMs)) > limits.total;
 }
 

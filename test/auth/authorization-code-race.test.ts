@@ -14,8 +14,8 @@ class PausingStore extends MemoryAuthStore {
   #enter!: (g: GrantRecord) => void;
   #gate!: Promise<void>;
 
-  constructor() {
-    super();
+  constructor(options: ConstructorParameters<typeof MemoryAuthStore>[0] = {}) {
+    super(options);
     this.arm();
   }
 
@@ -55,6 +55,24 @@ describe("a code replayed during its first redemption", () => {
     });
     expect(await store.getGrant(grant.id)).toBeUndefined();
     expect(await store.grantsOf(grant.subject)).toEqual([]);
+  });
+
+  it("revokes it as well when the store's counters are full (the replay mark not kept)", async () => {
+    const store = new PausingStore({ maxCounters: 10 });
+    const s = await serve({ store });
+    const clientId = await registerClient(s.origin);
+    const got = await getCode(s, clientId);
+    for (let i = 0; store.size.counters < 10; i++) await store.hit(`filler:${i}`, 600_000);
+    expect(await store.hit("one-more", 600_000)).toBe(Number.MAX_SAFE_INTEGER);
+    const first = redeem(s, clientId, got);
+    const grant = await store.entered;
+    expect((await redeem(s, clientId, got)).status).toBe(400);
+    store.release();
+    expect(await first).toMatchObject({
+      status: 400,
+      body: { error: "invalid_grant", error_description: expect.stringMatching(/revoked/) },
+    });
+    expect(await store.getGrant(grant.id)).toBeUndefined();
   });
 
   it("a code redeemed once, with no replay, gives its tokens", async () => {

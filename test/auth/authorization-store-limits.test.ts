@@ -67,6 +67,22 @@ describe("counters at their cap", () => {
   });
 });
 
+describe("counters full", () => {
+  it("a new address still signs in while under the total: a hit not counted is not over", async () => {
+    const store = new MemoryAuthStore({ maxCounters: 12 });
+    const s = await serve({ store });
+    const clientId = await registerClient(s.origin);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const [two, three] = [boundFetch("127.0.0.2"), boundFetch("127.0.0.3")];
+    expect((await two(url, { redirect: "manual" })).status).toBe(200);
+    for (let i = 0; store.size.counters < 12; i++) await store.hit(`filler:${i}`, 600_000);
+    const res = await three(url, { redirect: "manual" });
+    expect(res.status, await res.text()).toBe(200);
+    two.agent.destroy();
+    three.agent.destroy();
+  });
+});
+
 describe("callers with no known address", () => {
   it("are held to the totals only, never to one shared per-address bucket", async () => {
     const s = await serve({
