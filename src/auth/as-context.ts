@@ -25,6 +25,8 @@ export type AuthenticateHook = (
 export interface RegistrationLimits {
   /** Registrations one address may make per window. Default: 10. */
   perAddress?: number;
+  /** Registrations one network (an IPv4 /24, an IPv6 /48) may make per window, however many addresses it holds. Default: 4 × `perAddress`. */
+  perNetwork?: number;
   /** Registrations all addresses together may make per window. Default: 1000. */
   total?: number;
   /** The window, in milliseconds. Default: 3600000 (an hour). */
@@ -35,6 +37,8 @@ export interface RegistrationLimits {
 export interface AuthorizationLimits {
   /** `/authorize` requests one address may make per window. Default: 60. */
   perAddress?: number;
+  /** `/authorize` requests one network (an IPv4 /24, an IPv6 /48) may make per window, however many addresses it holds. Default: 4 × `perAddress`. */
+  perNetwork?: number;
   /** `/authorize` requests all addresses together may make per window. Default: 10000. */
   total?: number;
   /** The window, in milliseconds. Default: 600000 (ten minutes). */
@@ -67,8 +71,8 @@ export interface AsContext {
     readonly pending: number;
   };
   readonly cimd: ClientMetadataOptions | false;
-  readonly registration: Required<RegistrationLimits> | false;
-  readonly authorizations: Required<AuthorizationLimits>;
+  readonly registration: Tiers | false;
+  readonly authorizations: Tiers;
   readonly liveness: GrantLiveness;
   report(error: unknown): void;
 }
@@ -76,23 +80,59 @@ export interface AsContext {
 /** What `store.hit` answers when it could not keep a counter (a full `MemoryAuthStore`): not counted, not over. */
 export const UNCOUNTED = Number.MAX_SAFE_INTEGER;
 
+/** The limits `overLimit` applies: per address, per network, in all, per window. */
+export interface Tiers {
+  perAddress: number;
+  perNetwork: number;
+  total: number;
+  windowMs: number;
+}
+
 /**
- * Counts one request of `kind` from `address` (per address first, then in all) through `store.hit`;
- * true when over a limit. A caller with no known address is counted in the total only: one shared
- * "unknown" bucket would let one caller shut out every other (pass `info.address` to `handle`).
- * A per-address hit the store could not count falls through to the total: not counted is not over.
+ * The network an address is counted in beside its own key: its IPv4 /24 or IPv6 /48 (one holder of a
+ * /48 has 65536 /64s to choose keys from). Undefined when `address` is no IP address.
+ */
+export function networkKey(address: string | undefined): string | undefined {
+  const key = addressKey(address);
+  if (key === undefined) return undefined;
+  return /^\d+\.\d+\.\d+\.\d+$/.test(key) ? key.replace(/\.\d+$/, ".0/24") : addressKey(address, 48);
+}
+
+/**
+ * Counts one request of `kind` from `address` through `store.hit` — per address, then per network
+ * (IPv4 /24, IPv6 /48), then in all — and says whether it is over a limit. A caller with no known
+ * address is counted in the total only: one shared "unknown" bucket would let one caller shut out
+ * every other (pass `info.address` to `handle`). A hit the store could not count (a full
+ * `MemoryAuthStore`) falls through to the next tier: not counted is not over.
  */
 export async function overLimit(
   ctx: AsContext,
   kind: string,
   address: string | undefined,
-  limits: { perAddress: number; total: number; windowMs: number },
+  limits: Tiers,
+): Promise<boolean> {
+  if (await overAddress(ctx, kind, address, limits)) return true;
+  return overTotal(ctx, kind, limits);
+}
+
+/** The per-address and per-network tiers of {@link overLimit}. */
+export async function overAddress(
+  ctx: AsContext,
+  kind: string,
+  address: string | undefined,
+  limits: Tiers,
 ): Promise<boolean> {
   const key = addressKey(address);
-  if (key !== undefined) {
-    const n = await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs);
-    if (n !== UNCOUNTED && n > limits.perAddress) return true;
-  }
+  if (key === undefined) return false;
+  const n = await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs);
+  if (n !== UNCOUNTED && n > limits.perAddress) return true;
+  const net = networkKey(address)!;
+  const m = await ctx.store.hit(`${kind}:network:${net}`, limits.windowMs);
+  return m !== UNCOUNTED && m > limits.perNetwork;
+}
+
+/** The total tier of {@link overLimit}. */
+export async function overTotal(ctx: AsContext, kind: string, limits: Tiers): Promise<boolean> {
   return (await ctx.store.hit(`${kind}:all`, limits.windowMs)) > limits.total;
 }
 

@@ -5,7 +5,13 @@
  */
 import { normalPeer } from "../http/request.js";
 import { GrantLiveness, ownVerifier } from "./access-tokens.js";
-import type { AsContext, AuthenticateHook, AuthorizationLimits, RegistrationLimits } from "./as-context.js";
+import type {
+  AsContext,
+  AuthenticateHook,
+  AuthorizationLimits,
+  RegistrationLimits,
+  Tiers,
+} from "./as-context.js";
 import { authorize, consent, signInCallback } from "./authorize.js";
 import type { ClientMetadataOptions } from "./client-metadata.js";
 import { KeyRing, type SigningAlgorithm } from "./keys.js";
@@ -45,9 +51,9 @@ export interface AuthorizationServerOptions {
   authorizationTtl?: number;
   /** Client ID Metadata Documents: `false` to refuse them, or options of their fetcher. Default: on. */
   clientMetadataDocuments?: boolean | ClientMetadataOptions;
-  /** RFC 7591 dynamic registration: `false` to close it, or its limits. Default: on, 10 per address and 1000 in all per hour. */
+  /** RFC 7591 dynamic registration: `false` to close it, or its limits. Default: on, 10 per address, 40 per network (IPv4 /24, IPv6 /48) and 1000 in all per hour. */
   registration?: boolean | RegistrationLimits;
-  /** How many sign-ins (`/authorize` requests) one address and all together may start per window, counted through `store.hit` before anything is kept. Default: 60 per address, 10000 in all, per ten minutes. */
+  /** How many sign-ins (`/authorize` requests) one address and all together may start per window, counted through `store.hit` before anything is kept. Default: 60 per address, 240 per network (IPv4 /24, IPv6 /48), 10000 in all, per ten minutes. */
   authorizations?: AuthorizationLimits;
   /** The algorithm of new signing keys. Default: "ES256". */
   algorithm?: SigningAlgorithm;
@@ -109,6 +115,23 @@ function seconds(v: number | undefined, fallback: number, name: string): number 
   if (!Number.isInteger(n) || n < 1)
     throw new RangeError(`${name} must be a positive whole number of seconds`);
   return n;
+}
+
+/** Limits as given, with their defaults: per network 4 × per address unless said. */
+function tiers(
+  given: { perAddress?: number; perNetwork?: number; total?: number; windowMs?: number },
+  perAddress: number,
+  total: number,
+  windowMs: number,
+  _name: string,
+): Tiers {
+  const address = given.perAddress ?? perAddress;
+  return {
+    perAddress: address,
+    perNetwork: given.perNetwork ?? 4 * address,
+    total: given.total ?? total,
+    windowMs: given.windowMs ?? windowMs,
+  };
 }
 
 function checkedIssuer(issuer: string): URL {
@@ -176,19 +199,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       pending: seconds(options.authorizationTtl, 600, "authorizationTtl") * 1000,
     },
     cimd: cimd === false ? false : cimd === true ? {} : cimd,
-    registration:
-      reg === false
-        ? false
-        : {
-            perAddress: (reg === true ? undefined : reg.perAddress) ?? 10,
-            total: (reg === true ? undefined : reg.total) ?? 1000,
-            windowMs: (reg === true ? undefined : reg.windowMs) ?? 3_600_000,
-          },
-    authorizations: {
-      perAddress: options.authorizations?.perAddress ?? 60,
-      total: options.authorizations?.total ?? 10_000,
-      windowMs: options.authorizations?.windowMs ?? 600_000,
-    },
+    registration: reg === false ? false : tiers(reg === true ? {} : reg, 10, 1000, 3_600_000, "registration"),
+    authorizations: tiers(options.authorizations ?? {}, 60, 10_000, 600_000, "authorizations"),
     liveness: new GrantLiveness(store, options.revocationDelayMs ?? 5000),
     report: (error) => {
       try {

@@ -155,3 +155,31 @@ describe("client metadata documents fetched for callers", () => {
     expect(pages[2]).toContain("metadata document cannot be used");
   });
 });
+
+describe("a crowd in one network (an IPv4 /24)", () => {
+  it("is held to the network's limit and cannot use up the total; another network still signs in", async () => {
+    const s = await serve({ authorizations: { perAddress: 2, perNetwork: 5, total: 8 } });
+    const clientId = await registerClient(s.origin);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const crowd = Array.from({ length: 10 }, (_, i) => boundFetch(`127.0.0.${i + 2}`));
+    const statuses: number[] = [];
+    for (const send of crowd)
+      for (let i = 0; i < 2; i++) statuses.push(await send(url).then((r) => r.text().then(() => r.status)));
+    expect(statuses.filter((st) => st === 200)).toHaveLength(5);
+    const other = boundFetch("127.0.1.2");
+    const res = await other(url);
+    expect(res.status, await res.text()).toBe(200);
+    for (const send of [...crowd, other]) send.agent.destroy();
+  });
+
+  it("registrations too: 4 × perAddress per network by default", async () => {
+    const s = await serve({ registration: { perAddress: 1, total: 10 } });
+    const crowd = Array.from({ length: 6 }, (_, i) => boundFetch(`127.0.0.${i + 2}`));
+    const statuses: number[] = [];
+    for (const send of crowd) statuses.push(await registration(s.origin, send));
+    expect(statuses).toEqual([201, 201, 201, 201, 429, 429]);
+    const other = boundFetch("127.0.1.2");
+    expect(await registration(s.origin, other)).toBe(201);
+    for (const send of [...crowd, other]) send.agent.destroy();
+  });
+});
