@@ -183,3 +183,23 @@ describe("a crowd in one network (an IPv4 /24)", () => {
     for (const send of [...crowd, other]) send.agent.destroy();
   });
 });
+
+describe("the total of sign-ins", () => {
+  it("counts only requests whose client and redirect URI are known: junk uses up none of it", async () => {
+    const s = await serve({ authorizations: { perAddress: 100, total: 3 } });
+    const clientId = await registerClient(s.origin);
+    const junk = [
+      authorizeUrl(s.origin, standard("no-such-client", pkce().challenge, s.resource)),
+      authorizeUrl(
+        s.origin,
+        standard(clientId, pkce().challenge, s.resource, { redirect_uri: "https://evil.example/cb" }),
+      ),
+    ];
+    for (let i = 0; i < 5; i++)
+      for (const url of junk) expect((await fetch(url, { redirect: "manual" })).status).toBe(400);
+    const url = authorizeUrl(s.origin, standard(clientId, pkce().challenge, s.resource));
+    const opened: number[] = [];
+    for (let i = 0; i < 4; i++) opened.push(await fetch(url, { redirect: "manual" }).then((r) => r.status));
+    expect(opened).toEqual([200, 200, 200, 429]);
+  });
+});
