@@ -45,6 +45,21 @@ export interface AuthorizationLimits {
   windowMs?: number;
 }
 
+/** Limits of Client ID Metadata Document fetches made for callers (a document cached in the store is not fetched). */
+export interface ClientMetadataFetchLimits {
+  /** Fetches one address may cause per window. Default: 30. */
+  perAddress?: number;
+  /** Fetches one network (an IPv4 /24, an IPv6 /48) may cause per window. Default: 4 × `perAddress`. */
+  perNetwork?: number;
+  /** Fetches all callers together may cause per window (callers with no known address included). Default: 1000. */
+  total?: number;
+  /** The window, in milliseconds. Default: 600000 (ten minutes). */
+  windowMs?: number;
+}
+
+/** What {@link findClient} answers when a metadata document may not be fetched now: too many were. */
+export const FETCHES_BUSY = Symbol("too many metadata documents fetched");
+
 /** @internal — the authorization server's shared state. */
 export interface AsContext {
   /** The issuer URL exactly as configured (the `iss` of every token and response). */
@@ -71,6 +86,7 @@ export interface AsContext {
     readonly pending: number;
   };
   readonly cimd: ClientMetadataOptions | false;
+  readonly cimdFetches: Tiers;
   readonly registration: Tiers | false;
   readonly authorizations: Tiers;
   readonly liveness: GrantLiveness;
@@ -146,9 +162,6 @@ export function isDocumentUrl(clientId: string): boolean {
   }
 }
 
-/** Metadata documents one address may have fetched per window, and the window. */
-const FETCHES_PER_ADDRESS = 30;
-const FETCH_WINDOW_MS = 600_000;
 /** How long a document that could not be used is not fetched again, and how many such failures are remembered. */
 const FAILURE_MS = 60_000;
 const MAX_FAILURES = 1000;
@@ -156,14 +169,14 @@ const failures = new WeakMap<AsContext, Map<string, { why: string; until: number
 
 /**
  * The client `clientId` names: stored, or fetched from its metadata document (then cached); a string
- * says why none. A fetch is counted against the caller's address first (`address`, when known), and a
- * document that could not be used is not fetched again for a minute (in this process).
+ * says why none, {@link FETCHES_BUSY} that too many documents were fetched (per address, network or in
+ * all). A document that could not be used is not fetched again for a minute (in this process).
  */
 export async function findClient(
   ctx: AsContext,
   clientId: string,
   address: string | undefined,
-): Promise<ClientRecord | string> {
+): Promise<ClientRecord | string | typeof FETCHES_BUSY> {
   if (clientId.length > 2048) return "The client_id is too long";
   const known = await ctx.store.getClient(clientId);
   if (known) return known;
@@ -173,12 +186,7 @@ export async function findClient(
   failures.set(ctx, failed);
   const before = failed.get(clientId);
   if (before !== undefined && before.until > Date.now()) return before.why;
-  const key = addressKey(address);
-  if (
-    key !== undefined &&
-    (await ctx.store.hit(`cimd:address:${key}`, FETCH_WINDOW_MS)) > FETCHES_PER_ADDRESS
-  )
-    return "Too many client metadata documents were fetched for this address; try again later";
+  if (await overLimit(ctx, "cimd", address, ctx.cimdFetches)) return FETCHES_BUSY;
   let fetched: { client: ClientRecord; ttlMs: number };
   try {
     fetched = await fetchClientMetadata(clientId, ctx.cimd);

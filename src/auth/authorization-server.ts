@@ -9,6 +9,7 @@ import type {
   AsContext,
   AuthenticateHook,
   AuthorizationLimits,
+  ClientMetadataFetchLimits,
   RegistrationLimits,
   Tiers,
 } from "./as-context.js";
@@ -24,7 +25,12 @@ import type { AuthStore } from "./store.js";
 import { revokeGrant, token } from "./token-endpoint.js";
 import { upstreamOf } from "./upstream-token.js";
 
-export type { AuthenticateHook, AuthorizationLimits, RegistrationLimits } from "./as-context.js";
+export type {
+  AuthenticateHook,
+  AuthorizationLimits,
+  ClientMetadataFetchLimits,
+  RegistrationLimits,
+} from "./as-context.js";
 export type { SigningAlgorithm } from "./keys.js";
 
 /** Options of {@link createAuthorizationServer}. */
@@ -51,6 +57,8 @@ export interface AuthorizationServerOptions {
   authorizationTtl?: number;
   /** Client ID Metadata Documents: `false` to refuse them, or options of their fetcher. Default: on. */
   clientMetadataDocuments?: boolean | ClientMetadataOptions;
+  /** How many Client ID Metadata Documents callers may cause to be fetched: per address, per network (IPv4 /24, IPv6 /48) and in all, per window. Default: 30 per address, 120 per network, 1000 in all, per ten minutes. */
+  clientMetadataFetches?: ClientMetadataFetchLimits;
   /** RFC 7591 dynamic registration: `false` to close it, or its limits. Default: on, 10 per address, 40 per network (IPv4 /24, IPv6 /48) and 1000 in all per hour. */
   registration?: boolean | RegistrationLimits;
   /** How many sign-ins (`/authorize` requests) one address and all together may start per window, counted through `store.hit` before anything is kept. Default: 60 per address, 240 per network (IPv4 /24, IPv6 /48), 10000 in all, per ten minutes. */
@@ -200,6 +208,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     },
     cimd: cimd === false ? false : cimd === true ? {} : cimd,
     registration: reg === false ? false : tiers(reg === true ? {} : reg, 10, 1000, 3_600_000, "registration"),
+    cimdFetches: tiers(options.clientMetadataFetches ?? {}, 30, 1000, 600_000, "clientMetadataFetches"),
     authorizations: tiers(options.authorizations ?? {}, 60, 10_000, 600_000, "authorizations"),
     liveness: new GrantLiveness(store, options.revocationDelayMs ?? 5000),
     report: (error) => {

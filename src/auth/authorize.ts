@@ -6,6 +6,7 @@
  */
 import {
   type AsContext,
+  FETCHES_BUSY,
   findClient,
   grantScopes,
   ourResource,
@@ -69,6 +70,7 @@ export async function authorize(
   const clientId = param(params, "client_id");
   if (!clientId) return errorPage(400, "invalid_request", "The request names no client (client_id)");
   const client = await findClient(ctx, clientId, address);
+  if (client === FETCHES_BUSY) return busy();
   if (typeof client === "string") return errorPage(400, "invalid_client", client);
   const redirectUri = param(params, "redirect_uri");
   if (!redirectUri) return errorPage(400, "invalid_request", "The request has no redirect_uri");

@@ -4,7 +4,7 @@
  * a rotated-out token presented again revokes the grant).
  */
 import { signAccessToken } from "./access-tokens.js";
-import { type AsContext, findClient, ourResource, UNCOUNTED } from "./as-context.js";
+import { type AsContext, FETCHES_BUSY, findClient, ourResource, UNCOUNTED } from "./as-context.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { AuthStoreFullError } from "./memory-store.js";
 import { json, notAllowed, oauthError, param, preflight, readForm } from "./oauth-http.js";
@@ -56,6 +56,13 @@ export async function authenticateClient(
   const id = basic?.id ?? formId;
   if (id === undefined) return refuse("The request names no client (client_id)");
   const client = await findClient(ctx, id, address);
+  if (client === FETCHES_BUSY)
+    return oauthError(
+      503,
+      "temporarily_unavailable",
+      "Too many client metadata documents were fetched; try again later",
+      { "retry-after": String(Math.ceil(ctx.cimdFetches.windowMs / 1000)) },
+    );
   if (typeof client === "string") return refuse(client);
   const method = client.token_endpoint_auth_method;
   const secret = basic?.secret ?? formSecret;

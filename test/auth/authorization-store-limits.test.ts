@@ -124,13 +124,44 @@ describe("client metadata documents fetched for callers", () => {
     for (let i = 0; i < 31; i++) statuses.push(await two(url).then((r) => r.text().then(() => r.status)));
     expect(statuses.filter((st) => st === 200)).toHaveLength(30);
     const over = await two(url);
-    expect(over.status).toBe(400);
-    expect(await over.text()).toContain("Too many client metadata documents");
+    expect(over.status).toBe(429);
+    expect(await over.text()).toContain("Too many sign-ins are starting");
     expect(fetched).toBe(30);
     expect((await three(url)).status).toBe(200);
     expect(fetched).toBe(31);
     two.agent.destroy();
     three.agent.destroy();
+  });
+
+  it("callers with no known address are held to the total; /token then answers 503, not invalid_client", async () => {
+    let fetched = 0;
+    const s = await serve({
+      clientMetadataFetches: { total: 2 },
+      clientMetadataDocuments: {
+        lookup: async () => [{ address: "93.184.215.14" }],
+        fetch: async () => {
+          fetched++;
+          return new Response(JSON.stringify({ client_id: DOC, redirect_uris: [REDIRECT] }), {
+            headers: { "content-type": "application/json", "cache-control": "no-store" },
+          });
+        },
+      },
+    });
+    // `handle` called without `info` and with no peer known: no address
+    const send = (input: string, init?: RequestInit) => s.as.handle(new Request(input, init)).then((r) => r!);
+    const url = authorizeUrl(s.origin, standard(DOC, pkce().challenge, s.resource));
+    const opened: number[] = [];
+    for (let i = 0; i < 3; i++) opened.push((await send(url)).status);
+    expect(opened).toEqual([200, 200, 429]);
+    expect(fetched).toBe(2);
+    const res = await send(`${s.origin}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: DOC, code: "x" }).toString(),
+    });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: "temporarily_unavailable" });
+    expect(fetched).toBe(2);
   });
 
   it("a document that cannot be used is not fetched again for a minute", async () => {
