@@ -125,20 +125,27 @@ function seconds(v: number | undefined, fallback: number, name: string): number 
   return n;
 }
 
-/** Limits as given, with their defaults: per network 4 × per address unless said. */
+/** A limit option checked: a positive whole number, else thrown naming the option. */
+function limit(v: number | undefined, fallback: number, name: string): number {
+  const n = v ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number`);
+  return n;
+}
+
+/** Limits as given, checked, with their defaults: per network 4 × per address unless said. */
 function tiers(
   given: { perAddress?: number; perNetwork?: number; total?: number; windowMs?: number },
   perAddress: number,
   total: number,
   windowMs: number,
-  _name: string,
+  name: string,
 ): Tiers {
-  const address = given.perAddress ?? perAddress;
+  const address = limit(given.perAddress, perAddress, `${name}.perAddress`);
   return {
     perAddress: address,
-    perNetwork: given.perNetwork ?? 4 * address,
-    total: given.total ?? total,
-    windowMs: given.windowMs ?? windowMs,
+    perNetwork: limit(given.perNetwork, 4 * address, `${name}.perNetwork`),
+    total: limit(given.total, total, `${name}.total`),
+    windowMs: limit(given.windowMs, windowMs, `${name}.windowMs`),
   };
 }
 

@@ -2,7 +2,7 @@
 // token accepted by the protected MCP server on the same handler, and local verification.
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
-import { createAuthorizationServer } from "../../src/auth/index.js";
+import { type AuthorizationServerOptions, createAuthorizationServer } from "../../src/auth/index.js";
 import {
   authorizeUrl,
   getCode,
@@ -95,6 +95,28 @@ describe("metadata and keys", () => {
         resources: ["https://mcp.example.com/mcp"],
       }),
     ).toThrow(/exactly one/);
+  });
+
+  it("refuses limits that are not positive whole numbers, naming the option", () => {
+    const base = {
+      issuer: "https://a.example",
+      resources: ["https://mcp.example.com/mcp"],
+      authenticate: () => undefined,
+    };
+    const bad: [Partial<AuthorizationServerOptions>, RegExp][] = [
+      [{ authorizations: { perAddress: 0 } }, /authorizations\.perAddress/],
+      [{ authorizations: { total: Number.NaN } }, /authorizations\.total/],
+      [{ authorizations: { windowMs: Number.POSITIVE_INFINITY } }, /authorizations\.windowMs/],
+      [{ authorizations: { perNetwork: 2.5 } }, /authorizations\.perNetwork/],
+      [{ registration: { perAddress: -1 } }, /registration\.perAddress/],
+      [{ registration: { total: 1e300 } }, /registration\.total/],
+      [{ clientMetadataFetches: { windowMs: 0 } }, /clientMetadataFetches\.windowMs/],
+    ];
+    for (const [options, name] of bad)
+      expect(() => createAuthorizationServer({ ...base, ...options })).toThrow(name);
+    expect(() =>
+      createAuthorizationServer({ ...base, authorizations: { perAddress: 1, total: 1 } }),
+    ).not.toThrow();
   });
 });
 
