@@ -31,6 +31,8 @@ export interface RegistrationLimits {
   total?: number;
   /** The window, in milliseconds. Default: 3600000 (an hour). */
   windowMs?: number;
+  /** Milliseconds a registered client is kept until its first code is redeemed (then the store keeps it while used, 90 days unused by default), so a crowd of registrations that never sign in does not fill the store for long. Default: 86400000 (a day). */
+  unredeemedTtlMs?: number;
 }
 
 /** Limits of the authorization endpoint: how many sign-ins one address and all together may start per window. */
@@ -87,7 +89,7 @@ export interface AsContext {
   };
   readonly cimd: ClientMetadataOptions | false;
   readonly cimdFetches: Tiers;
-  readonly registration: Tiers | false;
+  readonly registration: (Tiers & { unredeemedTtlMs: number }) | false;
   readonly authorizations: Tiers;
   readonly liveness: GrantLiveness;
   report(error: unknown): void;

@@ -214,7 +214,17 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       pending: seconds(options.authorizationTtl, 600, "authorizationTtl") * 1000,
     },
     cimd: cimd === false ? false : cimd === true ? {} : cimd,
-    registration: reg === false ? false : tiers(reg === true ? {} : reg, 10, 1000, 3_600_000, "registration"),
+    registration:
+      reg === false
+        ? false
+        : {
+            ...tiers(reg === true ? {} : reg, 10, 1000, 3_600_000, "registration"),
+            unredeemedTtlMs: limit(
+              reg === true ? undefined : reg.unredeemedTtlMs,
+              86_400_000,
+              "registration.unredeemedTtlMs",
+            ),
+          },
     cimdFetches: tiers(options.clientMetadataFetches ?? {}, 30, 1000, 600_000, "clientMetadataFetches"),
     authorizations: tiers(options.authorizations ?? {}, 60, 10_000, 600_000, "authorizations"),
     liveness: new GrantLiveness(store, options.revocationDelayMs ?? 5000),

@@ -15,7 +15,7 @@ import type {
 
 /** Options of {@link MemoryAuthStore}: the caps on each kind of record. */
 export interface MemoryAuthStoreOptions {
-  /** Clients kept: registered ones (until unused for `idleTtlMs`) and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused, and a fetched document is then used without being cached. Default: 10000. */
+  /** Clients kept: registered ones (until unused for `idleTtlMs`, or until the time to live they were saved with) and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused, and a fetched document is then used without being cached. Default: 10000. */
   maxClients?: number;
   /** Authorizations in progress kept; at the cap a new one is refused (a live one is never dropped to make room: no caller evicts another's sign-in). Default: 10000. */
   maxPending?: number;
@@ -162,7 +162,7 @@ export class MemoryAuthStore implements AuthStore {
       // cached documents make room (they can be fetched again); registered clients never do
       for (const [id, e] of clients) {
         if (clients.size < this.#max.clients) break;
-        if (e.idleMs === undefined) clients.delete(id);
+        if (e.value.kind !== "registered") clients.delete(id);
       }
       if (clients.size >= this.#max.clients) throw new AuthStoreFullError("clients");
     }

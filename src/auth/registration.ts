@@ -136,7 +136,8 @@ export async function register(
     client.client_secret_hash = await digest(secret);
   }
   try {
-    await ctx.store.putClient(client);
+    // kept a day until its first code is redeemed (then as long as it is used): see `unredeemedTtlMs`
+    await ctx.store.putClient(client, limits.unredeemedTtlMs);
   } catch (error) {
     if (!(error instanceof AuthStoreFullError)) throw error;
     return oauthError(503, "temporarily_unavailable", "No more clients can be registered now", {

@@ -197,6 +197,9 @@ async function redeemCode(
     await revokeGrant(ctx, grant.id);
     return oauthError(400, "invalid_grant", "The code was used twice; the tokens it gave are revoked");
   }
+  // a registered client's first grant: from now on it is kept while used, not for a day only
+  if (client.kind === "registered" && client.redeemed !== true)
+    await ctx.store.putClient({ ...client, redeemed: true });
   return tokens(ctx, client, grant, grant.scopes, refresh);
 }
 

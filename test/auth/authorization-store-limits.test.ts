@@ -1,13 +1,15 @@
 // The authorization server when its store is at a cap: a cached client metadata document that finds no
 // room is used uncached, registered clients expire unused, and counters are never dropped while live.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryAuthStore } from "../../src/auth/index.js";
 import { boundFetch } from "../crowd-helpers.js";
 import {
   authorizeUrl,
+  getCode,
   openConsent,
   pkce,
   REDIRECT,
+  redeem,
   registerClient,
   standard,
   useAuthServers,
@@ -232,5 +234,24 @@ describe("the total of sign-ins", () => {
     const opened: number[] = [];
     for (let i = 0; i < 4; i++) opened.push(await fetch(url, { redirect: "manual" }).then((r) => r.status));
     expect(opened).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe("registered clients that never sign anyone in", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("are kept a day (unredeemedTtlMs); one whose code was redeemed is kept while used", async () => {
+    const store = new MemoryAuthStore();
+    const s = await serve({ store });
+    const idle = await registerClient(s.origin);
+    const used = await registerClient(s.origin);
+    expect((await redeem(s, used, await getCode(s, used))).status).toBe(200);
+    // two days on (the clock read by the store, not waited for)
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + 2 * 86_400_000);
+    expect(await store.getClient(idle)).toBeUndefined();
+    expect(await store.getClient(used)).toMatchObject({ client_id: used, redeemed: true });
   });
 });
