@@ -25,7 +25,7 @@ export interface MemoryAuthStoreOptions {
   maxGrants?: number;
   /** The most live grants one subject keeps: a sign-in past it revokes that subject's grants that expire first (never the new one), as `RedisAuthStore` does. Default: 100. */
   maxGrantsPerSubject?: number;
-  /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit counts as over any limit) and a live one never dropped. Default: 10000. */
+  /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit answers `Number.MAX_SAFE_INTEGER`: not counted; the authorization server then lets a per-address or per-network hit through to the total, and refuses a total it cannot count) and a live one never dropped. Default: 10000. */
   maxCounters?: number;
   /** How long a registered client (one saved without a time to live) is kept unused: each read starts it again. Default: 90 days, as `RedisAuthStore`'s `idleTtlMs`. */
   idleTtlMs?: number;
