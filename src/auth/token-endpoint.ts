@@ -151,7 +151,7 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   const tracked = local.size < MAX_REDEEMING;
   if (tracked) local.set(taken.code.grantId, false);
   try {
-    return await redeemCode(ctx, client, form, taken.code, redirectUri, verifier);
+    return await redeemCode(ctx, client, taken.code, { form, redirectUri, verifier });
   } finally {
     if (tracked) local.delete(taken.code.grantId);
   }
@@ -160,10 +160,8 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
 async function redeemCode(
   ctx: AsContext,
   client: ClientRecord,
-  form: URLSearchParams,
   c: CodeRecord,
-  redirectUri: string,
-  verifier: string,
+  { form, redirectUri, verifier }: { form: URLSearchParams; redirectUri: string; verifier: string },
 ): Promise<Response> {
   if (c.clientId !== client.client_id)
     return oauthError(400, "invalid_grant", "The code was issued to another client");
@@ -199,7 +197,10 @@ async function redeemCode(
   }
   // a registered client's first grant: from now on it is kept while used, not for a day only
   if (client.kind === "registered" && client.redeemed !== true)
-    await ctx.store.putClient({ ...client, redeemed: true });
+    await ctx.store.putClient({ ...client, redeemed: true }).catch((error: unknown) => {
+      // a full store keeps it on its first time to live: the tokens are still given
+      if (!(error instanceof AuthStoreFullError)) throw error;
+    });
   return tokens(ctx, client, grant, grant.scopes, refresh);
 }
 
