@@ -255,3 +255,16 @@ describe("registered clients that never sign anyone in", () => {
     expect(await store.getClient(used)).toMatchObject({ client_id: used, redeemed: true });
   });
 });
+
+describe("the network an address is counted in", () => {
+  it("is its IPv4 /24 or its IPv6 /48; no network for what is no address", async () => {
+    const { networkKey } = await import("../../src/auth/as-context.js");
+    expect(networkKey("127.0.0.7")).toBe("127.0.0.0/24");
+    expect(networkKey("127.0.1.7")).toBe("127.0.1.0/24");
+    expect(networkKey("2001:db8:1:2::5")).toBe("2001:db8:1::/48");
+    expect(networkKey("2001:db8:1:ffff::9")).toBe("2001:db8:1::/48");
+    expect(networkKey("2001:db8:2::1")).toBe("2001:db8:2::/48");
+    expect(networkKey("not an address")).toBeUndefined();
+    expect(networkKey(undefined)).toBeUndefined();
+  });
+});
