@@ -11,4 +11,6 @@ export interface ScenarioRow {
 
 export function runAuthorizationScenarios(options?: {
   timeoutMs?: number;
+  /** Runs at most (another only when the callback port was taken). Default: 3. */
+  attempts?: number;
 }): Promise<{ rows: ScenarioRow[]; out: string; code: number | null }>;

@@ -25,21 +25,42 @@ export type AuthenticateHook = (
 export interface RegistrationLimits {
   /** Registrations one address may make per window. Default: 10. */
   perAddress?: number;
+  /** Registrations one network (an IPv4 /24, an IPv6 /48) may make per window, however many addresses it holds. Default: 4 × `perAddress`. */
+  perNetwork?: number;
   /** Registrations all addresses together may make per window. Default: 1000. */
   total?: number;
   /** The window, in milliseconds. Default: 3600000 (an hour). */
   windowMs?: number;
+  /** Milliseconds a registered client is kept until its first code is redeemed (then the store keeps it while used, 90 days unused by default), so a crowd of registrations that never sign in does not fill the store for long. Default: 86400000 (a day). */
+  unredeemedTtlMs?: number;
 }
 
 /** Limits of the authorization endpoint: how many sign-ins one address and all together may start per window. */
 export interface AuthorizationLimits {
   /** `/authorize` requests one address may make per window. Default: 60. */
   perAddress?: number;
+  /** `/authorize` requests one network (an IPv4 /24, an IPv6 /48) may make per window, however many addresses it holds. Default: 4 × `perAddress`. */
+  perNetwork?: number;
   /** `/authorize` requests all addresses together may make per window. Default: 10000. */
   total?: number;
   /** The window, in milliseconds. Default: 600000 (ten minutes). */
   windowMs?: number;
 }
+
+/** Limits of Client ID Metadata Document fetches made for callers (a document cached in the store is not fetched). */
+export interface ClientMetadataFetchLimits {
+  /** Fetches one address may cause per window. Default: 30. */
+  perAddress?: number;
+  /** Fetches one network (an IPv4 /24, an IPv6 /48) may cause per window. Default: 4 × `perAddress`. */
+  perNetwork?: number;
+  /** Fetches all callers together may cause per window (callers with no known address included). Default: 1000. */
+  total?: number;
+  /** The window, in milliseconds. Default: 600000 (ten minutes). */
+  windowMs?: number;
+}
+
+/** What {@link findClient} answers when a metadata document may not be fetched now: too many were. */
+export const FETCHES_BUSY = Symbol("too many metadata documents fetched");
 
 /** @internal — the authorization server's shared state. */
 export interface AsContext {
@@ -67,29 +88,69 @@ export interface AsContext {
     readonly pending: number;
   };
   readonly cimd: ClientMetadataOptions | false;
-  readonly registration: Required<RegistrationLimits> | false;
-  readonly authorizations: Required<AuthorizationLimits>;
+  readonly cimdFetches: Tiers;
+  readonly registration: (Tiers & { unredeemedTtlMs: number }) | false;
+  readonly authorizations: Tiers;
   readonly liveness: GrantLiveness;
   report(error: unknown): void;
 }
 
+/** What `store.hit` answers when it could not keep a counter (a full `MemoryAuthStore`): not counted, not over. */
+export const UNCOUNTED = Number.MAX_SAFE_INTEGER;
+
+/** The limits `overLimit` applies: per address, per network, in all, per window. */
+export interface Tiers {
+  perAddress: number;
+  perNetwork: number;
+  total: number;
+  windowMs: number;
+}
+
 /**
- * Counts one request of `kind` from `address` (per address first, then in all) through `store.hit`;
- * true when over a limit. A caller with no known address is counted in the total only: one shared
- * "unknown" bucket would let one caller shut out every other (pass `info.address` to `handle`).
+ * The network an address is counted in beside its own key: its IPv4 /24 or IPv6 /48 (one holder of a
+ * /48 has 65536 /64s to choose keys from). Undefined when `address` is no IP address.
+ */
+export function networkKey(address: string | undefined): string | undefined {
+  const key = addressKey(address);
+  if (key === undefined) return undefined;
+  return /^\d+\.\d+\.\d+\.\d+$/.test(key) ? key.replace(/\.\d+$/, ".0/24") : addressKey(address, 48);
+}
+
+/**
+ * Counts one request of `kind` from `address` through `store.hit` — per address, then per network
+ * (IPv4 /24, IPv6 /48), then in all — and says whether it is over a limit. A caller with no known
+ * address is counted in the total only: one shared "unknown" bucket would let one caller shut out
+ * every other (pass `info.address` to `handle`). A hit the store could not count (a full
+ * `MemoryAuthStore`) falls through to the next tier: not counted is not over.
  */
 export async function overLimit(
   ctx: AsContext,
   kind: string,
   address: string | undefined,
-  limits: { perAddress: number; total: number; windowMs: number },
+  limits: Tiers,
+): Promise<boolean> {
+  if (await overAddress(ctx, kind, address, limits)) return true;
+  return overTotal(ctx, kind, limits);
+}
+
+/** The per-address and per-network tiers of {@link overLimit}. */
+export async function overAddress(
+  ctx: AsContext,
+  kind: string,
+  address: string | undefined,
+  limits: Tiers,
 ): Promise<boolean> {
   const key = addressKey(address);
-  if (
-    key !== undefined &&
-    (await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs)) > limits.perAddress
-  )
-    return true;
+  if (key === undefined) return false;
+  const n = await ctx.store.hit(`${kind}:address:${key}`, limits.windowMs);
+  if (n !== UNCOUNTED && n > limits.perAddress) return true;
+  const net = networkKey(address)!;
+  const m = await ctx.store.hit(`${kind}:network:${net}`, limits.windowMs);
+  return m !== UNCOUNTED && m > limits.perNetwork;
+}
+
+/** The total tier of {@link overLimit}. */
+export async function overTotal(ctx: AsContext, kind: string, limits: Tiers): Promise<boolean> {
   return (await ctx.store.hit(`${kind}:all`, limits.windowMs)) > limits.total;
 }
 
@@ -103,9 +164,6 @@ export function isDocumentUrl(clientId: string): boolean {
   }
 }
 
-/** Metadata documents one address may have fetched per window, and the window. */
-const FETCHES_PER_ADDRESS = 30;
-const FETCH_WINDOW_MS = 600_000;
 /** How long a document that could not be used is not fetched again, and how many such failures are remembered. */
 const FAILURE_MS = 60_000;
 const MAX_FAILURES = 1000;
@@ -113,14 +171,14 @@ const failures = new WeakMap<AsContext, Map<string, { why: string; until: number
 
 /**
  * The client `clientId` names: stored, or fetched from its metadata document (then cached); a string
- * says why none. A fetch is counted against the caller's address first (`address`, when known), and a
- * document that could not be used is not fetched again for a minute (in this process).
+ * says why none, {@link FETCHES_BUSY} that too many documents were fetched (per address, network or in
+ * all). A document that could not be used is not fetched again for a minute (in this process).
  */
 export async function findClient(
   ctx: AsContext,
   clientId: string,
   address: string | undefined,
-): Promise<ClientRecord | string> {
+): Promise<ClientRecord | string | typeof FETCHES_BUSY> {
   if (clientId.length > 2048) return "The client_id is too long";
   const known = await ctx.store.getClient(clientId);
   if (known) return known;
@@ -130,12 +188,7 @@ export async function findClient(
   failures.set(ctx, failed);
   const before = failed.get(clientId);
   if (before !== undefined && before.until > Date.now()) return before.why;
-  const key = addressKey(address);
-  if (
-    key !== undefined &&
-    (await ctx.store.hit(`cimd:address:${key}`, FETCH_WINDOW_MS)) > FETCHES_PER_ADDRESS
-  )
-    return "Too many client metadata documents were fetched for this address; try again later";
+  if (await overLimit(ctx, "cimd", address, ctx.cimdFetches)) return FETCHES_BUSY;
   let fetched: { client: ClientRecord; ttlMs: number };
   try {
     fetched = await fetchClientMetadata(clientId, ctx.cimd);

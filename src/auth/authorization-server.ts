@@ -5,7 +5,14 @@
  */
 import { normalPeer } from "../http/request.js";
 import { GrantLiveness, ownVerifier } from "./access-tokens.js";
-import type { AsContext, AuthenticateHook, AuthorizationLimits, RegistrationLimits } from "./as-context.js";
+import type {
+  AsContext,
+  AuthenticateHook,
+  AuthorizationLimits,
+  ClientMetadataFetchLimits,
+  RegistrationLimits,
+  Tiers,
+} from "./as-context.js";
 import { authorize, consent, signInCallback } from "./authorize.js";
 import type { ClientMetadataOptions } from "./client-metadata.js";
 import { KeyRing, type SigningAlgorithm } from "./keys.js";
@@ -18,7 +25,12 @@ import type { AuthStore } from "./store.js";
 import { revokeGrant, token } from "./token-endpoint.js";
 import { upstreamOf } from "./upstream-token.js";
 
-export type { AuthenticateHook, AuthorizationLimits, RegistrationLimits } from "./as-context.js";
+export type {
+  AuthenticateHook,
+  AuthorizationLimits,
+  ClientMetadataFetchLimits,
+  RegistrationLimits,
+} from "./as-context.js";
 export type { SigningAlgorithm } from "./keys.js";
 
 /** Options of {@link createAuthorizationServer}. */
@@ -45,9 +57,11 @@ export interface AuthorizationServerOptions {
   authorizationTtl?: number;
   /** Client ID Metadata Documents: `false` to refuse them, or options of their fetcher. Default: on. */
   clientMetadataDocuments?: boolean | ClientMetadataOptions;
-  /** RFC 7591 dynamic registration: `false` to close it, or its limits. Default: on, 10 per address and 1000 in all per hour. */
+  /** How many Client ID Metadata Documents callers may cause to be fetched: per address, per network (IPv4 /24, IPv6 /48) and in all, per window. Default: 30 per address, 120 per network, 1000 in all, per ten minutes. */
+  clientMetadataFetches?: ClientMetadataFetchLimits;
+  /** RFC 7591 dynamic registration: `false` to close it, or its limits. Default: on, 10 per address, 40 per network (IPv4 /24, IPv6 /48) and 1000 in all per hour. */
   registration?: boolean | RegistrationLimits;
-  /** How many sign-ins (`/authorize` requests) one address and all together may start per window, counted through `store.hit` before anything is kept. Default: 60 per address, 10000 in all, per ten minutes. */
+  /** How many sign-ins (`/authorize` requests) one address and all together may start per window, counted through `store.hit` before anything is kept. Default: 60 per address, 240 per network (IPv4 /24, IPv6 /48), 10000 in all, per ten minutes. */
   authorizations?: AuthorizationLimits;
   /** The algorithm of new signing keys. Default: "ES256". */
   algorithm?: SigningAlgorithm;
@@ -109,6 +123,30 @@ function seconds(v: number | undefined, fallback: number, name: string): number 
   if (!Number.isInteger(n) || n < 1)
     throw new RangeError(`${name} must be a positive whole number of seconds`);
   return n;
+}
+
+/** A limit option checked: a positive whole number, else thrown naming the option. */
+function limit(v: number | undefined, fallback: number, name: string): number {
+  const n = v ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`${name} must be a positive whole number`);
+  return n;
+}
+
+/** Limits as given, checked, with their defaults: per network 4 × per address unless said. */
+function tiers(
+  given: { perAddress?: number; perNetwork?: number; total?: number; windowMs?: number },
+  perAddress: number,
+  total: number,
+  windowMs: number,
+  name: string,
+): Tiers {
+  const address = limit(given.perAddress, perAddress, `${name}.perAddress`);
+  return {
+    perAddress: address,
+    perNetwork: limit(given.perNetwork, 4 * address, `${name}.perNetwork`),
+    total: limit(given.total, total, `${name}.total`),
+    windowMs: limit(given.windowMs, windowMs, `${name}.windowMs`),
+  };
 }
 
 function checkedIssuer(issuer: string): URL {
@@ -180,15 +218,15 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       reg === false
         ? false
         : {
-            perAddress: (reg === true ? undefined : reg.perAddress) ?? 10,
-            total: (reg === true ? undefined : reg.total) ?? 1000,
-            windowMs: (reg === true ? undefined : reg.windowMs) ?? 3_600_000,
+            ...tiers(reg === true ? {} : reg, 10, 1000, 3_600_000, "registration"),
+            unredeemedTtlMs: limit(
+              reg === true ? undefined : reg.unredeemedTtlMs,
+              86_400_000,
+              "registration.unredeemedTtlMs",
+            ),
           },
-    authorizations: {
-      perAddress: options.authorizations?.perAddress ?? 60,
-      total: options.authorizations?.total ?? 10_000,
-      windowMs: options.authorizations?.windowMs ?? 600_000,
-    },
+    cimdFetches: tiers(options.clientMetadataFetches ?? {}, 30, 1000, 600_000, "clientMetadataFetches"),
+    authorizations: tiers(options.authorizations ?? {}, 60, 10_000, 600_000, "authorizations"),
     liveness: new GrantLiveness(store, options.revocationDelayMs ?? 5000),
     report: (error) => {
       try {

@@ -4,7 +4,15 @@
  * sign-in (the `authenticate` hook before consent, or a `SignIn` after it, with its callback route),
  * and the code sent back with `state` and `iss`.
  */
-import { type AsContext, findClient, grantScopes, ourResource, overLimit } from "./as-context.js";
+import {
+  type AsContext,
+  FETCHES_BUSY,
+  findClient,
+  grantScopes,
+  ourResource,
+  overAddress,
+  overTotal,
+} from "./as-context.js";
 import { consentCookie, consentCookieHeader, consentPage, cookieOf } from "./consent-page.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { errorPage, param, readForm, redirectTo, repeated } from "./oauth-http.js";
@@ -46,13 +54,15 @@ export async function authorize(
   if (request.method !== "GET")
     return errorPage(405, "invalid_request", "Use GET for the authorization endpoint");
   // counted before anything is fetched or kept: a crowd is refused, nobody's sign-in in progress is dropped
-  // (a page, not a redirect: the client and its redirect URI are not checked yet)
+  // (a page, not a redirect: the client and its redirect URI are not checked yet); per address and
+  // network first, in all only once the client and its redirect URI are known (junk uses up no total)
   const limits = ctx.authorizations;
-  if (await overLimit(ctx, "authorize", address, limits)) {
-    const busy = errorPage(429, "temporarily_unavailable", "Too many sign-ins are starting; try again later");
-    busy.headers.set("retry-after", String(Math.ceil(limits.windowMs / 1000)));
-    return busy;
-  }
+  const busy = () => {
+    const page = errorPage(429, "temporarily_unavailable", "Too many sign-ins are starting; try again later");
+    page.headers.set("retry-after", String(Math.ceil(limits.windowMs / 1000)));
+    return page;
+  };
+  if (await overAddress(ctx, "authorize", address, limits)) return busy();
   const params = new URL(request.url).searchParams;
   // nothing is sent back to a redirect URI until the client and the URI are known to be its own
   const dup = repeated(params);
@@ -60,6 +70,7 @@ export async function authorize(
   const clientId = param(params, "client_id");
   if (!clientId) return errorPage(400, "invalid_request", "The request names no client (client_id)");
   const client = await findClient(ctx, clientId, address);
+  if (client === FETCHES_BUSY) return busy();
   if (typeof client === "string") return errorPage(400, "invalid_client", client);
   const redirectUri = param(params, "redirect_uri");
   if (!redirectUri) return errorPage(400, "invalid_request", "The request has no redirect_uri");
@@ -69,6 +80,7 @@ export async function authorize(
       "invalid_request",
       "The redirect_uri is not one the client registered (they must match exactly)",
     );
+  if (await overTotal(ctx, "authorize", limits)) return busy();
   const rawState = param(params, "state");
   const back = { redirectUri, state: rawState };
   if (rawState !== undefined && rawState.length > MAX_STATE)

@@ -61,7 +61,7 @@ const MAX_REDIRECT_URIS = 20;
 const GRANT_TYPES = new Set(["authorization_code", "refresh_token"]);
 
 /** Control characters and bidirectional overrides (a name that reads otherwise on the consent page), which no name shown to a person should hold. */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
 
 /** Whether `s` holds a control or text-direction character (refused in anything shown to a person). */
 export function hasControl(s: string): boolean {

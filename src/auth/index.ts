@@ -22,6 +22,7 @@ export type {
   AuthorizationServer,
   AuthorizationServerMetadata,
   AuthorizationServerOptions,
+  ClientMetadataFetchLimits,
   RegistrationLimits,
   SigningAlgorithm,
 } from "./authorization-server.js";

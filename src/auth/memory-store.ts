@@ -15,7 +15,7 @@ import type {
 
 /** Options of {@link MemoryAuthStore}: the caps on each kind of record. */
 export interface MemoryAuthStoreOptions {
-  /** Clients kept: registered ones (until unused for `idleTtlMs`) and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused, and a fetched document is then used without being cached. Default: 10000. */
+  /** Clients kept: registered ones (until unused for `idleTtlMs`, or until the time to live they were saved with) and cached metadata documents. At the cap the oldest cached document goes first; a registration with only registered clients left is refused, and a fetched document is then used without being cached. Default: 10000. */
   maxClients?: number;
   /** Authorizations in progress kept; at the cap a new one is refused (a live one is never dropped to make room: no caller evicts another's sign-in). Default: 10000. */
   maxPending?: number;
@@ -25,7 +25,7 @@ export interface MemoryAuthStoreOptions {
   maxGrants?: number;
   /** The most live grants one subject keeps: a sign-in past it revokes that subject's grants that expire first (never the new one), as `RedisAuthStore` does. Default: 100. */
   maxGrantsPerSubject?: number;
-  /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit counts as over any limit) and a live one never dropped. Default: 10000. */
+  /** Counters of `hit` kept (one per address and window); at the cap a new counter is refused (its hit answers `Number.MAX_SAFE_INTEGER`: not counted; the authorization server then lets a per-address or per-network hit through to the total, and refuses a total it cannot count) and a live one never dropped. Default: 10000. */
   maxCounters?: number;
   /** How long a registered client (one saved without a time to live) is kept unused: each read starts it again. Default: 90 days, as `RedisAuthStore`'s `idleTtlMs`. */
   idleTtlMs?: number;
@@ -162,7 +162,7 @@ export class MemoryAuthStore implements AuthStore {
       // cached documents make room (they can be fetched again); registered clients never do
       for (const [id, e] of clients) {
         if (clients.size < this.#max.clients) break;
-        if (e.idleMs === undefined) clients.delete(id);
+        if (e.value.kind !== "registered") clients.delete(id);
       }
       if (clients.size >= this.#max.clients) throw new AuthStoreFullError("clients");
     }

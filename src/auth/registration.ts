@@ -3,9 +3,8 @@
  * RFC 7009 revocation endpoint.
  */
 
-import { addressKey } from "../http/client-address.js";
 import { ownClaims } from "./access-tokens.js";
-import { type AsContext, grantScopes } from "./as-context.js";
+import { type AsContext, grantScopes, overLimit } from "./as-context.js";
 import { hasControl } from "./client-metadata-document.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { AuthStoreFullError } from "./memory-store.js";
@@ -70,13 +69,7 @@ export async function register(
     });
   // per address first (skipped for a caller whose address is unknown: one shared bucket would let one
   // caller shut out all the others), then in all
-  const key = addressKey(address);
-  if (
-    key !== undefined &&
-    (await ctx.store.hit(`register:address:${key}`, limits.windowMs)) > limits.perAddress
-  )
-    return busy("from this address");
-  if ((await ctx.store.hit("register:all", limits.windowMs)) > limits.total) return busy("in all");
+  if (await overLimit(ctx, "register", address, limits)) return busy("now");
   const doc = await readJson(request, "invalid_client_metadata");
   if (doc instanceof Response) return doc;
   const uris = doc.redirect_uris;
@@ -143,7 +136,8 @@ export async function register(
     client.client_secret_hash = await digest(secret);
   }
   try {
-    await ctx.store.putClient(client);
+    // kept a day until its first code is redeemed (then as long as it is used): see `unredeemedTtlMs`
+    await ctx.store.putClient(client, limits.unredeemedTtlMs);
   } catch (error) {
     if (!(error instanceof AuthStoreFullError)) throw error;
     return oauthError(503, "temporarily_unavailable", "No more clients can be registered now", {

@@ -4,11 +4,11 @@
  * a rotated-out token presented again revokes the grant).
  */
 import { signAccessToken } from "./access-tokens.js";
-import { type AsContext, findClient, ourResource } from "./as-context.js";
+import { type AsContext, FETCHES_BUSY, findClient, ourResource, UNCOUNTED } from "./as-context.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { AuthStoreFullError } from "./memory-store.js";
 import { json, notAllowed, oauthError, param, preflight, readForm } from "./oauth-http.js";
-import type { ClientRecord, GrantRecord } from "./store.js";
+import type { ClientRecord, CodeRecord, GrantRecord } from "./store.js";
 
 /** A PKCE code verifier (RFC 7636 §4.1). */
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -56,6 +56,13 @@ export async function authenticateClient(
   const id = basic?.id ?? formId;
   if (id === undefined) return refuse("The request names no client (client_id)");
   const client = await findClient(ctx, id, address);
+  if (client === FETCHES_BUSY)
+    return oauthError(
+      503,
+      "temporarily_unavailable",
+      "Too many client metadata documents were fetched; try again later",
+      { "retry-after": String(Math.ceil(ctx.cimdFetches.windowMs / 1000)) },
+    );
   if (typeof client === "string") return refuse(client);
   const method = client.token_endpoint_auth_method;
   const secret = basic?.secret ?? formSecret;
@@ -70,6 +77,11 @@ export async function authenticateClient(
 
 /** The counter a code's redemption and its replays hit: a count past one means a replay was seen. */
 const replayMark = (grantId: string) => `code-replay:${grantId}`;
+
+/** Redemptions under way in this process (grant id → whether a replay was seen meanwhile), per server: a replay is told even when the store kept no counter. */
+const redeeming = new WeakMap<AsContext, Map<string, boolean>>();
+/** Redemptions under way one process tracks at most (past it, the store's mark alone tells). */
+const MAX_REDEEMING = 10_000;
 
 /** The S256 challenge of a verifier. */
 async function s256(verifier: string): Promise<string> {
@@ -129,10 +141,28 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   if ("replayed" in taken) {
     // marked first: a first redemption still between takeCode and putGrant finds the mark and revokes what it saved
     await ctx.store.hit(replayMark(taken.replayed.grantId), ctx.ttl.code);
+    const local = redeeming.get(ctx);
+    if (local?.has(taken.replayed.grantId)) local.set(taken.replayed.grantId, true);
     await revokeGrant(ctx, taken.replayed.grantId);
     return oauthError(400, "invalid_grant", "The code was already used; the tokens it gave are revoked");
   }
-  const c = taken.code;
+  const local = redeeming.get(ctx) ?? new Map<string, boolean>();
+  redeeming.set(ctx, local);
+  const tracked = local.size < MAX_REDEEMING;
+  if (tracked) local.set(taken.code.grantId, false);
+  try {
+    return await redeemCode(ctx, client, taken.code, { form, redirectUri, verifier });
+  } finally {
+    if (tracked) local.delete(taken.code.grantId);
+  }
+}
+
+async function redeemCode(
+  ctx: AsContext,
+  client: ClientRecord,
+  c: CodeRecord,
+  { form, redirectUri, verifier }: { form: URLSearchParams; redirectUri: string; verifier: string },
+): Promise<Response> {
   if (c.clientId !== client.client_id)
     return oauthError(400, "invalid_grant", "The code was issued to another client");
   if (c.redirectUri !== redirectUri)
@@ -159,12 +189,18 @@ async function codeGrant(ctx: AsContext, client: ClientRecord, form: URLSearchPa
   await ctx.store.putGrant(grant);
   // a replay that came while this redemption was under way marked the grant: it ends now (two hits in
   // one store, so one of the two always sees the other, on any replica)
-  // (MAX_SAFE_INTEGER: a full MemoryAuthStore kept no counter, neither for a replay: nothing to tell)
+  // (UNCOUNTED: a full MemoryAuthStore kept no counter; this process's record of its redemptions tells then)
   const marks = await ctx.store.hit(replayMark(grant.id), ctx.ttl.code);
-  if (marks > 1 && marks !== Number.MAX_SAFE_INTEGER) {
+  if ((marks > 1 && marks !== UNCOUNTED) || redeeming.get(ctx)?.get(grant.id) === true) {
     await revokeGrant(ctx, grant.id);
     return oauthError(400, "invalid_grant", "The code was used twice; the tokens it gave are revoked");
   }
+  // a registered client's first grant: from now on it is kept while used, not for a day only
+  if (client.kind === "registered" && client.redeemed !== true)
+    await ctx.store.putClient({ ...client, redeemed: true }).catch((error: unknown) => {
+      // a full store keeps it on its first time to live: the tokens are still given
+      if (!(error instanceof AuthStoreFullError)) throw error;
+    });
   return tokens(ctx, client, grant, grant.scopes, refresh);
 }
 

@@ -59,10 +59,12 @@ async function current(ctx: AsContext, grantId: string): Promise<string> {
     throw new Error("The upstream access token has expired and cannot be refreshed");
   const got = await refresh.call(ctx.signIn, up);
   const fresh: UpstreamTokens = { ...got, refreshToken: got.refreshToken ?? up.refreshToken };
-  // saved over whatever the grant is now (its refresh token may have rotated meanwhile)
+  // saved over whatever the grant is now (its refresh token may have rotated meanwhile); when another
+  // replica saved a new upstream access token meanwhile, that one is used and nothing is written
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = await ctx.store.getGrant(grantId);
     if (!now) throw new Error("The sign-in behind this token was revoked");
+    if (now.upstream && now.upstream.accessToken !== up.accessToken) return now.upstream.accessToken;
     if (await ctx.store.replaceGrant({ ...now, upstream: fresh }, now.refreshHash)) return fresh.accessToken;
   }
   return fresh.accessToken;

@@ -14,8 +14,8 @@ class PausingStore extends MemoryAuthStore {
   #enter!: (g: GrantRecord) => void;
   #gate!: Promise<void>;
 
-  constructor() {
-    super();
+  constructor(options: ConstructorParameters<typeof MemoryAuthStore>[0] = {}) {
+    super(options);
     this.arm();
   }
 
@@ -57,6 +57,24 @@ describe("a code replayed during its first redemption", () => {
     expect(await store.grantsOf(grant.subject)).toEqual([]);
   });
 
+  it("revokes it as well when the store's counters are full (the replay mark not kept)", async () => {
+    const store = new PausingStore({ maxCounters: 10 });
+    const s = await serve({ store });
+    const clientId = await registerClient(s.origin);
+    const got = await getCode(s, clientId);
+    for (let i = 0; store.size.counters < 10; i++) await store.hit(`filler:${i}`, 600_000);
+    expect(await store.hit("one-more", 600_000)).toBe(Number.MAX_SAFE_INTEGER);
+    const first = redeem(s, clientId, got);
+    const grant = await store.entered;
+    expect((await redeem(s, clientId, got)).status).toBe(400);
+    store.release();
+    expect(await first).toMatchObject({
+      status: 400,
+      body: { error: "invalid_grant", error_description: expect.stringMatching(/revoked/) },
+    });
+    expect(await store.getGrant(grant.id)).toBeUndefined();
+  });
+
   it("a code redeemed once, with no replay, gives its tokens", async () => {
     const store = new PausingStore();
     store.release();
@@ -70,12 +88,12 @@ describe("a code replayed during its first redemption", () => {
 
 describe("a code redeemed while the store's counters are full", () => {
   it("still gives its tokens: a counter that could not be kept is no replay", async () => {
-    const store = new MemoryAuthStore({ maxCounters: 4 });
+    const store = new MemoryAuthStore({ maxCounters: 6 });
     const s = await serve({ store });
     const clientId = await registerClient(s.origin);
     const got = await getCode(s, clientId);
-    // register:address, register:all, authorize:address, authorize:all: the cap is reached
-    expect(store.size.counters).toBe(4);
+    // register's and authorize's address, network and total counters: the cap is reached
+    expect(store.size.counters).toBe(6);
     const r = await redeem(s, clientId, got);
     expect(r.status).toBe(200);
   });

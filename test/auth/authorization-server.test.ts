@@ -2,7 +2,11 @@
 // token accepted by the protected MCP server on the same handler, and local verification.
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { describe, expect, it } from "vitest";
-import { createAuthorizationServer } from "../../src/auth/index.js";
+import {
+  type AuthorizationServerOptions,
+  createAuthorizationServer,
+  MemoryAuthStore,
+} from "../../src/auth/index.js";
 import {
   authorizeUrl,
   getCode,
@@ -95,6 +99,28 @@ describe("metadata and keys", () => {
         resources: ["https://mcp.example.com/mcp"],
       }),
     ).toThrow(/exactly one/);
+  });
+
+  it("refuses limits that are not positive whole numbers, naming the option", () => {
+    const base = {
+      issuer: "https://a.example",
+      resources: ["https://mcp.example.com/mcp"],
+      authenticate: () => undefined,
+    };
+    const bad: [Partial<AuthorizationServerOptions>, RegExp][] = [
+      [{ authorizations: { perAddress: 0 } }, /authorizations\.perAddress/],
+      [{ authorizations: { total: Number.NaN } }, /authorizations\.total/],
+      [{ authorizations: { windowMs: Number.POSITIVE_INFINITY } }, /authorizations\.windowMs/],
+      [{ authorizations: { perNetwork: 2.5 } }, /authorizations\.perNetwork/],
+      [{ registration: { perAddress: -1 } }, /registration\.perAddress/],
+      [{ registration: { total: 1e300 } }, /registration\.total/],
+      [{ clientMetadataFetches: { windowMs: 0 } }, /clientMetadataFetches\.windowMs/],
+    ];
+    for (const [options, name] of bad)
+      expect(() => createAuthorizationServer({ ...base, ...options })).toThrow(name);
+    expect(() =>
+      createAuthorizationServer({ ...base, authorizations: { perAddress: 1, total: 1 } }),
+    ).not.toThrow();
   });
 });
 
@@ -211,6 +237,41 @@ describe("authorize → consent → token", () => {
     await expect(upstreamToken({ subject: "x" })).rejects.toThrow(/verifyToken/);
     // and a tool reaches it through ctx.auth
     expect(await whoami(s, access, "upstream")).toEqual({ status: 200, text: "up-1" });
+  });
+
+  it("uses the upstream token another replica refreshed meanwhile, and writes nothing over it", async () => {
+    const store = new MemoryAuthStore();
+    let refreshed = 0;
+    const s = await serve({
+      store,
+      authenticate: undefined,
+      signIn: {
+        name: "Upstream",
+        begin: async () => ({
+          subject: "dave",
+          upstream: { accessToken: "up-old", refreshToken: "r-1", expiresAt: Date.now() - 1 },
+        }),
+        // while this refresh is under way, another replica refreshes and saves its own token
+        refresh: async () => {
+          refreshed++;
+          const [id] = await store.grantsOf("dave");
+          const grant = (await store.getGrant(id!))!;
+          const other = { accessToken: "up-other", refreshToken: "r-2", expiresAt: Date.now() + 3600_000 };
+          expect(await store.replaceGrant({ ...grant, upstream: other }, grant.refreshHash)).toBe(true);
+          return { accessToken: "up-mine", refreshToken: "r-3", expiresAt: Date.now() + 3600_000 };
+        },
+      },
+    });
+    const { access } = await signedIn(s);
+    const { upstreamToken } = await import("../../src/auth/index.js");
+    const info = await s.as.verifyToken(access, new Request(s.resource));
+    expect(await upstreamToken(info)).toBe("up-other");
+    expect(refreshed).toBe(1);
+    const [id] = await store.grantsOf("dave");
+    expect((await store.getGrant(id!))!.upstream).toMatchObject({
+      accessToken: "up-other",
+      refreshToken: "r-2",
+    });
   });
 
   it("gets a code through getCode for other tests", async () => {

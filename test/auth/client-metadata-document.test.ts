@@ -122,6 +122,25 @@ describe("the document", () => {
       { client_name: "\u2066Trusted\u2069" },
       "client_name must not hold control or text-direction characters",
     ],
+    // invisible and direction marks: the Arabic letter mark, zero-width space/joiners, the BOM, LRM/RLM, embeddings
+    ...[
+      "\u061c",
+      "\u200b",
+      "\u200c",
+      "\u200d",
+      "\ufeff",
+      "\u200e",
+      "\u200f",
+      "\u202a",
+      "\u202d",
+      "\u2067",
+    ].map(
+      (c) =>
+        [
+          { client_name: `Trusted${c}App` },
+          "client_name must not hold control or text-direction characters",
+        ] as [Record<string, unknown>, string],
+    ),
     [{ client_uri: "javascript:alert(1)" }, "client_uri must be an http(s) URL"],
     [{ logo_uri: "data:image/png;base64,AAAA" }, "logo_uri must be an http(s) URL"],
     [{ logo_uri: `https://app.example.com/${"l".repeat(2048)}` }, "logo_uri is longer than 2048 characters"],
