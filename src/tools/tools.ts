@@ -186,7 +186,15 @@ export function callTool(
   } catch (error) {
     return failed(error, name, ctx, report);
   }
-  return isPromiseLike(out) ? out.then(undefined, (error) => failed(error, name, ctx, report)) : out;
+  return isPromiseLike(out) ? out.then(undefined, failing(name, ctx, report)) : out;
+}
+
+/**
+ * What reports a late failure of the call `name`: made here, not in `callTool`, whose own variables a
+ * closure there would move into a context allocated on every call.
+ */
+function failing(name: string, ctx: Context, report: (error: unknown, name: string, ctx: Context) => void) {
+  return (error: unknown) => failed(error, name, ctx, report);
 }
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
