@@ -16,11 +16,15 @@ import {
   scopesOption,
 } from "../registry.js";
 import {
+  CHECK,
+  type Check,
   type CompiledSchema,
   compileSchema,
   formatIssues,
   type InferOutput,
+  Invalid,
   isRawShape,
+  Pending,
   type SchemaLike,
   type SchemaResult,
 } from "../schema/schema.js";
@@ -180,9 +184,13 @@ export function callTool(
   }
   let out: Awaitable<CallToolResult>;
   try {
-    out = tool.input
-      ? afterInput(tool, tool.input.validate(rawArgs), ctx)
-      : afterRun(tool, tool.run(rawArgs, ctx), ctx);
+    const input = tool.input;
+    const check = (input as { [CHECK]?: Check } | undefined)?.[CHECK];
+    out = check
+      ? afterCheck(tool, check(rawArgs), ctx)
+      : input
+        ? afterInput(tool, input.validate(rawArgs), ctx)
+        : afterRun(tool, tool.run(rawArgs, ctx), ctx);
   } catch (error) {
     return failed(error, name, ctx, report);
   }
@@ -198,6 +206,14 @@ function failing(name: string, ctx: Context, report: (error: unknown, name: stri
 }
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
+
+/** The input as a schema compiled by picomcp checked it (see `CHECK`): the value, `Invalid` or `Pending`. */
+function afterCheck(tool: ToolEntry, checked: unknown, ctx: Context): Awaitable<CallToolResult> {
+  if (checked instanceof Pending) return afterInput(tool, checked.promise, ctx);
+  if (checked instanceof Invalid)
+    return errorResult(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
+  return afterRun(tool, tool.run(checked, ctx), ctx);
+}
 
 function afterInput(tool: ToolEntry, checked: Awaitable<SchemaResult>, ctx: Context) {
   if (isPromiseLike(checked)) return checked.then((c): Awaitable<CallToolResult> => afterInput(tool, c, ctx));
