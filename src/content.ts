@@ -251,6 +251,14 @@ export function toCallToolResult(value: unknown, name: string): CallToolResult {
   if (value === undefined || value === null) return { content: [] };
   if (isContentBlock(value)) return { content: [value] };
   if (Array.isArray(value) && value.every(isContentBlock)) return { content: value };
+  return wholeToolResult(value, name);
+}
+
+/**
+ * The rest of {@link toCallToolResult}, apart so that it stays small enough for V8 to inline where a
+ * tool is called (the whole function was not, and a stdio echo cost 1.8% more instructions).
+ */
+function wholeToolResult(value: unknown, name: string): CallToolResult {
   if (isObject(value)) {
     if (Array.isArray(value.content)) {
       const i = value.content.findIndex((b) => !isContentBlock(b));

@@ -25,7 +25,7 @@ import {
   type RequestId,
 } from "../types.js";
 import type { HandleOptions } from "./incoming.js";
-import { execute, lookup, type Outcome } from "./methods.js";
+import { execute, Failure, lookup, type Outcome } from "./methods.js";
 import { statelessRequest } from "./stateless.js";
 
 export type { HandleOptions };
@@ -253,9 +253,9 @@ function request(
 
 function answerOf(id: RequestId, outcome: Outcome | undefined, f: Features): JsonRpcResponse | undefined {
   if (outcome === undefined) return undefined;
-  return "error" in outcome
+  return outcome instanceof Failure
     ? errorResponse(id, outcome.error, f)
-    : { jsonrpc: "2.0", id, result: outcome.result };
+    : { jsonrpc: "2.0", id, result: outcome };
 }
 
 function initialize(core: ServerCore, id: RequestId, params: Params, conn: Connection): JsonRpcResponse {

@@ -14,9 +14,20 @@ import {
 } from "../types.js";
 import type { HandleOptions } from "./incoming.js";
 
-/** What running a method gave: its result or its error. */
-export type Outcome = { result: Result } | { error: JsonRpcErrorObject };
+/**
+ * What running a method gave: its result itself (an object of the method's; no record around it, one
+ * less per request), or its error in a `Failure`, which no method returns.
+ */
+export type Outcome = Result | Failure;
 type Result = { [key: string]: unknown };
+
+/** A method's error, as the client gets it. */
+export class Failure {
+  readonly error: JsonRpcErrorObject;
+  constructor(error: JsonRpcErrorObject) {
+    this.error = error;
+  }
+}
 
 /**
  * Runs `method` for the request of `ctx` with `ctx` registered as in flight (the signal of its
@@ -36,11 +47,11 @@ export function execute(
   ctx.governor = core.governor;
   const refused = core.governor.admit(key, ctx.method, ctx.params);
   if (refused === undefined) return start(core, options, method, ctx, served);
-  if (!isPromiseLike(refused)) return { error: toErrorObject(core, refused, ctx.method, ctx.requestId) };
+  if (!isPromiseLike(refused)) return new Failure(toErrorObject(core, refused, ctx.method, ctx.requestId));
   return refused.then((r) =>
     r === undefined
       ? start(core, options, method, ctx, served)
-      : { error: toErrorObject(core, r, ctx.method, ctx.requestId) },
+      : new Failure(toErrorObject(core, r, ctx.method, ctx.requestId)),
   );
 }
 
@@ -108,22 +119,22 @@ function settle(
  * is never answered again, so what its method returns then is not looked at.
  */
 function resulting(core: ServerCore, result: unknown, ctx: RequestContext): Outcome {
-  if (isObject(result) || ctx.aborted) return { result: result as Result };
+  if (isObject(result) || ctx.aborted) return result as Result;
   const what = result === null ? "null" : Array.isArray(result) ? "an array" : typeof result;
   const error = new TypeError(`${ctx.method} returned ${what}: a method's result must be an object`);
-  return { error: toErrorObject(core, error, ctx.method, ctx.requestId) };
+  return new Failure(toErrorObject(core, error, ctx.method, ctx.requestId));
 }
 
 /** A method that threw: a call that waits for the client's input ends the run, not a failure of the handler. */
 function failed(core: ServerCore, error: unknown, ctx: RequestContext): Outcome {
   if (error instanceof InputRequiredSignal)
-    return { error: { code: ErrorCode.InternalError, message: error.message } };
-  if (error instanceof McpError) return { error: toErrorObject(core, error, ctx.method, ctx.requestId) };
+    return new Failure({ code: ErrorCode.InternalError, message: error.message });
+  if (error instanceof McpError) return new Failure(toErrorObject(core, error, ctx.method, ctx.requestId));
   // what the request was about, for onError: the URI it names (a read), or the tool or prompt
   const about: { uri?: string; name?: string } = {};
   if (typeof ctx.params.uri === "string") about.uri = ctx.params.uri;
   else if (typeof ctx.params.name === "string") about.name = ctx.params.name;
-  return { error: toErrorObject(core, error, ctx.method, ctx.requestId, about) };
+  return new Failure(toErrorObject(core, error, ctx.method, ctx.requestId, about));
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Method } from "../extension.js";
 import { errorResponse } from "../jsonrpc.js";
 import { type Awaitable, EMPTY, isObject, isPromiseLike, type JsonRpcResponse } from "../types.js";
 import type { IncomingRequest } from "./incoming.js";
-import { execute, lookup, type Outcome, toErrorObject } from "./methods.js";
+import { execute, Failure, lookup, type Outcome, toErrorObject } from "./methods.js";
 
 /**
  * A stateless request: its revision, client and capabilities come from its own `_meta`, it leaves
@@ -106,11 +106,11 @@ function answer(
 ): Awaitable<JsonRpcResponse | undefined> {
   if (outcome === undefined) return undefined;
   if (round?.incomplete) return inputRequired(m, round, ctx);
-  if ("error" in outcome) return errorResponse(m.id, statelessError(outcome.error), ctx.features);
+  if (outcome instanceof Failure) return errorResponse(m.id, statelessError(outcome.error), ctx.features);
   return {
     jsonrpc: "2.0",
     id: m.id,
-    result: completeResult(outcome.result, m.core.serverMeta, cacheOf(ctx), isPersonal(ctx)),
+    result: completeResult(outcome, m.core.serverMeta, cacheOf(ctx), isPersonal(ctx)),
   };
 }
 

@@ -109,6 +109,29 @@ export type SchemaResult<T = unknown> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly issues: readonly SchemaIssue[] };
 
+/**
+ * @internal — what the tools' hot path calls instead of `validate`, without its `{ ok, value }` record
+ * (one per call): the value itself, an `Invalid` with the issues, or a `Pending` around the promise of
+ * `validate`'s result (an asynchronous Standard Schema). Set, under this key, on the schemas compiled here.
+ */
+export const CHECK: unique symbol = Symbol("picomcp.check");
+/** @internal */
+export type Check = (value: unknown) => unknown;
+/** @internal — a value the schema refused: `validate`'s issues. */
+export class Invalid {
+  readonly issues: readonly SchemaIssue[];
+  constructor(issues: readonly SchemaIssue[]) {
+    this.issues = issues;
+  }
+}
+/** @internal — an asynchronous schema's result, as `validate` gives it. */
+export class Pending {
+  readonly promise: Promise<SchemaResult>;
+  constructor(promise: Promise<SchemaResult>) {
+    this.promise = promise;
+  }
+}
+
 /** A schema made ready once, at registration. */
 export interface CompiledSchema<T = unknown> {
   /** The JSON Schema that `tools/list` shows as `inputSchema` / `outputSchema`. */
@@ -188,8 +211,20 @@ export function compileSchema<S extends SchemaLike>(
   }
   const check = validator.compile(schema as JsonObject);
   if (typeof check !== "function") throw new TypeError("jsonSchemaValidator.compile must return a function");
-  return {
+  const compiled: CompiledSchema<InferOutput<S>> & { [CHECK]: Check } = {
     jsonSchema: withObjectType(schema as JsonObject),
+    [CHECK]: (value) => {
+      let result: true | readonly SchemaIssue[];
+      try {
+        result = check(value);
+      } catch (error) {
+        return new Invalid(crashIssues(error));
+      }
+      if (result === true) return value;
+      return new Invalid(
+        Array.isArray(result) && result.length > 0 ? result : [{ path: "", message: "is invalid" }],
+      );
+    },
     validate(value) {
       let result: true | readonly SchemaIssue[];
       try {
@@ -203,6 +238,7 @@ export function compileSchema<S extends SchemaLike>(
       return { ok: false, issues };
     },
   };
+  return compiled;
 }
 
 function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): CompiledSchema {
@@ -261,8 +297,26 @@ function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): Co
       return crashed(error);
     }
   };
-  return {
+  const thenable = (result: unknown): result is Promise<StandardResult<unknown>> =>
+    result instanceof Promise || typeof (result as { then?: unknown })?.then === "function";
+  const compiled: CompiledSchema & { [CHECK]: Check } = {
     jsonSchema,
+    [CHECK]: (value) => {
+      let result: StandardResult<unknown> | Promise<StandardResult<unknown>>;
+      try {
+        result = std.validate(value);
+      } catch (error) {
+        return new Invalid(crashIssues(error));
+      }
+      if (thenable(result)) return new Pending(Promise.resolve(result).then(settle, crashed));
+      try {
+        if (!result.issues) return result.value;
+      } catch (error) {
+        return new Invalid(crashIssues(error));
+      }
+      const settled = settle(result);
+      return settled.ok ? settled.value : new Invalid(settled.issues);
+    },
     validate(value) {
       let result: StandardResult<unknown> | Promise<StandardResult<unknown>>;
       try {
@@ -270,19 +324,19 @@ function compileStandard(schema: StandardSchemaV1, role: "input" | "output"): Co
       } catch (error) {
         return crashed(error);
       }
-      return result instanceof Promise || typeof (result as { then?: unknown })?.then === "function"
-        ? Promise.resolve(result).then(settle, crashed)
-        : settle(result as StandardResult<unknown>);
+      return thenable(result) ? Promise.resolve(result).then(settle, crashed) : settle(result);
     },
   };
+  return compiled;
 }
 
 /** A validator that throws is a bug of the schema, not of the value: one issue, the error kept as `cause`. */
 function crashed(error: unknown): SchemaResult<never> {
-  return {
-    ok: false,
-    issues: [{ path: "", message: "could not be validated (the schema's validator failed)", cause: error }],
-  };
+  return { ok: false, issues: crashIssues(error) };
+}
+
+function crashIssues(error: unknown): SchemaIssue[] {
+  return [{ path: "", message: "could not be validated (the schema's validator failed)", cause: error }];
 }
 
 /**

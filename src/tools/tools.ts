@@ -16,11 +16,15 @@ import {
   scopesOption,
 } from "../registry.js";
 import {
+  CHECK,
+  type Check,
   type CompiledSchema,
   compileSchema,
   formatIssues,
   type InferOutput,
+  Invalid,
   isRawShape,
+  Pending,
   type SchemaLike,
   type SchemaResult,
 } from "../schema/schema.js";
@@ -180,16 +184,36 @@ export function callTool(
   }
   let out: Awaitable<CallToolResult>;
   try {
-    out = tool.input
-      ? afterInput(tool, tool.input.validate(rawArgs), ctx)
-      : afterRun(tool, tool.run(rawArgs, ctx), ctx);
+    const input = tool.input;
+    const check = (input as { [CHECK]?: Check } | undefined)?.[CHECK];
+    out = check
+      ? afterCheck(tool, check(rawArgs), ctx)
+      : input
+        ? afterInput(tool, input.validate(rawArgs), ctx)
+        : afterRun(tool, tool.run(rawArgs, ctx), ctx);
   } catch (error) {
     return failed(error, name, ctx, report);
   }
-  return isPromiseLike(out) ? out.then(undefined, (error) => failed(error, name, ctx, report)) : out;
+  return isPromiseLike(out) ? out.then(undefined, failing(name, ctx, report)) : out;
+}
+
+/**
+ * What reports a late failure of the call `name`: made here, not in `callTool`, whose own variables a
+ * closure there would move into a context allocated on every call.
+ */
+function failing(name: string, ctx: Context, report: (error: unknown, name: string, ctx: Context) => void) {
+  return (error: unknown) => failed(error, name, ctx, report);
 }
 
 // the steps of a call: each runs at once on a value at hand, after the promise when given one
+
+/** The input as a schema compiled by picomcp checked it (see `CHECK`): the value, `Invalid` or `Pending`. */
+function afterCheck(tool: ToolEntry, checked: unknown, ctx: Context): Awaitable<CallToolResult> {
+  if (checked instanceof Pending) return afterInput(tool, checked.promise, ctx);
+  if (checked instanceof Invalid)
+    return errorResult(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
+  return afterRun(tool, tool.run(checked, ctx), ctx);
+}
 
 function afterInput(tool: ToolEntry, checked: Awaitable<SchemaResult>, ctx: Context) {
   if (isPromiseLike(checked)) return checked.then((c): Awaitable<CallToolResult> => afterInput(tool, c, ctx));
