@@ -81,9 +81,10 @@ try {
 
   step("npm install (its prepare script builds dist/)");
   const install = (await sh("npm", ["install", "--no-audit", "--no-fund"], clone)).all;
-  // the README explains the ones @ai-sdk/mcp brings; any other is new
+  // the README explains the ones @ai-sdk/mcp and mcp-use bring; any other is new
   const engines = [...install.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((m) => m[1]);
-  const unexplained = engines.filter((p) => !p.startsWith("@ai-sdk/"));
+  const explained = (p) => p.startsWith("@ai-sdk/") || p.startsWith("@mcp-use/") || p.startsWith("mcp-use@");
+  const unexplained = engines.filter((p) => !explained(p));
   if (unexplained.length) throw new Error(`EBADENGINE warnings the README does not explain: ${unexplained}`);
 
   step("npm start: it serves, and answers an initialize");
