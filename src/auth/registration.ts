@@ -8,9 +8,9 @@ import { type AsContext, grantScopes, overLimit } from "./as-context.js";
 import { hasControl } from "./client-metadata-document.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { AuthStoreFullError } from "./memory-store.js";
-import { json, notAllowed, oauthError, param, preflight, readForm, readJson } from "./oauth-http.js";
+import { json, notAllowed, oauthError, param, preflight, readJson } from "./oauth-http.js";
 import type { ClientRecord } from "./store.js";
-import { authenticateClient, revokeGrant } from "./token-endpoint.js";
+import { clientPost, revokeGrant } from "./token-endpoint.js";
 
 const MAX_REDIRECTS = 10;
 const MAX_URI = 2000;
@@ -157,12 +157,9 @@ export async function revocation(
   request: Request,
   address: string | undefined,
 ): Promise<Response> {
-  if (request.method === "OPTIONS") return preflight("POST");
-  if (request.method !== "POST") return notAllowed("POST");
-  const form = await readForm(request);
-  if (form instanceof Response) return form;
-  const client = await authenticateClient(ctx, request, form, address);
-  if (client instanceof Response) return client;
+  const post = await clientPost(ctx, request, address);
+  if (post instanceof Response) return post;
+  const { form, client } = post;
   const token = param(form, "token");
   if (token === undefined) return oauthError(400, "invalid_request", "The request has no token");
   const grantId = await grantOf(ctx, token);

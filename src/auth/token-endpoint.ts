@@ -32,6 +32,20 @@ function basicCredentials(request: Request): { id: string; secret: string } | un
   }
 }
 
+/** A client's POST to the token or revocation endpoint: its form and the client, authenticated; else the answer that refuses it. */
+export async function clientPost(
+  ctx: AsContext,
+  request: Request,
+  address: string | undefined,
+): Promise<{ form: URLSearchParams; client: ClientRecord } | Response> {
+  if (request.method === "OPTIONS") return preflight("POST");
+  if (request.method !== "POST") return notAllowed("POST");
+  const form = await readForm(request);
+  if (form instanceof Response) return form;
+  const client = await authenticateClient(ctx, request, form, address);
+  return client instanceof Response ? client : { form, client };
+}
+
 /** The client a token or revocation request comes from, authenticated as it registered; else the answer: 401 with `WWW-Authenticate` when it used Basic, else 400. */
 export async function authenticateClient(
   ctx: AsContext,
@@ -94,12 +108,9 @@ export async function token(
   request: Request,
   address: string | undefined,
 ): Promise<Response> {
-  if (request.method === "OPTIONS") return preflight("POST");
-  if (request.method !== "POST") return notAllowed("POST");
-  const form = await readForm(request);
-  if (form instanceof Response) return form;
-  const client = await authenticateClient(ctx, request, form, address);
-  if (client instanceof Response) return client;
+  const post = await clientPost(ctx, request, address);
+  if (post instanceof Response) return post;
+  const { form, client } = post;
   const type = param(form, "grant_type");
   if (type === undefined) return oauthError(400, "invalid_request", "The request has no grant_type");
   if (type !== "authorization_code" && type !== "refresh_token")
