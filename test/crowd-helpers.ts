@@ -29,20 +29,28 @@ export function boundFetch(localAddress: string): typeof fetch & { agent: Agent 
     req.headers.forEach((v, k) => {
       headers[k] = v;
     });
-    return new Promise<Response>((resolve, reject) => {
-      const r = httpRequest(req.url, { method: req.method, headers, localAddress, agent }, (res) => {
-        const out = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
-          out.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        const status = res.statusCode!;
-        if (NULL_BODY.has(status)) res.resume();
-        const stream = NULL_BODY.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
-        resolve(new Response(stream, { status, headers: out }));
+    const send = (retry: boolean): Promise<Response> =>
+      new Promise<Response>((resolve, reject) => {
+        const r = httpRequest(req.url, { method: req.method, headers, localAddress, agent }, (res) => {
+          const out = new Headers();
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+            out.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+          const status = res.statusCode!;
+          if (NULL_BODY.has(status)) res.resume();
+          const stream = NULL_BODY.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+          resolve(new Response(stream, { status, headers: out }));
+        });
+        r.on("error", (error: NodeJS.ErrnoException) => {
+          // a kept-alive socket the server closed as idle just as this request took it (the server's
+          // keepAliveTimeout is 5 s, and a test that waits for a token to expire waits about as long):
+          // the request never reached it, so it is sent again once, on a new socket (Node's own advice)
+          if (retry && r.reusedSocket && error.code === "ECONNRESET") send(false).then(resolve, reject);
+          else reject(error);
+        });
+        init?.signal?.addEventListener("abort", () => r.destroy(new Error("aborted")));
+        r.end(body);
       });
-      r.on("error", reject);
-      init?.signal?.addEventListener("abort", () => r.destroy(new Error("aborted")));
-      r.end(body);
-    });
+    return send(true);
   };
   return Object.assign(f as typeof fetch, { agent });
 }

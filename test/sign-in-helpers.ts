@@ -228,6 +228,11 @@ export function chromiumBrowser(context: BrowserContext, issuer: string, session
         resolveBack(new URL(route.request().url()));
         return route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" });
       });
+      // a route is not asked for the target of a redirect (the consent POST's 303), and some builds of
+      // chromium then try to load it: the request itself is what came back, whether or not it loads
+      page.on("request", (request) => {
+        if (request.url().startsWith(REDIRECT_URI)) resolveBack(new URL(request.url()));
+      });
       await page.goto(url.href);
       await page.getByRole("button", { name: "Approve" }).click();
       return await back;
