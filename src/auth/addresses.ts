@@ -2,6 +2,7 @@
  * Which IP addresses a server-side fetch must not reach: an address literal's class (loopback,
  * private, link-local, …), or undefined for a public unicast address. Pure: no lookups, no sockets.
  */
+import { ipv6, ipv4 as parseIpv4 } from "../http/client-address.js";
 
 /** The classes of address a Client ID Metadata Document is never fetched from unless allowed. */
 export type AddressKind =
@@ -18,43 +19,8 @@ export type AddressKind =
 
 /** The four bytes of a dotted-quad IPv4 address, or undefined for anything else. */
 function ipv4(text: string): number[] | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
-  const bytes: number[] = [];
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined;
-    const n = Number(part);
-    if (n > 255) return undefined;
-    bytes.push(n);
-  }
-  return bytes;
-}
-
-/** The eight 16-bit groups of an IPv6 address (a zone id is dropped), or undefined for anything else. */
-function ipv6(text: string): number[] | undefined {
-  const zone = text.indexOf("%");
-  let rest = (zone >= 0 ? text.slice(0, zone) : text).toLowerCase();
-  if (rest.includes(".")) {
-    // an IPv4 address in the last 32 bits (::ffff:10.0.0.1): written as two groups like the others
-    const colon = rest.lastIndexOf(":");
-    const v4 = colon < 0 ? undefined : ipv4(rest.slice(colon + 1));
-    if (!v4) return undefined;
-    const hex = (hi: number, lo: number) => ((hi << 8) | lo).toString(16);
-    rest = `${rest.slice(0, colon + 1)}${hex(v4[0]!, v4[1]!)}:${hex(v4[2]!, v4[3]!)}`;
-  }
-  const halves = rest.split("::");
-  if (halves.length > 2) return undefined;
-  const groups = (half: string) => (half ? half.split(":") : []);
-  const head = groups(halves[0]!);
-  const back = halves.length === 2 ? groups(halves[1]!) : [];
-  const words: number[] = [];
-  for (const g of [...head, ...back]) {
-    if (!/^[0-9a-f]{1,4}$/.test(g)) return undefined;
-    words.push(Number.parseInt(g, 16));
-  }
-  const missing = 8 - words.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
-  return [...words.slice(0, head.length), ...new Array<number>(missing).fill(0), ...words.slice(head.length)];
+  const n = parseIpv4(text);
+  return n === undefined ? undefined : [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255];
 }
 
 function kindOfIpv4([a, b, c, d]: number[]): AddressKind | undefined {

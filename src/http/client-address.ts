@@ -23,7 +23,8 @@ export type TrustProxy =
 /** The header trusted proxies append the address they saw to. */
 export type ForwardedHeader = "x-forwarded-for" | "forwarded";
 
-function ipv4(s: string): number | undefined {
+/** A dotted-quad IPv4 address as one 32-bit number, or undefined for anything else (no leading zeros). */
+export function ipv4(s: string): number | undefined {
   const parts = s.split(".");
   if (parts.length !== 4) return undefined;
   let n = 0;
@@ -38,7 +39,8 @@ function ipv4(s: string): number | undefined {
   return n;
 }
 
-function ipv6(s: string): number[] | undefined {
+/** The eight 16-bit groups of an IPv6 address (a zone id dropped, an IPv4 tail as two groups), or undefined. */
+export function ipv6(s: string): number[] | undefined {
   const zone = s.indexOf("%");
   if (zone >= 0) s = s.slice(0, zone);
   if (s.length === 0 || s.length > 45) return undefined;
