@@ -18,6 +18,11 @@ export function toBase64(bytes: Uint8Array): string {
   return out;
 }
 
+/** Base64url (RFC 4648 §5, no padding) of bytes: tokens, digests, ids. */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
 /** One array holding `chunks` end to end; `total` is their summed length. */
 export function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
   const out = new Uint8Array(total);

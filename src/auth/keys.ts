@@ -4,6 +4,7 @@
  * until the tokens it signed have expired. Key generation, import and export are jose's.
  */
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK } from "jose";
+import { toBase64Url } from "../bytes.js";
 import type { AuthStore, StoredKey, StoredKeys } from "./store.js";
 
 /** The algorithms the authorization server can sign access tokens with. */
@@ -23,10 +24,7 @@ interface Loaded {
 }
 
 function random(bytes: number): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  let s = "";
-  for (const x of b) s += String.fromCharCode(x);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 function publicJwk(jwk: StoredKey["jwk"]): JWK {
@@ -162,10 +160,7 @@ export function randomToken(bytes = 32): string {
 
 /** SHA-256 of `text`, as base64url: how codes, refresh tokens and secrets are stored. */
 export async function digest(text: string): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  let s = "";
-  for (const x of d) s += String.fromCharCode(x);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
 }
 
 /** Compares two strings in time that depends on their length only (digests, never secrets themselves). */

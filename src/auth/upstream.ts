@@ -5,6 +5,7 @@
  * provider's failures turned into `SignInError`s that say what happened.
  */
 import type * as Oauth from "oauth4webapi";
+import { digest, randomToken, sameText } from "./keys.js";
 import { type SignIn, type SignInCallback, SignInError, type SignInStart } from "./sign-in.js";
 import type { Identity, PendingAuthorization, UpstreamTokens } from "./store.js";
 
@@ -83,33 +84,9 @@ interface Kept {
   nonce?: string;
 }
 
-const encoder = new TextEncoder();
-
-function base64url(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function randomPart(): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(32)));
-}
-
-async function digest(text: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text))));
-}
-
 /** Whether two strings are equal, in time that does not depend on where they differ (both are hashed first). */
 async function sameSecret(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([
-    crypto.subtle.digest("SHA-256", encoder.encode(a)),
-    crypto.subtle.digest("SHA-256", encoder.encode(b)),
-  ]);
-  const left = new Uint8Array(x);
-  const right = new Uint8Array(y);
-  let diff = 0;
-  for (let i = 0; i < left.length; i++) diff |= left[i]! ^ right[i]!;
-  return diff === 0;
+  return sameText(await digest(a), await digest(b));
 }
 
 /** The value of cookie `name` in a request, or undefined. */
@@ -257,8 +234,8 @@ export function upstreamSignIn(
       const as = await metadata(lib);
       if (!as.authorization_endpoint)
         throw new SignInError(`${name}'s metadata names no authorization_endpoint`);
-      const state = randomPart();
-      const secret = randomPart();
+      const state = randomToken();
+      const secret = randomToken();
       const verifier = lib.generateRandomCodeVerifier();
       const kept: Kept = { state, browser: await digest(secret), verifier };
       const url = new URL(as.authorization_endpoint);

@@ -5,7 +5,7 @@
  * and the caller it was issued to. Keys form a ring: the first seals, every one opens, so a key
  * can rotate without failing the rounds in flight.
  */
-import { toBase64 } from "../bytes.js";
+import { toBase64Url } from "../bytes.js";
 import { ErrorCode, McpError } from "../errors.js";
 
 /** Options of the request-state seal (the server's `requestState` option). */
@@ -159,10 +159,6 @@ function canonical(value: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
