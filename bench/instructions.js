@@ -1,10 +1,12 @@
-// Instructions per request on the four hot paths, counted by valgrind's callgrind in the server process
+// Instructions per request on the five hot paths, counted by valgrind's callgrind in the server process
 // (bench/servers/picomcp.js, the bench's fixture; node --single-threaded with fixed seeds, see `node`
 // below). The paths, one per part of the request path:
 //   stdio-echo      stdio `tools/call` echo, 2025-11-25: dispatch, zod validation, the result, serialization
 //   stdio-read      stdio `resources/read` of users://{id}/profile behind 10 other templates: template matching
 //   http-stateless  Streamable HTTP, 2026-07-28 `tools/call` echo, no session: the node:http bridge, the
 //                   handler's checks, the per-request envelope of the stateless revision
+//   http-sessionless Streamable HTTP, 2025-11-25 `tools/call` echo with `sessions: false` (the bench's
+//                   "HTTP stateless"): the bridge, a connection of its own per request
 //   http-session    Streamable HTTP, 2025-11-25 `tools/call` echo in a session: the bridge, a session looked
 //                   up and touched per request
 // Each path's server runs twice a round, serving W and then W + N requests in two processes; the
@@ -18,7 +20,7 @@
 //   nice -n 10 node bench/instructions.js [--rounds N] [--only stdio-echo,http-session,…]
 //                                         [--baseline <checkout or dist of another build>] [--json file]
 //                                         [--connections N (HTTP; default 8)]
-// Needs a built dist/ (`npm run build:dist`) and valgrind. About 6 minutes for the four paths at 2
+// Needs a built dist/ (`npm run build:dist`) and valgrind. About 8 minutes for the five paths at 2
 // rounds on an idle machine (more when it is shared), twice that with --baseline, which runs the same
 // fixture on the other build, the builds in turns, and prints the ratio. Progress goes to stderr, the
 // markdown table to stdout (bench/results/instructions.md keeps the last one committed).
@@ -87,6 +89,13 @@ const PATHS = {
     args: [],
     conns: { sessions: false, modern: true },
     make: modernEcho,
+    ok: echoed,
+  },
+  "http-sessionless": {
+    label: "HTTP `tools/call` echo without sessions (2025-11-25, `sessions: false`)",
+    args: [],
+    conns: { sessions: false },
+    make: echo,
     ok: echoed,
   },
   "http-session": {

@@ -5,8 +5,10 @@
 //   stdio: lines framed on bytes (no readline, no stream decoder), each line decoded once where it lies,
 //          answers written 32 to a write, and the rest of a chunk's answers in one write as soon as its
 //          lines are framed (picomcp's `writeNow`);
-//   HTTP:  the body's bytes decoded once, headers read from rawHeaders (no req.headers object), and the
-//          answer's headers and body in one write with a Content-Length (no chunked encoding).
+//   HTTP:  a request begun a microtask after its headers, so that a body that came with them is read at
+//          once (no listener), the body's bytes decoded once, headers read from rawHeaders (no
+//          req.headers object), and the answer's headers and body in one write with a Content-Length
+//          (no chunked encoding).
 // node:http and node:crypto are loaded by the HTTP floor alone: a stdio server has no use for them, and
 // loading them is part of a cold start.
 import { announce, itemText, parseArgs, profileText } from "./fixture.js";
@@ -189,32 +191,40 @@ async function serveHttp() {
       res.writeHead(405, { "content-length": 0 }).end();
       return;
     }
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const text = chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString();
-      let m;
-      try {
-        m = JSON.parse(text);
-      } catch {
-        m = undefined;
-      }
-      const headers = { "content-type": "application/json" };
-      if (args.sessions) {
-        if (m?.method === "initialize") {
-          const id = randomUUID();
-          sessions.add(id);
-          headers["mcp-session-id"] = id;
-        } else if (!sessions.has(header(req, "mcp-session-id"))) {
-          reply(res, 404, headers, JSON.stringify(error(null, -32001, "Session not found")));
-          return;
-        }
-      }
-      const answer = m === undefined ? error(null, -32700, "Parse error") : handle(m);
-      if (answer === undefined) res.writeHead(202, { "content-length": 0 }).end();
-      else reply(res, 200, headers, JSON.stringify(answer));
+    // begun once the bytes that came with the headers are parsed (a microtask later): a body that
+    // came with them is read at once, without a listener
+    queueMicrotask(() => {
+      const length = Number(header(req, "content-length"));
+      if (length > 0 && req.readableLength === length) return answer(req, res, req.read().toString());
+      const chunks = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () =>
+        answer(req, res, chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString()),
+      );
     });
   });
+  const answer = (req, res, text) => {
+    let m;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      m = undefined;
+    }
+    const headers = { "content-type": "application/json" };
+    if (args.sessions) {
+      if (m?.method === "initialize") {
+        const id = randomUUID();
+        sessions.add(id);
+        headers["mcp-session-id"] = id;
+      } else if (!sessions.has(header(req, "mcp-session-id"))) {
+        reply(res, 404, headers, JSON.stringify(error(null, -32001, "Session not found")));
+        return;
+      }
+    }
+    const out = m === undefined ? error(null, -32700, "Parse error") : handle(m);
+    if (out === undefined) res.writeHead(202, { "content-length": 0 }).end();
+    else reply(res, 200, headers, JSON.stringify(out));
+  };
   announce(server);
 }
 

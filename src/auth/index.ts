@@ -136,7 +136,7 @@ export function createProtectedHandler(
   const handler = wrap(inner) as ProtectedHandler & Answering;
   // the Node bridge gets the same wrapper around the answers it writes without a Response
   const answer = inner[ANSWER];
-  if (answer) handler[ANSWER] = wrap(answer);
+  if (answer) handler[ANSWER] = wrap(async (request) => answer(request));
   handler.closeSseStream = (target) => inner.closeSseStream(target);
   handler.closeStandaloneStream = (id) => inner.closeStandaloneStream(id);
   handler.close = () => inner.close();

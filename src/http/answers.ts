@@ -18,7 +18,7 @@ import { limitStatus } from "../limits/shares.js";
 import type { JsonRpcErrorObject, JsonRpcResponse } from "../types.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
-import { type BodyMeter, readBody } from "./request.js";
+import type { BodyResult } from "./request.js";
 
 /** The JSON-RPC code of transport-level refusals (406, 415, 413, 409, 405, 403, 400 without a session). */
 export const SERVER_ERROR = -32000;
@@ -197,19 +197,11 @@ export function noBatch(version: string | null): Reply | undefined {
   );
 }
 
-/** A session POST's body, read as `meter` counts it and parsed: its message, or the answer (400 unreadable, 413 too large, 429/503 refused by the governor, a parse error). */
-export async function readMessage(
-  request: Request,
-  max: number,
-  features: Features,
-  meter: BodyMeter,
-): Promise<{ message: unknown } | Reply> {
-  let body: Awaited<ReturnType<typeof readBody>>;
-  try {
-    body = await readBody(request, max, meter);
-  } catch {
-    return httpError(400, SERVER_ERROR, "Bad Request: the body could not be read", features);
-  }
+/**
+ * A session POST's body as {@link readBody} read it, parsed: its message, or the answer (413 too
+ * large, 429/503 refused by the governor, a parse error).
+ */
+export function messageOf(body: BodyResult, max: number, features: Features): { message: unknown } | Reply {
   if (!body.ok && body.reason === "too-large")
     return httpError(413, SERVER_ERROR, `Payload Too Large: the body must not exceed ${max} bytes`, features);
   if (!body.ok && body.reason === "limit") return bodyRefused(body.error, features);
@@ -219,4 +211,9 @@ export async function readMessage(
   } catch {
     return json(parseErrorResponse(features));
   }
+}
+
+/** 400 for a body that could not be read (its connection closed before it ended). */
+export function unreadable(features: Features): Reply {
+  return httpError(400, SERVER_ERROR, "Bad Request: the body could not be read", features);
 }

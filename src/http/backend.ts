@@ -90,11 +90,10 @@ export interface BackendParts {
   /** The handler's SSE streams and its one timer. */
   readonly streams: LiveStreams;
   readonly drain: Drain;
-  /** Serves one POST's messages on `connection`: JSON, or SSE. Without a session the drain tracks it. */
+  /** Serves one POST's messages on a session's connection, or on one of its own (`on`): JSON, or SSE. Without a session the drain tracks it. */
   exchange(
     request: Request,
-    connection: Connection,
-    session: Session | undefined,
+    on: Session | Connection,
     message: unknown,
     auth: AuthInfo | undefined,
   ): Awaitable<Answer>;
@@ -144,7 +143,7 @@ export class NoSessions implements SessionBackend {
     // an initialize is answered and starts nothing: its connection opens uninitialized
     const connection = connectStateless(p.server, init ? undefined : (version ?? HEADERLESS_VERSION), auth);
     p.limits.bind(connection, request, auth);
-    return p.exchange(request, connection, undefined, message, auth);
+    return p.exchange(request, connection, message, auth);
   }
 
   get(): Reply {

@@ -141,6 +141,31 @@ function masked(g: readonly number[], bits: number): number[] {
 }
 
 /**
+ * What a function of an address gives, remembered for the addresses asked of lately: a client's
+ * requests ask again and again, and a crowd's addresses are each asked by their own. Forgets them
+ * all once `max` are kept, so that a crowd costs it no more than that.
+ */
+export class AddressMemo<T> {
+  readonly #of: (address: string) => T;
+  readonly #max: number;
+  #kept = new Map<string, T>();
+
+  constructor(of: (address: string) => T, max = 4096) {
+    this.#of = of;
+    this.#max = max;
+  }
+
+  get(address: string): T {
+    const kept = this.#kept.get(address);
+    if (kept !== undefined || this.#kept.has(address)) return kept as T;
+    const value = this.#of(address);
+    if (this.#kept.size >= this.#max) this.#kept = new Map();
+    this.#kept.set(address, value);
+    return value;
+  }
+}
+
+/**
  * An address in its normal form (`192.0.2.1`, `2001:db8::1`): brackets, a port and an IPv6 zone
  * dropped, IPv4-mapped IPv6 written as IPv4. Undefined when it is no IP address.
  */

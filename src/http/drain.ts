@@ -59,27 +59,57 @@ export function closing(answer: Answer): Answer {
   return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers });
 }
 
+/**
+ * A request in flight that a drain can cut short past its grace: it then answers at once with the cut
+ * error. `connection` is its own connection when it belongs to no session (2026-07-28, `sessions:
+ * false`): a drain ends it gracefully when it begins, and closes it past the grace.
+ */
+export interface Running {
+  readonly connection: Connection | undefined;
+  cut(): void;
+  /** Where the drain keeps it (-1: not kept); the drain's alone. */
+  slot: number;
+}
+
 /** The drain state of one handler: whether it drains, and how many requests it is answering. */
 export class Drain {
-  /** The connections of requests in flight that belong to no session (2026-07-28, and `sessions: false`): cancelled past the grace. */
-  readonly running = new Set<Connection>();
-  /** What answers each request still running with the cut error, at once: called past the grace, before its streams close. */
-  readonly cuts = new Set<() => void>();
+  // the requests in flight, in slots reused as they end: a request costs the list no allocation
+  readonly #running: (Running | undefined)[] = [];
+  readonly #free: number[] = [];
   /** Whether the grace is over and the requests still running were cancelled. */
   cut = false;
-  /** {@link cut}, as a function to hand out. */
-  readonly isCut = (): boolean => this.cut;
   #draining = false;
   #inflight = 0;
   #wake: (() => void) | undefined;
 
-  /** Keeps `connection` among those running: what to call once its request is over (it closes it). */
-  track(connection: Connection): () => void {
-    this.running.add(connection);
-    return () => {
-      this.running.delete(connection);
-      connection.close();
-    };
+  /** Keeps a request in flight until {@link untrack}: cut short past the grace. */
+  track(running: Running): void {
+    const slot = this.#free.pop() ?? this.#running.length;
+    running.slot = slot;
+    this.#running[slot] = running;
+  }
+
+  /** The request is over (or was cut): no longer kept. */
+  untrack(running: Running): void {
+    const slot = running.slot;
+    if (slot < 0 || this.#running[slot] !== running) return;
+    this.#running[slot] = undefined;
+    this.#free.push(slot);
+    running.slot = -1;
+  }
+
+  /** The requests in flight now. */
+  running(): Running[] {
+    const out: Running[] = [];
+    for (const r of this.#running) if (r !== undefined) out.push(r);
+    return out;
+  }
+
+  /** The connections of their own of the requests in flight now (those of no session). */
+  connections(): Connection[] {
+    const out: Connection[] = [];
+    for (const r of this.#running) if (r?.connection !== undefined) out.push(r.connection);
+    return out;
   }
 
   /** Whether the drain has begun (readiness is off from then on). */
@@ -137,8 +167,8 @@ export class Drain {
     clearTimeout(timer);
     clearTimeout(late);
     this.cut = true;
-    for (const cut of [...this.cuts]) cut();
-    for (const connection of [...this.running]) connection.close();
+    for (const r of this.running()) r.cut();
+    for (const connection of this.connections()) connection.close();
     steps.end();
   }
 

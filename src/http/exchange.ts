@@ -1,6 +1,7 @@
 /** One POST that carries requests: answered with JSON, or with SSE once a related message comes first. */
 import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
 import type { HandleOptions } from "../dispatch/envelope.js";
+import type { Features } from "../eras/versions.js";
 import { DEFAULT_FEATURES, revision, SESSION_VERSIONS } from "../eras/versions.js";
 import { encodeMessage, errorResponse, expectsAnswer } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
@@ -14,13 +15,13 @@ import {
 } from "../types.js";
 import { randomId } from "./access.js";
 import { answerResponse, mapError, NONE, SERVER_ERROR } from "./answers.js";
-import { cutError, cutReply } from "./drain.js";
+import { cutError, cutReply, type Drain, type Running } from "./drain.js";
 import type { EventStore } from "./event-store.js";
 import { EventStream } from "./event-stream.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
 import { whenGone } from "./request.js";
-import type { Exchange, Session } from "./session.js";
+import { type Exchange, Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 const noop = () => {};
@@ -52,32 +53,20 @@ export function connectStateless(
   return server.connect(auth ? { ...options, auth } : options);
 }
 
-/** What {@link serveExchange} needs from the handler. */
-export interface ExchangeOptions {
+/** What serving a POST's messages needs from the handler: made once, shared by every exchange. */
+export interface ExchangeParts {
   server: McpServer;
-  connection: Connection;
-  /** The session, or undefined in stateless mode. */
-  session: Session | undefined;
-  message: unknown;
-  /** This POST's credentials, frozen. */
-  auth: AuthInfo | undefined;
   /** Bytes of JSON a batch's answers may take; an answer that would pass it becomes an error. */
   maxBatchAnswerBytes: number;
-  /** Where the stream's events are kept, when it is resumable. */
+  /** Where a session's streams' events are kept, when they are resumable. */
   store: EventStore | undefined;
   retryMs: number;
-  /** Opens an SSE body for the POST `request` of a caller with `auth` (one function for every POST, made once). */
+  /** Opens an SSE body for the POST `request` of a caller with `auth`. */
   sink(onGone: () => void, request: Request, auth: AuthInfo | undefined): SseWriter;
-  /** Called once the exchange is over. */
-  done(): void;
-  /** The POST: for the `errorStatus` hook, and to hear that its client went away (without a session nobody can resume, so that cancels it). */
-  request: Request;
   /** The `errorStatus` option. */
   errorStatus: ErrorStatus | undefined;
-  /** Whether a drain has cancelled what still ran: a request it cut short is told so. */
-  shut?: () => boolean;
-  /** What a drain calls past its grace, before it closes the streams: the exchange answers with the cut error at once. */
-  cuts?: Set<() => void>;
+  /** The handler's drain: it keeps the exchange until its answer is out, and cuts it short past its grace. */
+  drain: Drain;
 }
 
 const NO_IDS: readonly RequestId[] = Object.freeze([]);
@@ -158,156 +147,241 @@ function jsonHeaders(headers: { readonly [name: string]: string } | undefined): 
 }
 
 /**
- * Serves one POST: 202 when it holds no request; otherwise it waits for the first of the answer
- * (→ a JSON response) or a related message (→ an SSE response that carries it, later messages,
- * and finally the answer). Over a session a client disconnect is not a cancellation: the events
- * are kept and the client resumes with GET and `Last-Event-ID`.
+ * Serves one POST on a session's connection, or on a connection of its own (`on`), closed once the
+ * answer is out; `auth`: the POST's credentials, frozen. 202 when it holds no request; otherwise it
+ * waits for the first of the answer (→ a JSON response) or a related message (→ an SSE response that
+ * carries it, later messages, and finally the answer). Over a session a client disconnect is not a
+ * cancellation: the events are kept and the client resumes with GET and `Last-Event-ID`.
  */
-export function serveExchange(o: ExchangeOptions): Awaitable<Answer> {
-  const { server, connection, session, message } = o;
-  const headers = session ? { "mcp-session-id": session.id } : undefined;
-  if (!expectsAnswer(message)) {
-    const accepted = () => {
-      o.done();
-      return new Reply(202, headers ?? NONE, null);
-    };
-    const out = server.handleNow(message, connection, carried(server, o.request));
-    // a server that fails still ends the exchange: its count and its drain's hold come back
-    const failed = (error: unknown) => {
-      o.done();
-      throw error;
-    };
-    return isPromiseLike(out) ? out.then(accepted, failed) : accepted();
-  }
-  const features = revision(connection.protocolVersion) ?? DEFAULT_FEATURES;
-  const prime = session !== undefined && o.store !== undefined && features.ssePriming;
-  // what closeSseStream finds a session's POST by
-  const ids = session ? requestIds(message) : NO_IDS;
-  if (session) session.inflight++;
-  // made when the answer turns to SSE: a JSON answer needs no stream
-  let stream: EventStream | undefined;
-  let over = false;
-  let cancelled = false;
-  // the answer, once there is one (the SSE stream's, from the first related message on)
-  const settled = new OneAnswer();
-  const reply = (a: Answer) => settled.give(a);
-  // over a session nothing cancels a POST's requests but notifications/cancelled
-  const cancel = () => {
-    if (cancelled || over) return;
-    cancelled = true;
-    cancelRequests(connection, options);
+export function serveExchange(
+  parts: ExchangeParts,
+  request: Request,
+  on: Session | Connection,
+  message: unknown,
+  auth: AuthInfo | undefined,
+): Awaitable<Answer> {
+  if (!expectsAnswer(message)) return accept(parts, request, on, message);
+  return new PostExchange(parts, request, on, message, auth).run();
+}
+
+/** A POST of notifications and answers only: 202 once they are handled. */
+function accept(
+  parts: ExchangeParts,
+  request: Request,
+  on: Session | Connection,
+  message: unknown,
+): Awaitable<Answer> {
+  const server = parts.server;
+  const session = on instanceof Session ? on : undefined;
+  const connection = session ? session.connection : (on as Connection);
+  const headers = session ? { "mcp-session-id": session.id } : NONE;
+  // without a session the drain keeps its connection (closed past the grace) until it is handled
+  const running: Running | undefined = session ? undefined : { connection, cut: noop, slot: -1 };
+  if (running) parts.drain.track(running);
+  // a server that fails still ends the exchange: its own connection closes
+  const done = () => {
+    if (!running) return;
+    parts.drain.untrack(running);
+    connection.close();
   };
-  const toSse = (): EventStream => {
-    if (stream) return stream;
+  let out: ReturnType<McpServer["handleNow"]>;
+  try {
+    out = server.handleNow(message, connection, carried(server, request));
+  } catch (error) {
+    done();
+    throw error;
+  }
+  if (!isPromiseLike(out)) {
+    done();
+    return new Reply(202, headers, null);
+  }
+  return out.then(
+    () => {
+      done();
+      return new Reply(202, headers, null);
+    },
+    (error: unknown) => {
+      done();
+      throw error;
+    },
+  );
+}
+
+/** One POST that holds requests, from its first message to its one answer (see {@link serveExchange}). */
+class PostExchange implements Exchange, Running {
+  readonly #parts: ExchangeParts;
+  readonly #request: Request;
+  readonly connection: Connection | undefined;
+  readonly #connection: Connection;
+  readonly #session: Session | undefined;
+  readonly #message: unknown;
+  readonly #features: Features;
+  /** What closeSseStream finds a session's POST by. */
+  readonly #ids: readonly RequestId[];
+  readonly #options: HandleOptions;
+  /** The POST's credentials, frozen. */
+  readonly #auth: AuthInfo | undefined;
+  /** Made when the answer turns to SSE: a JSON answer needs no stream. */
+  #stream: EventStream | undefined;
+  #over = false;
+  #cancelled = false;
+  /** The answer, once there is one (the SSE stream's, from the first related message on). */
+  #answered: Answer | undefined;
+  #late: ((answer: Answer) => void) | undefined;
+  slot = -1;
+
+  constructor(
+    parts: ExchangeParts,
+    request: Request,
+    on: Session | Connection,
+    message: unknown,
+    auth: AuthInfo | undefined,
+  ) {
+    const session = on instanceof Session ? on : undefined;
+    const connection = session ? session.connection : (on as Connection);
+    this.#parts = parts;
+    this.#request = request;
+    this.#connection = connection;
+    this.connection = session ? undefined : connection;
+    this.#session = session;
+    this.#auth = auth;
+    this.#message = message;
+    this.#features = revision(connection.protocolVersion) ?? DEFAULT_FEATURES;
+    this.#ids = session ? requestIds(message) : NO_IDS;
+    // over a session nothing cancels a POST's requests but notifications/cancelled
+    this.#options = { send: (m) => this.#send(m) };
+  }
+
+  run(): Awaitable<Answer> {
+    const { server, drain } = this.#parts;
+    const session = this.#session;
+    const options = this.#options;
+    if (session) {
+      session.inflight++;
+      for (const id of this.#ids) session.exchanges.set(id, this);
+    }
+    drain.track(this);
+    if (server.observer) options.carrier = this.#request;
+    if (this.#auth) options.auth = this.#auth;
+    // a client already gone: nothing runs, as for an aborted signal
+    if (!session && whenGone(this.#request, () => this.#cancel())) options.signal = AbortSignal.abort();
+    let out: ReturnType<McpServer["handleNow"]>;
+    try {
+      out = server.handleNow(this.#message, this.#connection, options);
+    } catch {
+      out = undefined;
+    }
+    if (isPromiseLike(out))
+      out.then(
+        (answer) => this.#finish(answer, false),
+        () => this.#finish(undefined, false),
+      );
+    else this.#finish(out, false);
+    return this.#answered ?? new Promise<Answer>((resolve) => (this.#late = resolve));
+  }
+
+  /** Past a drain's grace: answered at once with the cut error (its handler's end comes after). */
+  cut(): void {
+    this.#finish(undefined, true);
+  }
+
+  disconnect(retryMs: number | undefined): boolean {
+    if (this.#over || !this.#primed()) return false;
+    this.#sse().detach(retryMs);
+    return true;
+  }
+
+  #primed(): boolean {
+    return this.#session !== undefined && this.#parts.store !== undefined && this.#features.ssePriming;
+  }
+
+  #reply(answer: Answer): void {
+    if (this.#answered) return;
+    this.#answered = answer;
+    this.#late?.(answer);
+  }
+
+  #cancel(): void {
+    if (this.#cancelled || this.#over) return;
+    this.#cancelled = true;
+    cancelRequests(this.#connection, this.#options);
+  }
+
+  #send(m: JsonRpcMessage): void {
+    const data = encode(m);
+    if (data === undefined || this.#over) return;
+    this.#sse().write(data);
+  }
+
+  #sse(): EventStream {
+    if (this.#stream) return this.#stream;
+    const parts = this.#parts;
+    const session = this.#session;
     const st = session
-      ? new EventStream(session.streamPrefix + randomId(12), o.store, session.id, session.orphaned)
-      : new EventStream(randomId(12), o.store);
-    stream = st;
-    const s = o.sink(
+      ? new EventStream(session.streamPrefix + randomId(12), parts.store, session.id, session.orphaned)
+      : new EventStream(randomId(12), undefined);
+    this.#stream = st;
+    const s = parts.sink(
       () => {
         if (st.sink === s) st.sink = undefined;
         if (session) session.lastActive = Date.now();
-        else cancel();
+        else this.#cancel();
       },
-      o.request,
-      o.auth,
+      this.#request,
+      this.#auth,
     );
     session?.streams.set(st.id, st);
-    st.attach(s, prime, o.retryMs);
-    reply(new Reply(200, headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS, s.readable));
+    st.attach(s, this.#primed(), parts.retryMs);
+    const headers = session ? { ...SSE_HEADERS, "mcp-session-id": session.id } : SSE_HEADERS;
+    this.#reply(new Reply(200, headers, s.readable));
     return st;
-  };
-  const exchange: Exchange = {
-    disconnect: (retryMs) => {
-      if (!prime || over) return false;
-      toSse().detach(retryMs);
-      return true;
-    },
-  };
-  for (const id of ids) session?.exchanges.set(id, exchange);
-  const send = (m: JsonRpcMessage) => {
-    const data = encode(m);
-    if (data === undefined || over) return;
-    toSse().write(data);
-  };
-  const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined, drained = false) => {
+  }
+
+  #finish(answer: JsonRpcResponse | JsonRpcResponse[] | undefined, drained: boolean): void {
     // cut by a drain already (its handler's end comes after)
-    if (over) return;
-    over = true;
-    o.cuts?.delete(cutNow);
+    if (this.#over) return;
+    this.#over = true;
+    const parts = this.#parts;
+    const session = this.#session;
+    const message = this.#message;
+    parts.drain.untrack(this);
     if (session) {
       session.inflight--;
       session.lastActive = Date.now();
-      for (const id of ids) if (session.exchanges.get(id) === exchange) session.exchanges.delete(id);
+      for (const id of this.#ids) if (session.exchanges.get(id) === this) session.exchanges.delete(id);
     }
-    const batch = Array.isArray(answer) ? encodeBatch(answer, o.maxBatchAnswerBytes, connection) : undefined;
+    const batch = Array.isArray(answer)
+      ? encodeBatch(answer, parts.maxBatchAnswerBytes, this.#connection)
+      : undefined;
     // cancelled by a drain past its grace: every request is told, on its stream when it has one (and
     // in the event store, where a client that resumes elsewhere reads it)
-    const cut = drained || (answer === undefined && o.shut?.() === true);
+    const cut = drained || (answer === undefined && parts.drain.cut);
+    const stream = this.#stream;
+    const headers = session ? { "mcp-session-id": session.id } : undefined;
     if (!stream && cut) {
       const ids = requestIds(message);
-      reply(cutReply(Array.isArray(message) ? ids : ids[0], features));
+      this.#reply(cutReply(Array.isArray(message) ? ids : ids[0], this.#features));
     } else if (!stream) {
-      reply(
+      this.#reply(
         batch
           ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)
-          : answerResponse(answer, headers, connection, mapError(o.errorStatus, answer, o.request)),
+          : answerResponse(
+              answer,
+              headers,
+              this.#connection,
+              mapError(parts.errorStatus, answer, this.#request),
+            ),
       );
     } else {
       const texts = cut
-        ? requestIds(message).map((id) => cutError(id, features))
+        ? requestIds(message).map((id) => cutError(id, this.#features))
         : (batch ?? (answer ? [encodeMessage(answer as JsonRpcResponse)] : []));
       for (const text of texts) stream.write(text);
       const delivered = stream.sink?.open === true;
       stream.finish();
       session?.finished(stream, delivered);
     }
-    o.done();
-  };
-  const cutNow = () => finish(undefined, true);
-  o.cuts?.add(cutNow);
-  const options: HandleOptions = { send };
-  if (server.observer) options.carrier = o.request;
-  // a client already gone: nothing runs, as for an aborted signal
-  if (!session && whenGone(o.request, cancel)) options.signal = AbortSignal.abort();
-  if (o.auth) options.auth = o.auth;
-  runNow(server, message, connection, options, finish);
-  return settled.get();
-}
-
-/** The one answer of an exchange: the first one given, returned as it is when it came at once. */
-export class OneAnswer {
-  #answered: Answer | undefined;
-  #late: ((answer: Answer) => void) | undefined;
-
-  give(answer: Answer): void {
-    if (this.#answered) return;
-    this.#answered = answer;
-    this.#late?.(answer);
+    // its own connection ends with it
+    if (!session) this.#connection.close();
   }
-
-  get(): Awaitable<Answer> {
-    return this.#answered ?? new Promise<Answer>((resolve) => (this.#late = resolve));
-  }
-}
-
-/**
- * Runs `message` through `handleNow` and calls `finish` with what it answers: at once when the handler
- * is synchronous, after it otherwise; a handler that throws finishes with no answer.
- */
-export function runNow(
-  server: McpServer,
-  message: unknown,
-  connection: Connection,
-  options: HandleOptions,
-  finish: (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => void,
-): void {
-  let out: ReturnType<McpServer["handleNow"]>;
-  try {
-    out = server.handleNow(message, connection, options);
-  } catch {
-    out = undefined;
-  }
-  if (isPromiseLike(out)) out.then(finish, () => finish(undefined));
-  else finish(out);
 }

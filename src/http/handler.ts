@@ -1,5 +1,5 @@
 /** The Streamable HTTP handler: routing by method, era and session, the checks every request passes, and a drain; sessions are its backend's. */
-import type { AuthInfo, Connection } from "../connection.js";
+import type { AuthInfo } from "../connection.js";
 import { featuresOf, isSessionVersion, SUPPORTED_VERSIONS } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
 import type { McpServer } from "../server.js";
@@ -7,10 +7,11 @@ import { type Awaitable, isObject, isPromiseLike, type RequestId } from "../type
 import { freezeAuth } from "./access.js";
 import {
   httpError,
+  messageOf,
   noBatch,
-  readMessage,
   SERVER_ERROR,
   sessionNotFound,
+  unreadable,
   unsupportedVersion,
   versionFeatures,
   withErrorBody,
@@ -18,21 +19,22 @@ import {
 import { type BackendParts, NoSessions, notAllowed, type SessionBackend } from "./backend.js";
 import { preflight, withCors } from "./cors.js";
 import { closing, Drain, drainingReply } from "./drain.js";
-import { serveExchange } from "./exchange.js";
+import { type ExchangeParts, serveExchange } from "./exchange.js";
 import { acceptsJsonAndSse, HostCheck, isJsonContentType, LOOPBACK_HOSTS, originAllowed } from "./guard.js";
 import { contradictingHeaders } from "./headers.js";
 import { type BodyCount, HttpGovernor } from "./limits.js";
 import { LocalSessions } from "./local.js";
 import { anonymousRates, count, type DrainOptions, type HttpHandlerOptions, positive } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
-import { header } from "./request.js";
+import { type BodyResult, header, readBody } from "./request.js";
 import type { Session } from "./session.js";
 import { sessionStore } from "./session-store.js";
 import { SharedBackend } from "./shared-backend.js";
 import { LiveStreams } from "./sse.js";
 import { isStatelessBody, isStatelessHeader, StatelessHttp } from "./stateless.js";
 
-const noop = () => {};
+/** 500, for a request whose handling failed. */
+const internalError = () => httpError(500, ErrorCode.InternalError, "Internal error");
 
 /** The backend the `sessions` option names: none, this instance's memory, or a store every instance serves from. */
 function sessionBackend(parts: BackendParts): SessionBackend {
@@ -60,8 +62,8 @@ export class StreamableHttp {
   readonly #limits: HttpGovernor;
   readonly #drain = new Drain();
   #drained: Promise<void> | undefined;
-  readonly #sink = (onGone: () => void, request: Request, auth: AuthInfo | undefined) =>
-    this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth)));
+  /** What every POST's exchange shares. */
+  readonly #parts: ExchangeParts;
 
   constructor(server: McpServer, o: HttpHandlerOptions) {
     this.#server = server;
@@ -103,9 +105,18 @@ export class StreamableHttp {
       retryMs: this.#retryMs,
       streams: this.#streams,
       drain: this.#drain,
-      exchange: (request, connection, session, message, auth) =>
-        this.#exchange(request, connection, session, message, auth),
+      exchange: (request, on, message, auth) => serveExchange(this.#parts, request, on, message, auth),
     });
+    this.#parts = {
+      server,
+      maxBatchAnswerBytes: this.#maxAnswer,
+      store: this.#sessions.events,
+      retryMs: this.#retryMs,
+      sink: (onGone, request, auth) =>
+        this.#streams.open(onGone, this.#limits.queue(this.#limits.caller(request, auth))),
+      errorStatus: o.errorStatus,
+      drain: this.#drain,
+    };
     this.#maxBatch = maxBatch ?? this.#sessions.maxBatch;
   }
 
@@ -113,7 +124,8 @@ export class StreamableHttp {
     return this.#sessions.size;
   }
 
-  async handle(request: Request): Promise<Answer> {
+  /** Answers a request: at once when nothing on its way waits (a refusal, a synchronous exchange), else later. */
+  handle(request: Request): Awaitable<Answer> {
     // a drain refuses new requests; a POST of a session with requests in flight here is still served
     // (its client's answers to their questions come here)
     const origin = header(request, "origin");
@@ -134,15 +146,23 @@ export class StreamableHttp {
     if (!originAllowed(origin, this.#o.allowedOrigins, this.#hosts)) {
       return httpError(403, SERVER_ERROR, "Forbidden: this Origin is not allowed");
     }
-    let response: Answer;
     this.#drain.enter();
+    let response: Awaitable<Answer>;
     try {
-      response = await this.#route(request);
+      response = this.#route(request);
     } catch {
-      response = httpError(500, ErrorCode.InternalError, "Internal error");
-    } finally {
-      this.#drain.leave();
+      response = internalError();
     }
+    if (!isPromiseLike(response)) return this.#answered(response, origin);
+    return response.then(
+      (answer) => this.#answered(answer, origin),
+      () => this.#answered(internalError(), origin),
+    );
+  }
+
+  /** A request has its answer: the drain counts it out, and it is told to close during one. */
+  #answered(response: Answer, origin: string | null): Answer {
+    this.#drain.leave();
     if (this.#drain.draining) response = closing(response);
     return origin === null ? response : withCors(response, origin);
   }
@@ -152,7 +172,7 @@ export class StreamableHttp {
     return sid !== null && this.#sessions.busy(sid);
   }
 
-  #route(request: Request): Answer | Promise<Answer> {
+  #route(request: Request): Awaitable<Answer> {
     if (request.method === "OPTIONS") return preflight(request, this.#sessions.methods);
     const authenticate = this.#o.authenticate;
     return authenticate ? this.#authenticated(request, authenticate) : this.#routed(request, undefined);
@@ -164,19 +184,18 @@ export class StreamableHttp {
     return await this.#routed(request, verdict ? freezeAuth(verdict) : undefined);
   }
 
-  #routed(request: Request, auth: AuthInfo | undefined): Answer | Promise<Answer> {
+  #routed(request: Request, auth: AuthInfo | undefined): Awaitable<Answer> {
     // routing between the eras: a live session of the caller stays a session; else the version header, initialize,
     // the body. Another's session is ignored, as an unknown one is: neither kept alive nor told to exist
     const sid = header(request, "mcp-session-id");
     const version = header(request, "mcp-protocol-version");
     const stateless = isStatelessHeader(version) && !(sid !== null && this.#sessions.owns(sid, auth));
     if (request.method === "POST") {
-      // the body's bytes count for its caller from the first one until it is parsed (or its answer is out)
+      // the body's bytes count for its caller from the first one until it has been read
       const body = this.#limits.count(request, auth);
-      const answer = stateless
-        ? this.#statelessHttp.post(request, auth, version!, body)
+      return stateless
+        ? this.#statelessHttp.post(version!, body)
         : this.#post(request, auth, sid, version, body);
-      return answer.finally(() => body.end());
     }
     if (stateless && (request.method === "GET" || request.method === "DELETE"))
       return this.#statelessHttp.notAllowed();
@@ -185,13 +204,13 @@ export class StreamableHttp {
     return notAllowed(this.#sessions.methods);
   }
 
-  async #post(
+  #post(
     request: Request,
     auth: AuthInfo | undefined,
     sid: string | null,
     version: string | null,
     body: BodyCount,
-  ): Promise<Answer> {
+  ): Awaitable<Answer> {
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
       return httpError(
@@ -205,16 +224,48 @@ export class StreamableHttp {
     }
     // the session named, marked as used, or its refusal (404, 401, 503)
     const found = sid === null ? undefined : this.#sessions.find(request, sid, auth, version);
-    const session = isPromiseLike(found) ? await found : found;
-    if (session instanceof Reply) return session;
-    const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
-    const read = await readMessage(request, this.#maxBody, features, body);
-    if (read instanceof Reply) return read;
-    // parsed: the text is gone, and the running request counts in `requests` (a long exchange holds no bytes)
+    if (found instanceof Reply) return found;
+    if (isPromiseLike(found))
+      return found.then((s) => (s instanceof Reply ? s : this.#read(body, version, s)));
+    return this.#read(body, version, found);
+  }
+
+  /** Reads and parses the body of a POST whose session (if it names one) was found, then serves it. */
+  #read(body: BodyCount, version: string | null, session: Session | undefined): Awaitable<Answer> {
+    // the answer is returned, not awaited: the body's text must not live on while a request runs
+    const result = readBody(body.request, this.#maxBody, body);
+    if (!isPromiseLike(result)) return this.#parse(body, version, session, result);
+    return result.then(
+      (r) => this.#parse(body, version, session, r),
+      () => this.#parse(body, version, session, undefined),
+    );
+  }
+
+  /** A POST's body as read (undefined: it could not be): its bytes come back, and it is parsed and served, or refused. */
+  #parse(
+    body: BodyCount,
+    version: string | null,
+    session: Session | undefined,
+    result: BodyResult | undefined,
+  ): Awaitable<Answer> {
     body.end();
-    const { message } = read;
+    const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
+    if (result === undefined) return unreadable(features);
+    const read = messageOf(result, this.#maxBody, features);
+    if (read instanceof Reply) return read;
+    return this.#posted(body.request, body.auth, version, session, read.message);
+  }
+
+  /** A POST's parsed message: served on the session, on its own, or as the 2026-07-28 request it is. */
+  #posted(
+    request: Request,
+    auth: AuthInfo | undefined,
+    version: string | null,
+    session: Session | undefined,
+    message: unknown,
+  ): Awaitable<Answer> {
+    const features = session ? featuresOf(session.connection.protocolVersion!) : versionFeatures(version);
     const init = isObject(message) && message.method === "initialize";
-    // answers are returned, not awaited: the body's text must not live on in this frame while a request runs
     if (!session && !init && isStatelessBody(message))
       return this.#statelessHttp.serve(request, message, auth, version);
     if (!init && version !== null && !isSessionVersion(version))
@@ -231,34 +282,6 @@ export class StreamableHttp {
     if (session.connection.closed) return sessionNotFound(features);
     return this.#sessions.serve(request, session, message, auth);
   }
-
-  /** One POST's messages on `connection`: a session's, or (without `session`) one the drain tracks until its answer is out. */
-  #exchange(
-    request: Request,
-    connection: Connection,
-    session: Session | undefined,
-    message: unknown,
-    auth: AuthInfo | undefined,
-  ): Awaitable<Answer> {
-    return serveExchange({
-      server: this.#server,
-      connection,
-      session,
-      message,
-      auth,
-      request,
-      errorStatus: this.#o.errorStatus,
-      maxBatchAnswerBytes: this.#maxAnswer,
-      // without a session the drain keeps its connection, and closes it past the grace
-      done: session ? noop : this.#drain.track(connection),
-      store: session ? this.#sessions.events : undefined,
-      retryMs: this.#retryMs,
-      sink: this.#sink,
-      shut: this.#drain.isCut,
-      cuts: this.#drain.cuts,
-    });
-  }
-
   closeSseStream(target: { sessionId: string; requestId: RequestId }): boolean {
     return this.#sessions.disconnect(target.sessionId, target.requestId);
   }

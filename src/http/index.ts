@@ -3,6 +3,7 @@
  * `(request) => Promise<Response>` that runs unchanged on Node, Deno, Bun and Workers.
  */
 import type { McpServer } from "../server.js";
+import { type Awaitable, isPromiseLike } from "../types.js";
 import { StreamableHttp } from "./handler.js";
 import type { HttpHandler, HttpHandlerOptions } from "./options.js";
 import { ANSWER, type Answer, type Answering, toResponse } from "./reply.js";
@@ -32,9 +33,19 @@ export { MemorySessionStore } from "./session-store.js";
  */
 export function createHttpHandler(server: McpServer, options: HttpHandlerOptions = {}): HttpHandler {
   const http = new StreamableHttp(server, options);
-  const answer = (request: Request) =>
-    server.observer?.refused ? http.handle(request).then((a) => refused(server, a)) : http.handle(request);
-  const handler = ((request: Request) => answer(request).then(toResponse)) as HttpHandler & Answering;
+  const answer = (request: Request): Awaitable<Answer> => {
+    if (!server.observer?.refused) return http.handle(request);
+    const a = http.handle(request);
+    return isPromiseLike(a) ? a.then((x) => refused(server, x)) : refused(server, a);
+  };
+  const handler = ((request: Request) => {
+    try {
+      const a = answer(request);
+      return isPromiseLike(a) ? a.then(toResponse) : Promise.resolve(toResponse(a));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }) as HttpHandler & Answering;
   // the Node bridge writes the handler's answers as they are, without a Response in between
   handler[ANSWER] = answer;
   handler.closeSseStream = (target) => http.closeSseStream(target);

@@ -7,7 +7,7 @@ import type { AuthInfo, Connection } from "../connection.js";
 import type { McpError } from "../errors.js";
 import { Governor } from "../limits/governor.js";
 import { anonymousKey, principalKey, setCallerKey } from "../limits/key.js";
-import { addressKey, checkedPrefix, isLocalAddress, ProxyTrust } from "./client-address.js";
+import { AddressMemo, addressKey, checkedPrefix, isLocalAddress, ProxyTrust } from "./client-address.js";
 import type { HttpHandlerOptions } from "./options.js";
 import { CLIENT, header, normalPeer, ON_GONE, peerOf, whenGone } from "./request.js";
 
@@ -23,9 +23,8 @@ export class HttpGovernor {
   readonly #key: ((request: Request) => string | undefined) | undefined;
   readonly #prefix: number;
   readonly #trust: ProxyTrust | undefined;
-  // the key of the last address asked for: a request asks several times, and a crowd's are all new
-  #lastAddress: string | undefined;
-  #lastKey: string | undefined;
+  // the keys of the addresses asked for lately: a request asks several times, and so do a client's requests
+  readonly #keys: AddressMemo<string | undefined>;
   // where the line about a proxy not trusted goes, until it has been said once
   #untrusted: ((line: string) => void) | undefined;
 
@@ -35,6 +34,7 @@ export class HttpGovernor {
       throw new TypeError("limits.key must be a function of the request");
     this.#key = limits.key;
     this.#prefix = checkedPrefix(limits.ipv6Prefix);
+    this.#keys = new AddressMemo((address) => addressKey(address, this.#prefix));
     this.#trust = o.trustProxy === undefined ? undefined : new ProxyTrust(o.trustProxy);
     if (this.#trust === undefined) this.#untrusted = o.log ?? console.warn;
     const sessions = {
@@ -104,12 +104,7 @@ export class HttpGovernor {
       }
     }
     const address = this.address(request);
-    if (address === undefined) return undefined;
-    if (address !== this.#lastAddress) {
-      this.#lastKey = addressKey(address, this.#prefix);
-      this.#lastAddress = address;
-    }
-    return this.#lastKey;
+    return address === undefined ? undefined : this.#keys.get(address);
   }
 
   /** The key a request's caller is counted under (see `callerKey`). */
@@ -163,29 +158,30 @@ export class HttpGovernor {
  */
 export class BodyCount {
   readonly #limits: HttpGovernor;
-  readonly #request: Request;
-  readonly #auth: AuthInfo | undefined;
+  /** The POST, and its credentials (frozen). */
+  readonly request: Request;
+  readonly auth: AuthInfo | undefined;
   #caller: string | undefined;
   #held = 0;
 
   constructor(limits: HttpGovernor, request: Request, auth: AuthInfo | undefined) {
     this.#limits = limits;
-    this.#request = request;
-    this.#auth = auth;
+    this.request = request;
+    this.auth = auth;
   }
 
   /** Counts the body as `bytes` long in all (declared, or arrived so far): the refusal when its caller may not hold that many. */
   grow(bytes: number): McpError | undefined {
     if (bytes <= this.#held || bytes < SMALL_BODY) return undefined;
     // the caller is named only for a body that counts: a small request asks no `limits.key`
-    this.#caller ??= this.#limits.caller(this.#request, this.#auth);
+    this.#caller ??= this.#limits.caller(this.request, this.auth);
     const g = this.#limits.governor;
     const refused = g.check("requestBytes", this.#caller, bytes - this.#held);
     if (refused) return refused;
     g.add("requestBytes", this.#caller, bytes - this.#held);
     // a client that leaves gives its bytes back then: told for free by a bridge's request; a web stream's read fails by itself, and an abort listener a
     // body would cost the hot path
-    if (this.#held === 0 && ON_GONE in this.#request) whenGone(this.#request, () => this.end());
+    if (this.#held === 0 && ON_GONE in this.request) whenGone(this.request, () => this.end());
     this.#held = bytes;
     return undefined;
   }

@@ -74,7 +74,7 @@ export class LocalSessions implements SessionBackend {
   }
 
   serve(request: Request, session: Session, message: unknown, auth: AuthInfo | undefined) {
-    return this.parts.exchange(request, session.connection, session, message, auth);
+    return this.parts.exchange(request, session, message, auth);
   }
 
   begin(

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { ErrorCode } from "../errors.js";
+import { isPromiseLike } from "../types.js";
 import { httpError, SERVER_ERROR } from "./answers.js";
 import { validHost } from "./guard.js";
 import { DRAIN_BYTES, firstHeader, type LazyState, NodeRequest, requestBody } from "./node-request.js";
@@ -26,6 +27,21 @@ export function toNodeListener(
   handler: (request: Request) => Response | Promise<Response>,
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  return nodeListener(handler, options);
+}
+
+/** What is told of each answer the bridge gives: when it begins, and when its response has closed. */
+export interface AnswerCount {
+  opened(): void;
+  closed(): void;
+}
+
+/** {@link toNodeListener}, telling `count` of every answer (the server's drain waits for them). */
+export function nodeListener(
+  handler: (request: Request) => Response | Promise<Response>,
+  options: NodeListenerOptions,
+  count?: AnswerCount,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const path = options.path;
   const bodyMs = positive(options.bodyTimeoutMs ?? 30_000, "bodyTimeoutMs");
   // a request target that is exactly the endpoint, when the endpoint is already in a URL's normal form,
@@ -35,8 +51,36 @@ export function toNodeListener(
   const answer: (request: Request) => Answer | Promise<Answer> = (handler as Answering)[ANSWER] ?? handler;
   const deadlines = bodyDeadlines(bodyMs);
   return (req, res) => {
-    if (hasBody(req)) deadlines(req, res);
-    bridge(answer, req, res, path, exact).catch(() => res.destroy());
+    count?.opened();
+    const state: LazyState = {
+      req,
+      url: undefined,
+      target: exact ?? "/",
+      host: undefined,
+      method: req.method ?? "GET",
+      headers: undefined,
+      aborter: undefined,
+      closed: false,
+      gone: undefined,
+      body: undefined,
+      read: undefined,
+      real: undefined,
+    };
+    res.on("close", () => {
+      count?.closed();
+      if (res.writableFinished) return;
+      state.closed = true;
+      state.aborter?.abort();
+      state.gone?.();
+    });
+    if (!hasBody(req)) {
+      bridge(answer, state, res, path, exact);
+      return;
+    }
+    deadlines(req, res);
+    // begun once the bytes that came with the headers are parsed (a microtask later): a body that
+    // came with them (nearly every one) is then read at once, without a listener or a promise
+    queueMicrotask(() => bridge(answer, state, res, path, exact));
   };
 }
 
@@ -90,59 +134,56 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): vo
   res.once("close", clear);
 }
 
-async function bridge(
+/** Answers one request: its target checked, the handler asked, and its answer written (a failure of either: 500, or the connection reset). */
+function bridge(
   handler: (request: Request) => Answer | Promise<Answer>,
-  req: IncomingMessage,
+  state: LazyState,
   res: ServerResponse,
   path: string | undefined,
   exact: string | undefined,
-): Promise<void> {
+): void {
+  const req = state.req;
   const host = firstHeader(req, "host");
   // `localhost:3000@evil.com` would turn into user info of the URL, which a Request refuses
   if (host !== undefined && !validHost(host)) {
-    return writeResponse(
-      res,
-      httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed"),
-      true,
-    );
+    written(res, httpError(400, SERVER_ERROR, "Bad Request: the Host header is malformed"), true);
+    return;
   }
-  const base = `http://${host ?? "localhost"}`;
-  let url: string | undefined;
+  state.host = host;
   if (exact === undefined || req.url !== exact) {
     let parsed: URL;
     try {
-      parsed = new URL(req.url ?? "/", base);
+      parsed = new URL(req.url ?? "/", `http://${host ?? "localhost"}`);
       if (parsed.username || parsed.password) throw new TypeError("credentials in the URL");
     } catch {
-      return writeResponse(
-        res,
-        httpError(400, SERVER_ERROR, "Bad Request: the request target is malformed"),
-        true,
-      );
+      written(res, httpError(400, SERVER_ERROR, "Bad Request: the request target is malformed"), true);
+      return;
     }
     if (path !== undefined && parsed.pathname !== path) {
-      return writeResponse(
-        res,
-        httpError(404, SERVER_ERROR, `Not Found: the MCP endpoint is ${path}`),
-        false,
-      );
+      written(res, httpError(404, SERVER_ERROR, `Not Found: the MCP endpoint is ${path}`), false);
+      return;
     }
-    url = parsed.href;
+    state.url = parsed.href;
   }
-  const method = req.method ?? "GET";
-  const state: LazyState = { req, url: url ?? (() => new URL(exact!, base).href), method, closed: false };
-  res.on("close", () => {
-    if (res.writableFinished) return;
-    state.closed = true;
-    state.aborter?.abort();
-    state.gone?.();
-  });
-  let response: Answer;
+  let response: Answer | Promise<Answer>;
   try {
-    response = await handler(new NodeRequest(state) as unknown as Request);
+    response = handler(new NodeRequest(state) as unknown as Request);
   } catch {
     response = httpError(500, ErrorCode.InternalError, "Internal error");
   }
+  if (!isPromiseLike(response)) {
+    answered(state, res, response);
+    return;
+  }
+  response.then(
+    (r) => answered(state, res, r),
+    () => answered(state, res, httpError(500, ErrorCode.InternalError, "Internal error")),
+  );
+}
+
+/** Writes the handler's answer, and what the request's body needs then (its rest read and dropped, or its connection closed). */
+function answered(state: LazyState, res: ServerResponse, response: Answer): void {
+  const req = state.req;
   // a body left unread (refused before reading it) would corrupt the kept-alive connection: a small
   // rest is read and dropped; a large one, or one the handler gave up on, closes it after the answer
   const abandoned = (state.body?.abandoned() ?? false) || (state.read?.abandoned ?? false);
@@ -151,11 +192,35 @@ async function bridge(
     abandoned || (unread && !(Number(firstHeader(req, "content-length") ?? 0) <= DRAIN_BYTES));
   // answered already: the body took too long
   if (res.headersSent) return;
-  await writeResponse(res, response, closeAfter);
-  if (unread) (state.body ?? requestBody(req)).discard();
+  const discard = () => (state.body ?? requestBody(req)).discard();
+  let out: Promise<void> | undefined;
+  try {
+    out = writeResponse(res, response, closeAfter);
+  } catch {
+    res.destroy();
+    return;
+  }
+  if (out === undefined) {
+    if (unread) discard();
+    return;
+  }
+  out.then(unread ? discard : undefined).catch(() => res.destroy());
 }
 
-async function writeResponse(res: ServerResponse, response: Answer, closeAfter: boolean): Promise<void> {
+/** Writes an answer of the bridge's own; one that fails resets the connection. */
+function written(res: ServerResponse, answer: Answer, closeAfter: boolean): void {
+  try {
+    writeResponse(res, answer, closeAfter)?.catch(() => res.destroy());
+  } catch {
+    res.destroy();
+  }
+}
+
+function writeResponse(
+  res: ServerResponse,
+  response: Answer,
+  closeAfter: boolean,
+): Promise<void> | undefined {
   if (response instanceof Reply) return writeReply(res, response, closeAfter);
   const out: OutgoingHttpHeaders = {};
   response.headers.forEach((value, name) => {

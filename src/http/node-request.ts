@@ -1,6 +1,16 @@
 /** The lazy `Request` the `node:http` bridge hands the web handler, and the request body as a web stream. */
 import type { IncomingMessage } from "node:http";
-import { type BodyMeter, type BodyResult, HEADER, ON_GONE, PEER, type Peer, READ_BODY } from "./request.js";
+import type { Awaitable } from "../types.js";
+import {
+  type BodyMeter,
+  type BodyResult,
+  HEADER,
+  ON_GONE,
+  PEER,
+  PEER_ADDRESS,
+  type Peer,
+  READ_BODY,
+} from "./request.js";
 
 /** Bytes of an unread body read and dropped to keep its connection alive; past it, the connection closes. */
 export const DRAIN_BYTES = 1024 * 1024;
@@ -34,18 +44,20 @@ export function firstHeader(req: IncomingMessage, name: string): string | undefi
 /** What a {@link lazyRequest} made so far: each web object only once something asks for it. */
 export interface LazyState {
   readonly req: IncomingMessage;
-  /** The URL, or how to make it. */
-  url: string | (() => string);
+  /** The URL, once made: `target` (the endpoint's path, already in its normal form) on the request's host. */
+  url: string | undefined;
+  readonly target: string;
+  host: string | undefined;
   readonly method: string;
-  headers?: Headers;
-  aborter?: AbortController;
+  headers: Headers | undefined;
+  aborter: AbortController | undefined;
   closed: boolean;
   /** Who hears that the client went away without a signal (ON_GONE). */
-  gone?: () => void;
-  body?: ReturnType<typeof requestBody>;
+  gone: (() => void) | undefined;
+  body: ReturnType<typeof requestBody> | undefined;
   /** The body was read by READ_BODY; true when it stopped reading at the limit. */
-  read?: { abandoned: boolean };
-  real?: Request;
+  read: { abandoned: boolean } | undefined;
+  real: Request | undefined;
 }
 
 const STATE = Symbol("state");
@@ -108,6 +120,10 @@ export class NodeRequest {
     return this[STATE].method;
   }
 
+  [PEER_ADDRESS](): string | undefined {
+    return this[STATE].req.socket?.remoteAddress;
+  }
+
   [PEER](): Peer {
     const req = this[STATE].req;
     return { address: req.socket?.remoteAddress, port: req.socket?.remotePort, httpVersion: req.httpVersion };
@@ -115,7 +131,7 @@ export class NodeRequest {
 
   get url(): string {
     const s = this[STATE];
-    if (typeof s.url !== "string") s.url = s.url();
+    s.url ??= new URL(s.target, `http://${s.host ?? "localhost"}`).href;
     return s.url;
   }
 
@@ -176,14 +192,19 @@ export class NodeRequest {
     return real(this).body;
   }
 
-  [READ_BODY](max: number, meter?: BodyMeter): Promise<BodyResult> | undefined {
+  [READ_BODY](max: number, meter?: BodyMeter): Awaitable<BodyResult> | undefined {
     const s = this[STATE];
     if (s.body || s.read || s.real || s.method === "GET" || s.method === "HEAD") return undefined;
     const read = { abandoned: false };
     s.read = read;
     const req = s.req;
+    // the whole body is there already (it came with its headers, and the bridge began once they were
+    // parsed): read at once, without a listener or a promise
+    const whole = wholeBody(s);
+    if (whole !== undefined) return decoded(whole);
     return new Promise<BodyResult>((resolve, reject) => {
-      const chunks: Buffer[] = [];
+      let first: Buffer | undefined;
+      let chunks: Buffer[] | undefined;
       let total = 0;
       const stop = () => {
         req.off("data", onData);
@@ -204,17 +225,14 @@ export class NodeRequest {
         // a chunked body, or one longer than it said: counted as it arrives, before it is kept
         const refused = meter?.grow(total);
         if (refused) return abandon({ ok: false, reason: "limit", error: refused });
-        chunks.push(chunk);
+        if (first === undefined) first = chunk;
+        else if (chunks === undefined) chunks = [first, chunk];
+        else chunks.push(chunk);
       };
       const onEnd = () => {
         // the request's listeners stay: no more data comes, and they go with the request
         req.socket?.off("close", onClose);
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-        try {
-          resolve({ ok: true, text: utf8.decode(bytes) });
-        } catch {
-          resolve({ ok: false, reason: "not-utf8" });
-        }
+        resolve(decoded(chunks ? Buffer.concat(chunks, total) : (first ?? EMPTY)));
       };
       const onError = (error: Error) => {
         stop();
@@ -231,6 +249,33 @@ export class NodeRequest {
       req.socket?.on("close", onClose);
     });
   }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** A body's bytes as text: UTF-8, or refused. */
+function decoded(bytes: Buffer): BodyResult {
+  try {
+    return { ok: true, text: utf8.decode(bytes) };
+  } catch {
+    return { ok: false, reason: "not-utf8" };
+  }
+}
+
+/**
+ * The whole body of a request when every byte its `Content-Length` declares has arrived and nobody
+ * has read any (a body that came with its headers), taken at once; else undefined.
+ */
+function wholeBody(s: LazyState): Buffer | undefined {
+  const req = s.req;
+  if (s.closed || req.readableDidRead || firstHeader(req, "transfer-encoding") !== undefined)
+    return undefined;
+  const declared = firstHeader(req, "content-length");
+  if (declared === undefined) return undefined;
+  const length = Number(declared);
+  if (length === 0) return EMPTY;
+  if (!(length > 0) || req.readableLength !== length) return undefined;
+  return (req.read() as Buffer | null) ?? undefined;
 }
 
 /** The full `Request`, made once, from what the lazy one made so far. */

@@ -1,17 +1,11 @@
 /** `serve`: plain Node (`node:http`) in front of the web-standard handler of `picomcp/http`: listening, connections per address, health, close and drain. */
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import type { McpServer } from "../server.js";
 import { addressKey, checkedPrefix, ProxyTrust } from "./client-address.js";
 import { LOOPBACK_HOSTS } from "./guard.js";
 import { createHttpHandler, type DrainOptions, type HttpHandler, type HttpHandlerOptions } from "./index.js";
-import { toNodeListener } from "./node-listener.js";
+import { type AnswerCount, nodeListener } from "./node-listener.js";
 import { count, positive } from "./options.js";
 
 export { type NodeListenerOptions, toNodeListener } from "./node-listener.js";
@@ -89,8 +83,8 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
     httpOptions.allowedHosts = [...LOOPBACK_HOSTS, bracket(hostname)];
   }
   const handler = createHttpHandler(server, httpOptions);
-  const answering = new Answering(toNodeListener(handler, { path, bodyTimeoutMs }));
-  const listener = answering.listener;
+  const answering = new Answering();
+  const listener = nodeListener(handler, { path, bodyTimeoutMs }, answering);
   const live = health && (health.live ?? "/healthz");
   const ready = health && (health.ready ?? "/readyz");
   const http = createServer(
@@ -150,21 +144,17 @@ export async function serve(server: McpServer, options: ServeOptions): Promise<N
 const LATE_MS = 1000;
 
 /** The answers being written: a drain waits until they have left before it closes their connections. */
-class Answering {
+class Answering implements AnswerCount {
   #open = 0;
   #wake: (() => void)[] = [];
-  readonly listener: (req: IncomingMessage, res: ServerResponse) => void;
 
-  constructor(inner: (req: IncomingMessage, res: ServerResponse) => void) {
-    const closed = () => {
-      if (--this.#open > 0) return;
-      for (const wake of this.#wake.splice(0)) wake();
-    };
-    this.listener = (req, res) => {
-      this.#open++;
-      res.once("close", closed);
-      inner(req, res);
-    };
+  opened(): void {
+    this.#open++;
+  }
+
+  closed(): void {
+    if (--this.#open > 0) return;
+    for (const wake of this.#wake.splice(0)) wake();
   }
 
   /** Resolves once no answer is being written, or after `ms`. */

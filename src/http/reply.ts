@@ -29,7 +29,7 @@ export const ANSWER: unique symbol = Symbol("picomcp.answer");
 
 /** A fetch handler that may also answer without making a `Response` (see {@link ANSWER}). */
 export interface Answering {
-  [ANSWER]?: (request: Request) => Promise<Answer>;
+  [ANSWER]?: (request: Request) => Answer | Promise<Answer>;
 }
 
 /** The text of responses made from a string, so that a bridge can write it whole instead of streaming it. */

@@ -4,7 +4,8 @@
  */
 import { concatBytes } from "../bytes.js";
 import type { McpError } from "../errors.js";
-import { normalAddress } from "./client-address.js";
+import type { Awaitable } from "../types.js";
+import { AddressMemo, normalAddress } from "./client-address.js";
 
 /** The method by which a request object can look up a header without making its `Headers` (see {@link header}). */
 export const HEADER: unique symbol = Symbol.for("picomcp.header");
@@ -85,19 +86,22 @@ export function clientOf(request: Request): { address: string; port: number | un
   return peer?.address === undefined ? undefined : { address: normalPeer(request)!, port: peer.port };
 }
 
-// the last peer address written in its normal form: a connection's requests ask for the same one
-let lastPeer: string | undefined;
-let lastNormal: string | undefined;
+/** The method by which a bridge's request tells its peer's address alone, without a {@link Peer} made for it. */
+export const PEER_ADDRESS: unique symbol = Symbol.for("picomcp.peerAddress");
+
+/** The address of `request`'s peer as its bridge knows it, undefined when unknown. */
+function peerAddress(request: Request): string | undefined {
+  const own = (request as { [PEER_ADDRESS]?: () => string | undefined })[PEER_ADDRESS];
+  return own === undefined ? peerOf(request)?.address : own.call(request);
+}
+
+// addresses in their normal form: a connection's requests ask for the same one
+const normals = new AddressMemo((address) => normalAddress(address) ?? address);
 
 /** The address of `request`'s peer in its normal form (`::ffff:192.0.2.1` is `192.0.2.1`); undefined when unknown. */
 export function normalPeer(request: Request): string | undefined {
-  const address = peerOf(request)?.address;
-  if (address === undefined) return undefined;
-  if (address !== lastPeer) {
-    lastNormal = normalAddress(address) ?? address;
-    lastPeer = address;
-  }
-  return lastNormal;
+  const address = peerAddress(request);
+  return address === undefined ? undefined : normals.get(address);
 }
 
 /** The method by which a request object can read its own body for {@link readBody}, with the same rules. */
@@ -115,17 +119,18 @@ export type BodyResult =
   | { ok: false; reason: "limit"; error: McpError };
 
 /** A body refused unread, or no longer read: the client is told so and its connection closes (see http/node.ts). */
-function refuse(request: Request, result: BodyResult): Promise<BodyResult> {
+function refuse(request: Request, result: BodyResult): BodyResult {
   request.body?.cancel().catch(() => {});
-  return Promise.resolve(result);
+  return result;
 }
 
 /**
  * Reads a body as UTF-8 text, at most `max` bytes, counted by `meter` from its first byte: a larger
  * declared `Content-Length` is refused unread, a declared one the meter refuses too, and a streamed
  * body stops being read (and is cancelled) as soon as it passes the limit or the meter refuses it.
+ * A body that is there already (the `node:http` bridge's, come with its headers) is read at once.
  */
-export function readBody(request: Request, max: number, meter?: BodyMeter): Promise<BodyResult> {
+export function readBody(request: Request, max: number, meter?: BodyMeter): Awaitable<BodyResult> {
   try {
     const declared = header(request, "content-length");
     const length = declared === null ? Number.NaN : Number(declared);
@@ -135,7 +140,7 @@ export function readBody(request: Request, max: number, meter?: BodyMeter): Prom
     if (refused) return refuse(request, { ok: false, reason: "limit", error: refused });
     // a bridge's request may read its body the same way without a web stream (see http/node.ts)
     const read = (
-      request as { [READ_BODY]?: (max: number, meter?: BodyMeter) => Promise<BodyResult> | undefined }
+      request as { [READ_BODY]?: (max: number, meter?: BodyMeter) => Awaitable<BodyResult> | undefined }
     )[READ_BODY];
     return read?.call(request, max, meter) ?? readStream(request, max, meter);
   } catch (error) {

@@ -5,39 +5,23 @@
  * stays open until the client closes it, which cancels the request).
  */
 import type { AuthInfo, Connection, ConnectionOptions } from "../connection.js";
-import type { HandleOptions } from "../dispatch/envelope.js";
 import { hasStatelessMeta, META } from "../eras/stateless.js";
 import { isStatelessVersion } from "../eras/versions.js";
 import { ErrorCode } from "../errors.js";
-import { encodeMessage } from "../jsonrpc.js";
-import type { McpServer } from "../server.js";
-import {
-  type Awaitable,
-  isObject,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  type RequestId,
-} from "../types.js";
-import { bodyRefused, JSON_TYPE, mapError, NONE } from "./answers.js";
-import { cutError, cutReply, type Drain } from "./drain.js";
-import { cancelRequests, encode, OneAnswer, runNow } from "./exchange.js";
+import { type Awaitable, isObject, isPromiseLike, type RequestId } from "../types.js";
+import { bodyRefused, NONE } from "./answers.js";
 import { acceptsJsonAndSse, isJsonContentType } from "./guard.js";
 import { checkHeaders } from "./headers.js";
-import type { BodyCount, HttpGovernor } from "./limits.js";
-import type { ErrorStatus } from "./options.js";
-import { type Answer, Reply, toResponse } from "./reply.js";
-import { header, readBody, whenGone } from "./request.js";
-import { SSE_HEADERS, type SseWriter } from "./sse.js";
+import type { BodyCount } from "./limits.js";
+import { type Answer, Reply } from "./reply.js";
+import { type BodyResult, header, readBody } from "./request.js";
+import { StatelessExchange, type StatelessOptions, validId } from "./stateless-exchange.js";
 
 const VERSION_KEY = META.protocolVersion;
 const noop = () => {};
 /** The options of a request's own connection without credentials: one object for them all. */
 const UNSENT: ConnectionOptions = Object.freeze({ send: noop });
 const CAPABILITIES_KEY = META.clientCapabilities;
-
-function validId(id: unknown): RequestId | undefined {
-  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
-}
 
 /** Whether `MCP-Protocol-Version` names a stateless revision (an unknown one is refused on the session path). */
 export function isStatelessHeader(value: string | null): boolean {
@@ -68,39 +52,6 @@ function fail(
   return new Reply(status, { "content-type": "application/json", ...extra }, JSON.stringify(body));
 }
 
-/** The HTTP status of a JSON answer: the protocol's refusals are 400, an unknown method 404, the rest 200. */
-function statusOf(answer: JsonRpcResponse): number {
-  if (!("error" in answer)) return 200;
-  switch (answer.error.code) {
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.ParseError:
-      return 400;
-    default:
-      return 200;
-  }
-}
-
-/** What the stateless pipeline needs from the handler. */
-export interface StatelessOptions {
-  server: McpServer;
-  maxBodyBytes: number;
-  /** Most listen streams open at once. */
-  maxListens: number;
-  /** Opens an SSE body that gets keep-alive comments, its queue counted for `caller`; `onGone` runs when the client goes away. */
-  sink(onGone: () => void, caller: string): SseWriter;
-  /** Who the caller is, and what its request's body counts for. */
-  limits: HttpGovernor;
-  /** The `errorStatus` option. */
-  errorStatus: ErrorStatus | undefined;
-  /** The handler's drain: it keeps the connections of requests in flight, and cancels those left at its end. */
-  drain: Drain;
-}
-
 /** @internal — the 2026-07-28 pipeline of one handler. */
 export class StatelessHttp {
   readonly #o: StatelessOptions;
@@ -116,7 +67,7 @@ export class StatelessHttp {
    * `server.endGracefully`: an open listen gets its final result) before the streams close.
    */
   close(): void {
-    for (const connection of [...this.#o.drain.running]) this.#o.server.endGracefully(connection);
+    for (const connection of this.#o.drain.connections()) this.#o.server.endGracefully(connection);
   }
 
   /** GET and DELETE have no meaning in the revision. */
@@ -133,15 +84,12 @@ export class StatelessHttp {
   }
 
   /**
-   * A POST whose headers named the revision (`version`, its `MCP-Protocol-Version` as the route read
-   * it): media types and body are checked here, with its codes.
+   * A POST (`count`: it, its credentials and its body's count) whose headers named the revision
+   * (`version`, its `MCP-Protocol-Version` as the route read it): media types and body are checked
+   * here, with its codes.
    */
-  async post(
-    request: Request,
-    auth: AuthInfo | undefined,
-    version: string,
-    count: BodyCount,
-  ): Promise<Answer> {
+  post(version: string, count: BodyCount): Awaitable<Answer> {
+    const request = count.request;
     const accept = header(request, "accept");
     if (!acceptsJsonAndSse(accept)) {
       return fail(
@@ -159,33 +107,36 @@ export class StatelessHttp {
         "Unsupported Media Type: Content-Type must be application/json",
       );
     }
-    let text: string;
-    try {
-      const body = await readBody(request, this.#o.maxBodyBytes, count);
-      if (!body.ok && body.reason === "limit") return bodyRefused(body.error);
-      if (!body.ok && body.reason === "too-large") {
-        return fail(
-          413,
-          undefined,
-          ErrorCode.InvalidRequest,
-          `Payload Too Large: the body must not exceed ${this.#o.maxBodyBytes} bytes`,
-        );
-      }
-      if (!body.ok) throw new SyntaxError("not UTF-8");
-      text = body.text;
-    } catch {
+    // the answer is returned, not awaited: the body's text must not live on while the request runs (a listen runs long)
+    const result = readBody(request, this.#o.maxBodyBytes, count);
+    if (!isPromiseLike(result)) return this.#parse(count, version, result);
+    return result.then(
+      (r) => this.#parse(count, version, r),
+      () => this.#parse(count, version, undefined),
+    );
+  }
+
+  /** A POST's body as read (undefined: it could not be): its bytes come back, and it is parsed and served, or refused. */
+  #parse(count: BodyCount, version: string, body: BodyResult | undefined): Awaitable<Answer> {
+    count.end();
+    if (body === undefined || (!body.ok && body.reason === "not-utf8"))
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the body is not UTF-8 text");
+    if (!body.ok && body.reason === "limit") return bodyRefused(body.error);
+    if (!body.ok) {
+      return fail(
+        413,
+        undefined,
+        ErrorCode.InvalidRequest,
+        `Payload Too Large: the body must not exceed ${this.#o.maxBodyBytes} bytes`,
+      );
     }
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      message = JSON.parse(body.text);
     } catch {
       return fail(400, undefined, ErrorCode.ParseError, "Parse error: the message is not valid JSON");
     }
-    // parsed: the text is gone, and the running request counts in `requests` (a listen holds no bytes)
-    count.end();
-    // not awaited here: the body's text must not live on in this frame while the request runs (a listen runs long)
-    return this.serve(request, message, auth, version);
+    return this.serve(count.request, message, count.auth, version);
   }
 
   /**
@@ -290,67 +241,8 @@ export class StatelessHttp {
     listen = false,
   ): Awaitable<Answer> {
     if (listen) this.#listening.add(connection);
-    const done = this.#o.drain.track(connection);
-    let sink: SseWriter | undefined;
-    let over = false;
-    let cancelled = false;
-    // the answer, once there is one (the SSE stream's, from the first related message on)
-    const settled = new OneAnswer();
-    const reply = (a: Answer) => settled.give(a);
-    const cancel = () => {
-      if (cancelled || over) return;
-      cancelled = true;
-      cancelRequests(connection, options);
-    };
-    const send = (m: JsonRpcMessage) => {
-      const data = over ? undefined : encode(m);
-      if (data === undefined || cancelled) return;
-      if (!sink) {
-        // closing the stream is the client's cancellation
-        sink = this.#o.sink(cancel, this.#o.limits.caller(request, auth));
-        reply(new Reply(200, SSE_HEADERS, sink.readable));
-        // a request whose stream opens once a drain has begun (a listen whose body was still
-        // arriving) ends at once gracefully, as those running when it began did
-        if (this.#o.drain.draining) queueMicrotask(() => this.#o.server.endGracefully(connection));
-      }
-      sink.event(data);
-    };
-    const finish = (answer: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
-      // cut by a drain already (its handler's end comes after)
-      if (over) return;
-      over = true;
-      this.#o.drain.cuts.delete(cutNow);
-      if (listen) this.#listening.delete(connection);
-      done();
-      const one = Array.isArray(answer) ? answer[0] : answer;
-      if (sink) {
-        if (one) sink.event(encodeMessage(one));
-        // cancelled at the end of a drain: the stream's last event says so
-        else if (this.#o.drain.cut) sink.event(cutError(validId((message as { id?: unknown }).id)));
-        sink.close();
-      } else if (one) {
-        const mapped = mapError(this.#o.errorStatus, one, request);
-        const status = mapped?.status ?? statusOf(one);
-        if (mapped?.headers) {
-          // a hook's headers (any case, any spelling) are made what a Response makes of them
-          const headers = { "content-type": "application/json", ...mapped.headers };
-          reply(toResponse(new Reply(status, headers, encodeMessage(one))));
-        } else reply(new Reply(status, JSON_TYPE, encodeMessage(one)));
-      } else if (this.#o.drain.cut) {
-        // cancelled at the end of a drain: the client is told, and not invited to retry (it may have had effects)
-        reply(cutReply(validId((message as { id?: unknown }).id)));
-      } else {
-        // cancelled before anything was sent: the client is gone and reads nothing
-        reply(new Reply(202, NONE, null));
-      }
-    };
-    const cutNow = () => finish(undefined);
-    this.#o.drain.cuts.add(cutNow);
-    const options: HandleOptions = { send, stateless: true };
-    if (this.#o.server.observer) options.carrier = request;
-    // a client already gone: nothing runs, as for an aborted signal
-    if (whenGone(request, cancel)) options.signal = AbortSignal.abort();
-    runNow(this.#o.server, message, connection, options, finish);
-    return settled.get();
+    return new StatelessExchange(this.#o, request, message, connection, auth).run(
+      listen ? this.#listening : undefined,
+    );
   }
 }

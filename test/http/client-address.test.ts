@@ -2,6 +2,7 @@
 // trusted proxies read right to left from X-Forwarded-For and RFC 7239 Forwarded.
 import { describe, expect, it } from "vitest";
 import {
+  AddressMemo,
   addressKey,
   forwardedFor,
   normalAddress,
@@ -216,5 +217,27 @@ describe("ProxyTrust", () => {
     expect(() => new ProxyTrust(["proxy.local"])).toThrow(/not an address, a range/);
     expect(() => new ProxyTrust({ hops: 1, header: "x-real-ip" as "forwarded" })).toThrow(/header/);
     expect(() => new ProxyTrust("1" as unknown as number)).toThrow(/hops, or ranges/);
+  });
+});
+
+describe("AddressMemo", () => {
+  it("asks once per address while it keeps it, and forgets every address once it holds its most", () => {
+    const asked: string[] = [];
+    const memo = new AddressMemo((a) => {
+      asked.push(a);
+      return a === "x" ? undefined : normalAddress(a);
+    }, 3);
+    expect(memo.get("::ffff:127.0.0.2")).toBe("127.0.0.2");
+    expect(memo.get("::ffff:127.0.0.2")).toBe("127.0.0.2");
+    // an address the function gives nothing for is kept too
+    expect(memo.get("x")).toBeUndefined();
+    expect(memo.get("x")).toBeUndefined();
+    expect(asked).toEqual(["::ffff:127.0.0.2", "x"]);
+    memo.get("192.0.2.1");
+    // a fourth address: a crowd's new ones cost it no more than its most, and the old are asked again
+    memo.get("192.0.2.2");
+    expect(memo.get("192.0.2.2")).toBe("192.0.2.2");
+    expect(memo.get("::ffff:127.0.0.2")).toBe("127.0.0.2");
+    expect(asked).toEqual(["::ffff:127.0.0.2", "x", "192.0.2.1", "192.0.2.2", "::ffff:127.0.0.2"]);
   });
 });
