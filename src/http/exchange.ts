@@ -18,9 +18,9 @@ import { answerResponse, mapError, NONE, SERVER_ERROR } from "./answers.js";
 import { cutError, cutReply, type Drain, type Running } from "./drain.js";
 import type { EventStore } from "./event-store.js";
 import { EventStream } from "./event-stream.js";
+import { OneExchange } from "./one-exchange.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply } from "./reply.js";
-import { whenGone } from "./request.js";
 import { type Exchange, Session } from "./session.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
@@ -129,18 +129,6 @@ function encodeBatch(answers: JsonRpcResponse[], max: number, connection: Connec
   });
 }
 
-/**
- * Cancels what a connection of its own runs for a client that went away, as aborting a signal
- * given with `options` would (an `AbortError`), without a signal made for the many that stay: the
- * requests running are aborted, and one still on its way to its handler (past an await, not yet
- * registered) finds the aborted signal that dispatch looks at before it starts.
- */
-export function cancelRequests(connection: Connection, options: HandleOptions): void {
-  const reason = new DOMException("This operation was aborted", "AbortError");
-  options.signal = AbortSignal.abort(reason);
-  connection.inflight.abortEach(reason);
-}
-
 /** The headers of a JSON answer with `headers`. */
 function jsonHeaders(headers: { readonly [name: string]: string } | undefined): { [name: string]: string } {
   return { "content-type": "application/json", ...headers };
@@ -208,27 +196,21 @@ function accept(
 }
 
 /** One POST that holds requests, from its first message to its one answer (see {@link serveExchange}). */
-class PostExchange implements Exchange, Running {
+class PostExchange extends OneExchange implements Exchange {
   readonly #parts: ExchangeParts;
   readonly #request: Request;
-  readonly connection: Connection | undefined;
   readonly #connection: Connection;
   readonly #session: Session | undefined;
   readonly #message: unknown;
   readonly #features: Features;
   /** What closeSseStream finds a session's POST by. */
   readonly #ids: readonly RequestId[];
-  readonly #options: HandleOptions;
   /** The POST's credentials, frozen. */
   readonly #auth: AuthInfo | undefined;
   /** Made when the answer turns to SSE: a JSON answer needs no stream. */
   #stream: EventStream | undefined;
-  #over = false;
-  #cancelled = false;
-  /** The answer, once there is one (the SSE stream's, from the first related message on). */
-  #answered: Answer | undefined;
-  #late: ((answer: Answer) => void) | undefined;
-  slot = -1;
+  /** Cut short by a drain past its grace. */
+  #drained = false;
 
   constructor(
     parts: ExchangeParts,
@@ -239,54 +221,36 @@ class PostExchange implements Exchange, Running {
   ) {
     const session = on instanceof Session ? on : undefined;
     const connection = session ? session.connection : (on as Connection);
+    super(connection, session === undefined, false);
     this.#parts = parts;
     this.#request = request;
     this.#connection = connection;
-    this.connection = session ? undefined : connection;
     this.#session = session;
     this.#auth = auth;
     this.#message = message;
     this.#features = revision(connection.protocolVersion) ?? DEFAULT_FEATURES;
     this.#ids = session ? requestIds(message) : NO_IDS;
-    // over a session nothing cancels a POST's requests but notifications/cancelled
-    this.#options = { send: (m) => this.#send(m) };
   }
 
   run(): Awaitable<Answer> {
-    const { server, drain } = this.#parts;
     const session = this.#session;
-    const options = this.#options;
     if (session) {
       session.inflight++;
       for (const id of this.#ids) session.exchanges.set(id, this);
     }
-    drain.track(this);
-    if (server.observer) options.carrier = this.#request;
-    if (this.#auth) options.auth = this.#auth;
-    // a client already gone: nothing runs, as for an aborted signal
-    if (!session && whenGone(this.#request, () => this.#cancel())) options.signal = AbortSignal.abort();
-    let out: ReturnType<McpServer["handleNow"]>;
-    try {
-      out = server.handleNow(this.#message, this.#connection, options);
-    } catch {
-      out = undefined;
-    }
-    if (isPromiseLike(out))
-      out.then(
-        (answer) => this.#finish(answer, false),
-        () => this.#finish(undefined, false),
-      );
-    else this.#finish(out, false);
-    return this.#answered ?? new Promise<Answer>((resolve) => (this.#late = resolve));
+    this.#parts.drain.track(this);
+    if (this.#auth) this.options.auth = this.#auth;
+    // over a session nothing cancels a POST's requests but notifications/cancelled
+    return this.start(this.#parts.server, this.#message, this.#request, !session);
   }
 
-  /** Past a drain's grace: answered at once with the cut error (its handler's end comes after). */
   cut(): void {
-    this.#finish(undefined, true);
+    this.#drained = true;
+    this.finish(undefined);
   }
 
   disconnect(retryMs: number | undefined): boolean {
-    if (this.#over || !this.#primed()) return false;
+    if (this.over || !this.#primed()) return false;
     this.#sse().detach(retryMs);
     return true;
   }
@@ -295,21 +259,9 @@ class PostExchange implements Exchange, Running {
     return this.#session !== undefined && this.#parts.store !== undefined && this.#features.ssePriming;
   }
 
-  #reply(answer: Answer): void {
-    if (this.#answered) return;
-    this.#answered = answer;
-    this.#late?.(answer);
-  }
-
-  #cancel(): void {
-    if (this.#cancelled || this.#over) return;
-    this.#cancelled = true;
-    cancelRequests(this.#connection, this.#options);
-  }
-
-  #send(m: JsonRpcMessage): void {
+  protected send(m: JsonRpcMessage): void {
     const data = encode(m);
-    if (data === undefined || this.#over) return;
+    if (data === undefined || this.over) return;
     this.#sse().write(data);
   }
 
@@ -325,7 +277,7 @@ class PostExchange implements Exchange, Running {
       () => {
         if (st.sink === s) st.sink = undefined;
         if (session) session.lastActive = Date.now();
-        else this.#cancel();
+        else this.cancel();
       },
       this.#request,
       this.#auth,
@@ -333,14 +285,14 @@ class PostExchange implements Exchange, Running {
     session?.streams.set(st.id, st);
     st.attach(s, this.#primed(), parts.retryMs);
     const headers = session ? { ...SSE_HEADERS, "mcp-session-id": session.id } : SSE_HEADERS;
-    this.#reply(new Reply(200, headers, s.readable));
+    this.reply(new Reply(200, headers, s.readable));
     return st;
   }
 
-  #finish(answer: JsonRpcResponse | JsonRpcResponse[] | undefined, drained: boolean): void {
+  protected finish(answer: JsonRpcResponse | JsonRpcResponse[] | undefined): void {
     // cut by a drain already (its handler's end comes after)
-    if (this.#over) return;
-    this.#over = true;
+    if (this.over) return;
+    this.over = true;
     const parts = this.#parts;
     const session = this.#session;
     const message = this.#message;
@@ -355,14 +307,14 @@ class PostExchange implements Exchange, Running {
       : undefined;
     // cancelled by a drain past its grace: every request is told, on its stream when it has one (and
     // in the event store, where a client that resumes elsewhere reads it)
-    const cut = drained || (answer === undefined && parts.drain.cut);
+    const cut = this.#drained || (answer === undefined && parts.drain.cut);
     const stream = this.#stream;
     const headers = session ? { "mcp-session-id": session.id } : undefined;
     if (!stream && cut) {
       const ids = requestIds(message);
-      this.#reply(cutReply(Array.isArray(message) ? ids : ids[0], this.#features));
+      this.reply(cutReply(Array.isArray(message) ? ids : ids[0], this.#features));
     } else if (!stream) {
-      this.#reply(
+      this.reply(
         batch
           ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)
           : answerResponse(

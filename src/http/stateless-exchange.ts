@@ -1,23 +1,16 @@
 /** One 2026-07-28 request over Streamable HTTP on a connection of its own, from its start to its one answer: JSON, or SSE from the first related notification on. */
 import type { AuthInfo, Connection } from "../connection.js";
-import type { HandleOptions } from "../dispatch/envelope.js";
 import { ErrorCode } from "../errors.js";
 import { encodeMessage } from "../jsonrpc.js";
 import type { McpServer } from "../server.js";
-import {
-  type Awaitable,
-  isPromiseLike,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  type RequestId,
-} from "../types.js";
+import type { Awaitable, JsonRpcMessage, JsonRpcResponse, RequestId } from "../types.js";
 import { JSON_TYPE, mapError, NONE } from "./answers.js";
-import { cutError, cutReply, type Drain, type Running } from "./drain.js";
-import { cancelRequests, encode } from "./exchange.js";
+import { cutError, cutReply, type Drain } from "./drain.js";
+import { encode } from "./exchange.js";
 import type { HttpGovernor } from "./limits.js";
+import { OneExchange } from "./one-exchange.js";
 import type { ErrorStatus } from "./options.js";
 import { type Answer, Reply, toResponse } from "./reply.js";
-import { whenGone } from "./request.js";
 import { SSE_HEADERS, type SseWriter } from "./sse.js";
 
 export function validId(id: unknown): RequestId | undefined {
@@ -57,24 +50,16 @@ function statusOf(answer: JsonRpcResponse): number {
   }
 }
 
-/** @internal */
-export /** One 2026-07-28 request on its own connection, from its start to its one answer. */
-class StatelessExchange implements Running {
+/** One 2026-07-28 request on its own connection, from its start to its one answer. @internal */
+export class StatelessExchange extends OneExchange {
   readonly #o: StatelessOptions;
   readonly #request: Request;
   readonly #message: object;
-  readonly connection: Connection;
+  readonly #connection: Connection;
   readonly #auth: AuthInfo | undefined;
-  readonly #options: HandleOptions;
   /** The listen streams open, when this is one. */
   #listening: Set<Connection> | undefined;
   #sink: SseWriter | undefined;
-  #over = false;
-  #cancelled = false;
-  /** The answer, once there is one (the SSE stream's, from the first related message on). */
-  #answered: Answer | undefined;
-  #late: ((answer: Answer) => void) | undefined;
-  slot = -1;
 
   constructor(
     o: StatelessOptions,
@@ -83,77 +68,47 @@ class StatelessExchange implements Running {
     connection: Connection,
     auth: AuthInfo | undefined,
   ) {
+    super(connection, true, true);
     this.#o = o;
     this.#request = request;
     this.#message = message;
-    this.connection = connection;
+    this.#connection = connection;
     this.#auth = auth;
-    this.#options = { send: (m) => this.#send(m), stateless: true };
   }
 
   run(listening: Set<Connection> | undefined): Awaitable<Answer> {
-    const { server, drain } = this.#o;
-    const options = this.#options;
     this.#listening = listening;
-    drain.track(this);
-    if (server.observer) options.carrier = this.#request;
-    // a client already gone: nothing runs, as for an aborted signal
-    if (whenGone(this.#request, () => this.#cancel())) options.signal = AbortSignal.abort();
-    let out: ReturnType<McpServer["handleNow"]>;
-    try {
-      out = server.handleNow(this.#message, this.connection, options);
-    } catch {
-      out = undefined;
-    }
-    if (isPromiseLike(out))
-      out.then(
-        (answer) => this.#finish(answer),
-        () => this.#finish(undefined),
-      );
-    else this.#finish(out);
-    return this.#answered ?? new Promise<Answer>((resolve) => (this.#late = resolve));
+    this.#o.drain.track(this);
+    // closing the stream, or the client going away, is the client's cancellation
+    return this.start(this.#o.server, this.#message, this.#request, true);
   }
 
-  /** Past a drain's grace: answered at once (its handler's end comes after). */
   cut(): void {
-    this.#finish(undefined);
+    this.finish(undefined);
   }
 
-  #reply(answer: Answer): void {
-    if (this.#answered) return;
-    this.#answered = answer;
-    this.#late?.(answer);
-  }
-
-  /** Closing the stream is the client's cancellation. */
-  #cancel(): void {
-    if (this.#cancelled || this.#over) return;
-    this.#cancelled = true;
-    cancelRequests(this.connection, this.#options);
-  }
-
-  #send(m: JsonRpcMessage): void {
-    const data = this.#over ? undefined : encode(m);
-    if (data === undefined || this.#cancelled) return;
+  protected send(m: JsonRpcMessage): void {
+    const data = this.over ? undefined : encode(m);
+    if (data === undefined || this.cancelled) return;
     if (!this.#sink) {
       const o = this.#o;
-      this.#sink = o.sink(() => this.#cancel(), o.limits.caller(this.#request, this.#auth));
-      this.#reply(new Reply(200, SSE_HEADERS, this.#sink.readable));
+      this.#sink = o.sink(() => this.cancel(), o.limits.caller(this.#request, this.#auth));
+      this.reply(new Reply(200, SSE_HEADERS, this.#sink.readable));
       // a request whose stream opens once a drain has begun (a listen whose body was still
       // arriving) ends at once gracefully, as those running when it began did
-      if (o.drain.draining) queueMicrotask(() => o.server.endGracefully(this.connection));
+      if (o.drain.draining) queueMicrotask(() => o.server.endGracefully(this.#connection));
     }
     this.#sink.event(data);
   }
 
-  #finish(answer: JsonRpcResponse | JsonRpcResponse[] | undefined): void {
+  protected finish(answer: JsonRpcResponse | JsonRpcResponse[] | undefined): void {
     // cut by a drain already (its handler's end comes after)
-    if (this.#over) return;
-    this.#over = true;
+    if (this.over) return;
+    this.over = true;
     const o = this.#o;
     o.drain.untrack(this);
-    this.#listening?.delete(this.connection);
-    this.connection.close();
+    this.#listening?.delete(this.#connection);
+    this.#connection.close();
     const one = Array.isArray(answer) ? answer[0] : answer;
     const sink = this.#sink;
     const id = () => validId((this.#message as { id?: unknown }).id);
@@ -168,14 +123,14 @@ class StatelessExchange implements Running {
       if (mapped?.headers) {
         // a hook's headers (any case, any spelling) are made what a Response makes of them
         const headers = { "content-type": "application/json", ...mapped.headers };
-        this.#reply(toResponse(new Reply(status, headers, encodeMessage(one))));
-      } else this.#reply(new Reply(status, JSON_TYPE, encodeMessage(one)));
+        this.reply(toResponse(new Reply(status, headers, encodeMessage(one))));
+      } else this.reply(new Reply(status, JSON_TYPE, encodeMessage(one)));
     } else if (o.drain.cut) {
       // cancelled at the end of a drain: the client is told, and not invited to retry (it may have had effects)
-      this.#reply(cutReply(id()));
+      this.reply(cutReply(id()));
     } else {
       // cancelled before anything was sent: the client is gone and reads nothing
-      this.#reply(new Reply(202, NONE, null));
+      this.reply(new Reply(202, NONE, null));
     }
   }
 }
