@@ -166,7 +166,9 @@ export function report({ samples, sizes, names, labels, machine, rounds, quick, 
 function targets(r, value, scaling) {
   const t = [];
   const line = (ok, text) =>
-    t.push(`- ${ok === "reported" ? "reported" : ok === undefined ? "?" : ok ? "met" : "**not met**"}: ${text}`);
+    t.push(
+      `- ${ok === "reported" ? "reported" : ok === undefined ? "?" : ok ? "met" : "**not met**"}: ${text}`,
+    );
   const x = (v) => (v === undefined ? "–" : `${v.toFixed(2)}×`);
   for (const k of ["echoRps", "readRps"]) {
     const q = r[k];

@@ -50,7 +50,9 @@ function head(length: number | "chunked", modern: boolean): string {
 }
 
 function echo(text: string, modern: boolean): Buffer {
-  const params = modern ? { name: "echo", arguments: { text }, _meta: MODERN } : { name: "echo", arguments: { text } };
+  const params = modern
+    ? { name: "echo", arguments: { text }, _meta: MODERN }
+    : { name: "echo", arguments: { text } };
   return Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params }));
 }
 
