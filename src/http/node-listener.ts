@@ -74,14 +74,29 @@ export function nodeListener(
       state.gone?.();
     });
     if (!hasBody(req)) {
-      bridge(answer, state, res, path, exact);
+      safely(answer, state, res, path, exact);
       return;
     }
     deadlines(req, res);
     // begun once the bytes that came with the headers are parsed (a microtask later): a body that
     // came with them (nearly every one) is then read at once, without a listener or a promise
-    queueMicrotask(() => bridge(answer, state, res, path, exact));
+    queueMicrotask(() => safely(answer, state, res, path, exact));
   };
+}
+
+/** {@link bridge}, its connection reset if it fails: the process stays up, and the client is not left waiting. */
+function safely(
+  handler: (request: Request) => Answer | Promise<Answer>,
+  state: LazyState,
+  res: ServerResponse,
+  path: string | undefined,
+  exact: string | undefined,
+): void {
+  try {
+    bridge(handler, state, res, path, exact);
+  } catch {
+    res.destroy();
+  }
 }
 
 /** Whether a request says it has a body (HTTP/1.1: a `Content-Length` above 0, or a `Transfer-Encoding`). */
