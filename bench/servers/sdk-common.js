@@ -5,32 +5,37 @@ import { createServer } from "node:http";
 import { z } from "zod";
 import { announce, itemText, parseArgs, profileText } from "./fixture.js";
 
+/** The fixture on an SDK server (`server`: its high-level McpServer, which 1.x, v2 and mcp-handler share). */
+export function registerFixture(server, ResourceTemplate, args) {
+  server.registerTool(
+    "echo",
+    { description: "Echoes its text", inputSchema: { text: z.string() } },
+    ({ text }) => ({ content: [{ type: "text", text }] }),
+  );
+  for (let i = 0; i < args.templates; i++)
+    server.registerResource(
+      `res${i}`,
+      new ResourceTemplate(`res${i}://items/{id}`, { list: undefined }),
+      {},
+      (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(i, id) }] }),
+    );
+  server.registerResource(
+    "profile",
+    new ResourceTemplate("users://{id}/profile", { list: undefined }),
+    {},
+    (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: profileText(id) }] }),
+  );
+  for (let i = 0; i < args.statics; i++)
+    server.registerResource(`static${i}`, `static://item/${i}`, {}, (uri) => ({
+      contents: [{ uri: uri.href, text: `static ${i}` }],
+    }));
+}
+
 export async function run({ McpServer, ResourceTemplate, StdioServerTransport, HttpTransport, Modern }) {
   const args = parseArgs();
   const make = () => {
     const server = new McpServer({ name: "bench", version: "1.0.0" });
-    server.registerTool(
-      "echo",
-      { description: "Echoes its text", inputSchema: { text: z.string() } },
-      ({ text }) => ({ content: [{ type: "text", text }] }),
-    );
-    for (let i = 0; i < args.templates; i++)
-      server.registerResource(
-        `res${i}`,
-        new ResourceTemplate(`res${i}://items/{id}`, { list: undefined }),
-        {},
-        (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: itemText(i, id) }] }),
-      );
-    server.registerResource(
-      "profile",
-      new ResourceTemplate("users://{id}/profile", { list: undefined }),
-      {},
-      (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: profileText(id) }] }),
-    );
-    for (let i = 0; i < args.statics; i++)
-      server.registerResource(`static${i}`, `static://item/${i}`, {}, (uri) => ({
-        contents: [{ uri: uri.href, text: `static ${i}` }],
-      }));
+    registerFixture(server, ResourceTemplate, args);
     return server;
   };
 

@@ -36,6 +36,31 @@ const UTF8_NAMES = 0x0800;
 const DOS_TIME = 0;
 const DOS_DATE = (1 << 5) | 1;
 
+/** What a local header and the central directory's header both say of an entry. */
+interface Entry {
+  method: number;
+  crc: number;
+  /** Bytes stored, and bytes once inflated. */
+  size: number;
+  length: number;
+  name: Buffer;
+}
+
+/**
+ * Writes the fields a local header and a central directory header share, in the same order, from
+ * `at` (6 in the one, 8 in the other): flags, method, time, date, CRC-32, both sizes, the name's length.
+ */
+function writeEntry(buffer: Buffer, at: number, e: Entry): void {
+  buffer.writeUInt16LE(UTF8_NAMES, at);
+  buffer.writeUInt16LE(e.method, at + 2);
+  buffer.writeUInt16LE(DOS_TIME, at + 4);
+  buffer.writeUInt16LE(DOS_DATE, at + 6);
+  buffer.writeUInt32LE(e.crc, at + 8);
+  buffer.writeUInt32LE(e.size, at + 12);
+  buffer.writeUInt32LE(e.length, at + 16);
+  buffer.writeUInt16LE(e.name.length, at + 20);
+}
+
 /** The archive of `files`, in the order given. */
 export function zip(files: readonly ZipFile[]): Buffer {
   if (files.length >= 0xffff) throw new Error(`${files.length} files are too many for a zip without zip64`);
@@ -53,27 +78,14 @@ export function zip(files: readonly ZipFile[]): Buffer {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(UTF8_NAMES, 6);
-    local.writeUInt16LE(stored ? 0 : 8, 8);
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(file.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    const entry: Entry = { method: stored ? 0 : 8, crc, size: body.length, length: file.data.length, name };
+    writeEntry(local, 6, entry);
     local.writeUInt16LE(0, 28);
     const header = Buffer.alloc(46);
     header.writeUInt32LE(0x02014b50, 0);
     header.writeUInt16LE((3 << 8) | 20, 4); // made by Unix, 2.0: the external attributes hold a mode
     header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(UTF8_NAMES, 8);
-    header.writeUInt16LE(stored ? 0 : 8, 10);
-    header.writeUInt16LE(DOS_TIME, 12);
-    header.writeUInt16LE(DOS_DATE, 14);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(body.length, 20);
-    header.writeUInt32LE(file.data.length, 24);
-    header.writeUInt16LE(name.length, 28);
+    writeEntry(header, 8, entry);
     // extra field, comment, disk number, internal attributes: none
     header.writeUInt32LE(((0o100000 | (file.mode & 0o777)) << 16) >>> 0, 38);
     header.writeUInt32LE(offset, 42);
