@@ -192,7 +192,8 @@ export class NodeRequest {
     return real(this).body;
   }
 
-  [READ_BODY](max: number, meter?: BodyMeter): Awaitable<BodyResult> | undefined {
+  /** `length`: the declared `Content-Length` as {@link readBody} read it (NaN: none). */
+  [READ_BODY](max: number, meter?: BodyMeter, length = Number.NaN): Awaitable<BodyResult> | undefined {
     const s = this[STATE];
     if (s.body || s.read || s.real || s.method === "GET" || s.method === "HEAD") return undefined;
     const read = { abandoned: false };
@@ -200,7 +201,7 @@ export class NodeRequest {
     const req = s.req;
     // the whole body is there already (it came with its headers, and the bridge began once they were
     // parsed): read at once, without a listener or a promise
-    const whole = wholeBody(s);
+    const whole = wholeBody(s, length);
     if (whole !== undefined) return decoded(whole);
     return new Promise<BodyResult>((resolve, reject) => {
       let first: Buffer | undefined;
@@ -263,16 +264,12 @@ function decoded(bytes: Buffer): BodyResult {
 }
 
 /**
- * The whole body of a request when every byte its `Content-Length` declares has arrived and nobody
- * has read any (a body that came with its headers), taken at once; else undefined.
+ * The whole body of a request when every byte its `Content-Length` (`length`) declares has arrived and
+ * nobody has read any (a body that came with its headers), taken at once; else undefined.
  */
-function wholeBody(s: LazyState): Buffer | undefined {
+function wholeBody(s: LazyState, length: number): Buffer | undefined {
   const req = s.req;
-  if (s.closed || req.readableDidRead || firstHeader(req, "transfer-encoding") !== undefined)
-    return undefined;
-  const declared = firstHeader(req, "content-length");
-  if (declared === undefined) return undefined;
-  const length = Number(declared);
+  if (s.closed || req.readableDidRead || firstHeader(req, "transfer-encoding") !== undefined) return undefined;
   if (length === 0) return EMPTY;
   if (!(length > 0) || req.readableLength !== length) return undefined;
   return (req.read() as Buffer | null) ?? undefined;

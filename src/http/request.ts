@@ -140,9 +140,11 @@ export function readBody(request: Request, max: number, meter?: BodyMeter): Awai
     if (refused) return refuse(request, { ok: false, reason: "limit", error: refused });
     // a bridge's request may read its body the same way without a web stream (see http/node.ts)
     const read = (
-      request as { [READ_BODY]?: (max: number, meter?: BodyMeter) => Awaitable<BodyResult> | undefined }
+      request as {
+        [READ_BODY]?: (max: number, meter?: BodyMeter, length?: number) => Awaitable<BodyResult> | undefined;
+      }
     )[READ_BODY];
-    return read?.call(request, max, meter) ?? readStream(request, max, meter);
+    return read?.call(request, max, meter, length) ?? readStream(request, max, meter);
   } catch (error) {
     return Promise.reject(error);
   }
