@@ -199,7 +199,6 @@ function accept(
 class PostExchange extends OneExchange implements Exchange {
   readonly #parts: ExchangeParts;
   readonly #request: Request;
-  readonly #connection: Connection;
   readonly #session: Session | undefined;
   readonly #message: unknown;
   readonly #features: Features;
@@ -224,7 +223,6 @@ class PostExchange extends OneExchange implements Exchange {
     super(connection, session === undefined, false);
     this.#parts = parts;
     this.#request = request;
-    this.#connection = connection;
     this.#session = session;
     this.#auth = auth;
     this.#message = message;
@@ -303,7 +301,7 @@ class PostExchange extends OneExchange implements Exchange {
       for (const id of this.#ids) if (session.exchanges.get(id) === this) session.exchanges.delete(id);
     }
     const batch = Array.isArray(answer)
-      ? encodeBatch(answer, parts.maxBatchAnswerBytes, this.#connection)
+      ? encodeBatch(answer, parts.maxBatchAnswerBytes, this.runsOn)
       : undefined;
     // cancelled by a drain past its grace: every request is told, on its stream when it has one (and
     // in the event store, where a client that resumes elsewhere reads it)
@@ -320,7 +318,7 @@ class PostExchange extends OneExchange implements Exchange {
           : answerResponse(
               answer,
               headers,
-              this.#connection,
+              this.runsOn,
               mapError(parts.errorStatus, answer, this.#request),
             ),
       );
@@ -334,6 +332,6 @@ class PostExchange extends OneExchange implements Exchange {
       session?.finished(stream, delivered);
     }
     // its own connection ends with it
-    if (!session) this.#connection.close();
+    if (!session) this.runsOn.close();
   }
 }

@@ -32,12 +32,13 @@ export abstract class OneExchange implements Running {
   protected over = false;
   protected cancelled = false;
   protected readonly options: HandleOptions;
-  readonly #runsOn: Connection;
+  /** The connection it runs on: its own, or its session's. */
+  protected readonly runsOn: Connection;
   #answered: Answer | undefined;
   #late: ((answer: Answer) => void) | undefined;
 
   protected constructor(connection: Connection, own: boolean, stateless: boolean) {
-    this.#runsOn = connection;
+    this.runsOn = connection;
     this.connection = own ? connection : undefined;
     const send = (m: JsonRpcMessage) => this.send(m);
     this.options = stateless ? { send, stateless: true } : { send };
@@ -63,7 +64,7 @@ export abstract class OneExchange implements Running {
     if (watch && whenGone(request, () => this.cancel())) options.signal = AbortSignal.abort();
     let out: ReturnType<McpServer["handleNow"]>;
     try {
-      out = server.handleNow(message, this.#runsOn, options);
+      out = server.handleNow(message, this.runsOn, options);
     } catch {
       out = undefined;
     }
@@ -87,6 +88,6 @@ export abstract class OneExchange implements Running {
   protected cancel(): void {
     if (this.cancelled || this.over) return;
     this.cancelled = true;
-    cancelRequests(this.#runsOn, this.options);
+    cancelRequests(this.runsOn, this.options);
   }
 }

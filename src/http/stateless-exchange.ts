@@ -55,7 +55,6 @@ export class StatelessExchange extends OneExchange {
   readonly #o: StatelessOptions;
   readonly #request: Request;
   readonly #message: object;
-  readonly #connection: Connection;
   readonly #auth: AuthInfo | undefined;
   /** The listen streams open, when this is one. */
   #listening: Set<Connection> | undefined;
@@ -72,7 +71,6 @@ export class StatelessExchange extends OneExchange {
     this.#o = o;
     this.#request = request;
     this.#message = message;
-    this.#connection = connection;
     this.#auth = auth;
   }
 
@@ -96,7 +94,7 @@ export class StatelessExchange extends OneExchange {
       this.reply(new Reply(200, SSE_HEADERS, this.#sink.readable));
       // a request whose stream opens once a drain has begun (a listen whose body was still
       // arriving) ends at once gracefully, as those running when it began did
-      if (o.drain.draining) queueMicrotask(() => o.server.endGracefully(this.#connection));
+      if (o.drain.draining) queueMicrotask(() => o.server.endGracefully(this.runsOn));
     }
     this.#sink.event(data);
   }
@@ -107,8 +105,8 @@ export class StatelessExchange extends OneExchange {
     this.over = true;
     const o = this.#o;
     o.drain.untrack(this);
-    this.#listening?.delete(this.#connection);
-    this.#connection.close();
+    this.#listening?.delete(this.runsOn);
+    this.runsOn.close();
     const one = Array.isArray(answer) ? answer[0] : answer;
     const sink = this.#sink;
     const id = () => validId((this.#message as { id?: unknown }).id);
