@@ -1,4 +1,4 @@
-/** Byte helpers shared by the transports and the content encoder, without any platform API. */
+/** Byte helpers shared by the transports, the content encoder and tokens: base64 written without any platform API, read with the web-standard `atob`. */
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -21,6 +21,17 @@ export function toBase64(bytes: Uint8Array): string {
 /** Base64url (RFC 4648 §5, no padding) of bytes: tokens, digests, ids. */
 export function toBase64Url(bytes: Uint8Array): string {
   return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The bytes of base64url text (padding optional); undefined when it is not base64url. */
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
+  try {
+    return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
 }
 
 /** One array holding `chunks` end to end; `total` is their summed length. */

@@ -4,6 +4,7 @@
  * namespaced by the issuer so two providers' users never merge.
  */
 import type * as Oauth from "oauth4webapi";
+import { fromBase64Url } from "../bytes.js";
 import { type SignIn, SignInError } from "./sign-in.js";
 import type { UpstreamTokens } from "./store.js";
 import {
@@ -80,10 +81,10 @@ function profile(...sources: ({ readonly [claim: string]: unknown } | undefined)
 /** The `sub` of an id_token already validated when it was received, or undefined. */
 function subjectOf(idToken: string | undefined): string | undefined {
   const payload = idToken?.split(".")[1];
-  if (!payload) return undefined;
+  const bytes = payload === undefined ? undefined : fromBase64Url(payload);
+  if (!bytes) return undefined;
   try {
-    const json = atob(payload.replaceAll("-", "+").replaceAll("_", "/"));
-    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    const sub = (JSON.parse(new TextDecoder().decode(bytes)) as { sub?: unknown }).sub;
     return typeof sub === "string" ? sub : undefined;
   } catch {
     return undefined;

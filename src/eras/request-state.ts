@@ -5,7 +5,7 @@
  * and the caller it was issued to. Keys form a ring: the first seals, every one opens, so a key
  * can rotate without failing the rounds in flight.
  */
-import { toBase64Url } from "../bytes.js";
+import { fromBase64Url, toBase64Url } from "../bytes.js";
 import { ErrorCode, McpError } from "../errors.js";
 
 /** Options of the request-state seal (the server's `requestState` option). */
@@ -159,14 +159,4 @@ function canonical(value: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
-}
-
-function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
-  const b64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
-  try {
-    return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
 }

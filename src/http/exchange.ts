@@ -315,12 +315,7 @@ class PostExchange extends OneExchange implements Exchange {
       this.reply(
         batch
           ? new Reply(200, jsonHeaders(headers), `[${batch.join(",")}]`)
-          : answerResponse(
-              answer,
-              headers,
-              this.runsOn,
-              mapError(parts.errorStatus, answer, this.#request),
-            ),
+          : answerResponse(answer, headers, this.runsOn, mapError(parts.errorStatus, answer, this.#request)),
       );
     } else {
       const texts = cut

@@ -269,7 +269,8 @@ function decoded(bytes: Buffer): BodyResult {
  */
 function wholeBody(s: LazyState, length: number): Buffer | undefined {
   const req = s.req;
-  if (s.closed || req.readableDidRead || firstHeader(req, "transfer-encoding") !== undefined) return undefined;
+  if (s.closed || req.readableDidRead || firstHeader(req, "transfer-encoding") !== undefined)
+    return undefined;
   if (length === 0) return EMPTY;
   if (!(length > 0) || req.readableLength !== length) return undefined;
   return (req.read() as Buffer | null) ?? undefined;

@@ -134,6 +134,11 @@ describe.skipIf(!chromium)("oidc() against oidc-provider, in chromium", { timeou
     await expect(refused).rejects.toThrow(SignInError);
     await expect(refused).rejects.toThrow(/refused the token refresh: invalid_grant/);
     await expect(rp.signIn().refresh!({ accessToken: "a" })).rejects.toThrow(/gave no refresh token/);
+    // tokens that were another person's (by the id_token kept with them; its sub in UTF-8): the refresh
+    // answers for alice, and is refused
+    const payload = Buffer.from(JSON.stringify({ sub: "mällory" })).toString("base64url");
+    const theirs = rp.signIn().refresh!({ ...refreshed, idToken: `e30.${payload}.c2ln` });
+    await expect(theirs).rejects.toThrow(/refreshed the tokens of another person \(sub alice, not mällory\)/);
   });
 
   it("refuses a tampered state, another browser, a wrong or missing iss; the untouched callback still works", async () => {
