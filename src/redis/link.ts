@@ -3,6 +3,7 @@
  * what those calls do (never from the client's events, which differ between a client, a cluster and
  * Sentinel): a failure takes it down, a call that answers after failures have stopped brings it back.
  */
+import { toBase64Url } from "../bytes.js";
 import type { RedisClient, RedisLog } from "./client.js";
 import type { Script } from "./script.js";
 
@@ -62,10 +63,7 @@ export function positive(n: number, name: string): number {
 
 /** A random id for an instance's messages, channels and keys (16 URL-safe characters). */
 export function instanceId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("/", "_")
-    .replaceAll("+", "-");
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(12)));
 }
 
 /** `timer`, which no longer keeps a process alive (where the runtime has `unref`). */
