@@ -36,6 +36,40 @@ function subscriber(client: Awaited<ReturnType<typeof connected>>, link: Link, p
   return s;
 }
 
+/**
+ * The timers the code of `file` sets from now on (through the global `setTimeout`, as the Subscriber
+ * does), while they are pending: until they fire or are cleared. `restore` stops tracking.
+ */
+function pendingTimersOf(file: string) {
+  const pending = new Set<ReturnType<typeof setTimeout>>();
+  const [set, clear] = [globalThis.setTimeout, globalThis.clearTimeout];
+  const tracked = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+    const timer = set(
+      (...a: unknown[]) => {
+        pending.delete(timer);
+        callback(...a);
+      },
+      ms,
+      ...args,
+    );
+    // the frame below this one: the code that called setTimeout itself
+    if (new Error().stack?.split("\n")[2]?.includes(file)) pending.add(timer);
+    return timer;
+  }) as typeof setTimeout;
+  globalThis.setTimeout = tracked;
+  globalThis.clearTimeout = ((timer?: ReturnType<typeof setTimeout>) => {
+    if (timer !== undefined) pending.delete(timer);
+    clear(timer);
+  }) as typeof clearTimeout;
+  return {
+    pending,
+    restore() {
+      globalThis.setTimeout = set;
+      globalThis.clearTimeout = clear;
+    },
+  };
+}
+
 const pubsubClients = async (admin: Awaited<ReturnType<typeof connected>>) =>
   (await admin.sendCommand(["CLIENT", "LIST", "TYPE", "pubsub"]))!.toString().split("\n").filter(Boolean)
     .length;
@@ -172,32 +206,36 @@ describe.runIf(withRedis)("Subscriber", () => {
   it("keeps no timer alive, and close() stops probing and closes its connection", async () => {
     const [client, admin] = [await connected(), await connected()];
     const before = await pubsubClients(admin);
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
-    const idle = timers();
-    const { link } = linked(client);
-    const s = subscriber(client, link, 20);
-    s.add(channel(), () => {});
-    s.add(channel(), () => {}, true);
-    await s.ready;
-    expect(await pubsubClients(admin)).toBe(before + 1);
-    const control = linked(client).link;
-    const c = subscriber(client, control, 20);
-    c.add(channel(), () => {});
-    await c.ready;
-    await until(() => link.stats.calls >= 4, 10_000, "probes");
-    // the tick of each subscriber is always armed: back to the count before them, they are unref'd
-    // (between probes: the deadline of a call in flight is the Link's)
-    await until(() => timers() === idle, 10_000, "no timer keeping the process alive");
-    s.close();
-    const calls = link.stats.calls;
-    // the control subscriber probes on: the closed one does not
-    const seen = control.stats.calls;
-    await until(() => control.stats.calls >= seen + 4, 10_000, "the control's probes");
-    expect(link.stats.calls).toBe(calls);
-    await until(async () => (await pubsubClients(admin)) === before + 1, 10_000, "the connection to close");
-    c.close();
-    await until(async () => (await pubsubClients(admin)) === before, 10_000, "the control to close");
-    await expect(s.ready).resolves.toBeUndefined();
+    const timers = pendingTimersOf("src/redis/subscriber.ts");
+    try {
+      const { link } = linked(client);
+      const s = subscriber(client, link, 20);
+      s.add(channel(), () => {});
+      s.add(channel(), () => {}, true);
+      await s.ready;
+      expect(await pubsubClients(admin)).toBe(before + 1);
+      const control = linked(client).link;
+      const c = subscriber(client, control, 20);
+      c.add(channel(), () => {});
+      await c.ready;
+      await until(() => link.stats.calls >= 4, 10_000, "probes");
+      // each subscriber's tick is always armed, and a probe waits to be heard: none of them keeps the
+      // process alive (a call's deadline is the Link's, and lasts while the call does)
+      expect(timers.pending.size).toBeGreaterThanOrEqual(2);
+      expect([...timers.pending].filter((t) => t.hasRef())).toEqual([]);
+      s.close();
+      const calls = link.stats.calls;
+      // the control subscriber probes on: the closed one does not
+      const seen = control.stats.calls;
+      await until(() => control.stats.calls >= seen + 4, 10_000, "the control's probes");
+      expect(link.stats.calls).toBe(calls);
+      await until(async () => (await pubsubClients(admin)) === before + 1, 10_000, "the connection to close");
+      c.close();
+      await until(async () => (await pubsubClients(admin)) === before, 10_000, "the control to close");
+      await expect(s.ready).resolves.toBeUndefined();
+    } finally {
+      timers.restore();
+    }
   });
 });
 
