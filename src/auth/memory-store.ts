@@ -19,7 +19,7 @@ export interface MemoryAuthStoreOptions {
   maxClients?: number;
   /** Authorizations in progress kept; at the cap a new one is refused (a live one is never dropped to make room: no caller evicts another's sign-in). Default: 10000. */
   maxPending?: number;
-  /** Codes kept (redeemed ones too, until they would have expired, to catch a replay); at the cap the oldest goes. Default: 10000. */
+  /** Codes kept (redeemed ones too, until they would have expired, to catch a replay); at the cap the oldest redeemed code makes room, and with none a new code is refused (a code not yet redeemed is never dropped: no caller evicts another's sign-in). Default: 10000. */
   maxCodes?: number;
   /** Grants kept; at the cap a new one is refused (a live grant is never dropped to make room). Default: 100000. */
   maxGrants?: number;
@@ -58,15 +58,6 @@ function cap(n: number | undefined, fallback: number, name: string): number {
   const v = n ?? fallback;
   if (!Number.isInteger(v) || v < 1) throw new RangeError(`${name} must be a positive integer`);
   return v;
-}
-
-/** Removes the oldest entries (insertion order) until `map` has room for one more. */
-function makeRoom<K, V>(map: Map<K, V>, max: number, onDrop?: (key: K, value: V) => void): void {
-  for (const [key, value] of map) {
-    if (map.size < max) return;
-    map.delete(key);
-    onDrop?.(key, value);
-  }
 }
 
 /**
@@ -194,10 +185,19 @@ export class MemoryAuthStore implements AuthStore {
   }
 
   async putCode(hash: string, code: CodeRecord): Promise<void> {
-    this.#sweep(Date.now());
-    this.#codes.delete(hash);
-    makeRoom(this.#codes, this.#max.codes);
-    this.#codes.set(hash, {
+    const now = Date.now();
+    this.#sweep(now);
+    const codes = this.#codes;
+    codes.delete(hash);
+    if (!this.#room(codes, this.#max.codes, now)) {
+      // redeemed codes make room, oldest first (kept only to tell a replay); one not yet redeemed never does
+      for (const [h, e] of codes) {
+        if (codes.size < this.#max.codes) break;
+        if (e.value.taken) codes.delete(h);
+      }
+      if (codes.size >= this.#max.codes) throw new AuthStoreFullError("codes");
+    }
+    codes.set(hash, {
       value: { code: structuredClone(code), taken: false },
       expiresAt: code.expiresAt,
     });

@@ -1,5 +1,6 @@
 // The authorization server when its store is at a cap: a cached client metadata document that finds no
-// room is used uncached, registered clients expire unused, and counters are never dropped while live.
+// room is used uncached, registered clients expire unused, and counters and codes not yet redeemed are
+// never dropped while live.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemoryAuthStore } from "../../src/auth/index.js";
 import { boundFetch } from "../crowd-helpers.js";
@@ -12,6 +13,7 @@ import {
   redeem,
   registerClient,
   standard,
+  submitConsent,
   useAuthServers,
 } from "./as-helpers.js";
 
@@ -45,6 +47,24 @@ describe("a store full of registered clients", () => {
       expect(fetched.n).toBe(i);
     }
     expect(store.size.clients).toBe(1);
+  });
+});
+
+describe("a store full of codes not yet redeemed", () => {
+  it("refuses the next sign-in with 503 and drops none of them; a redeemed code makes room", async () => {
+    const store = new MemoryAuthStore({ maxCodes: 1 });
+    const s = await serve({ store });
+    const clientId = await registerClient(s.origin);
+    const first = await getCode(s, clientId);
+    const { challenge } = pkce();
+    const form = await openConsent(authorizeUrl(s.origin, standard(clientId, challenge, s.resource)));
+    const refused = await submitConsent(s.origin, form);
+    expect(refused.status).toBe(503);
+    expect(await refused.text()).toContain("The authorization server is full; try again later");
+    // the code already given out still redeems
+    expect((await redeem(s, clientId, first)).status).toBe(200);
+    const next = await getCode(s, clientId);
+    expect((await redeem(s, clientId, next)).status).toBe(200);
   });
 });
 

@@ -59,6 +59,28 @@ describe("MemoryAuthStore", () => {
     expect(await store.takeCode("old")).toBeUndefined();
   });
 
+  it("keeps at most maxCodes: a redeemed code makes room, oldest first; a code not yet redeemed never does", async () => {
+    const store = new MemoryAuthStore({ maxCodes: 3 });
+    for (const h of ["a", "b", "c"]) await store.putCode(h, code(`g-${h}`));
+    await expect(store.putCode("d", code("g-d"))).rejects.toBeInstanceOf(AuthStoreFullError);
+    // c and b redeemed: the older code of the two (b) makes room for d
+    expect(await store.takeCode("c")).toMatchObject({ code: { grantId: "g-c" } });
+    expect(await store.takeCode("b")).toMatchObject({ code: { grantId: "g-b" } });
+    await store.putCode("d", code("g-d"));
+    expect(await store.takeCode("b")).toBeUndefined();
+    expect(await store.takeCode("c")).toMatchObject({ replayed: { grantId: "g-c" } });
+    await store.putCode("e", code("g-e"));
+    await expect(store.putCode("f", code("g-f"))).rejects.toBeInstanceOf(AuthStoreFullError);
+    // every code not yet redeemed is still there, once
+    for (const h of ["a", "d", "e"])
+      expect(await store.takeCode(h)).toMatchObject({ code: { grantId: `g-${h}` } });
+    // an expired code's room comes back, whatever sweepMs says
+    const swept = new MemoryAuthStore({ maxCodes: 1, sweepMs: 60_000 });
+    await swept.putCode("old", code("g-old", -1));
+    await swept.putCode("new", code("g-new"));
+    expect(await swept.takeCode("new")).toMatchObject({ code: { grantId: "g-new" } });
+  });
+
   it("refuses a grant beyond maxGrants instead of dropping a live one", async () => {
     const store = new MemoryAuthStore({ maxGrants: 2 });
     await store.putGrant(grant("a"));
