@@ -205,7 +205,13 @@ export function redisAuthContracts(name: string, kind: DeploymentKind): void {
           const d = redis.deployment();
           const client = await redis.connected();
           const lines: string[] = [];
-          const store = new RedisAuthStore(client, { prefix: fresh(), log: (l) => lines.push(l) });
+          // a deadline well beyond the bound below, so "at once" is told from "at the deadline" on a loaded
+          // machine too (the store is back a deadline after its last failure: within the wait below)
+          const store = new RedisAuthStore(client, {
+            prefix: fresh(),
+            log: (l) => lines.push(l),
+            timeoutMs: 3_000,
+          });
           try {
             await d.down();
             await until(() => !client.isReady, "the client to lose Redis");
@@ -214,7 +220,7 @@ export function redisAuthContracts(name: string, kind: DeploymentKind): void {
               "picomcp/redis: the Redis client is not connected",
             );
             await expect(store.getKeys()).rejects.toThrow("picomcp/redis: the Redis client is not connected");
-            expect(performance.now() - started).toBeLessThan(500);
+            expect(performance.now() - started).toBeLessThan(2_500);
             expect(lines).toEqual([
               "picomcp/redis: Redis is unreachable (picomcp/redis: the Redis client is not connected); sign-in steps fail until it is back",
             ]);
