@@ -60,6 +60,21 @@ export function filesUnder(
   return out;
 }
 
+/**
+ * A dependency's files less what Node never loads to run it: the source maps of its code and
+ * declarations, and the declarations of its code (`x.d.ts` beside `x.js`, `.d.mts` beside `.mjs`, `.d.cts`
+ * beside `.cjs`). Declarations with no code beside them stay: a package may read them (TypeScript's
+ * `lib.*.d.ts`).
+ */
+export function runFiles(files: PackFile[]): PackFile[] {
+  const paths = new Set(files.map((f) => f.at));
+  return files.filter((f) => {
+    if (/\.(?:[cm]?js|d\.[cm]?ts)\.map$/.test(f.at)) return false;
+    const declared = /^(.*)\.d\.([cm]?)ts$/.exec(f.at);
+    return !(declared && paths.has(`${declared[1]}.${declared[2]}js`));
+  });
+}
+
 /** The folder of package `name` as Node finds it from `from`: `node_modules/<name>` here or in a folder above. */
 function findPackage(name: string, from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {

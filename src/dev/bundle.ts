@@ -23,6 +23,7 @@ import {
   type PackFile,
   productionPackages,
   readPackage,
+  runFiles,
 } from "./bundle-files.js";
 import { type Offer, probe } from "./probe.js";
 import { type ZipFile, zip } from "./zip.js";
@@ -226,7 +227,8 @@ export async function bundle(options: BundleOptions): Promise<Bundled> {
   }
   add({ from: real, at: entryPoint, mode: statSync(real).mode & 0o777 });
   add({ from: join(root, "package.json"), at: "package.json", mode: 0o644 });
-  for (const dep of productionPackages(root, pkg)) for (const f of filesUnder(dep.dir, dep.at)) add(f);
+  for (const dep of productionPackages(root, pkg))
+    for (const f of runFiles(filesUnder(dep.dir, dep.at))) add(f);
 
   const sorted = [...files.values()].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const contents = sorted.map((f) => ({ path: f.at, data: readFileSync(f.from), mode: f.mode }));

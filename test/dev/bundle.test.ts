@@ -90,6 +90,16 @@ function makeProject(dir: string, pkg: Record<string, unknown>) {
     json({ name: "tiny-pad", version: "2.0.0", type: "module", main: "index.js" }),
   );
   write(join(tiny, "node_modules", "tiny-pad", "index.js"), 'export const pad = (s) => "[" + s + "]";\n');
+  // what Node never loads (the declarations and maps of its code) beside what it may read (a declaration
+  // of no code, as TypeScript's lib files; a data file named .map)
+  write(join(tiny, "index.d.ts"), "export declare const format: (...a: string[]) => string;\n");
+  write(join(tiny, "index.js.map"), "{}\n");
+  write(join(tiny, "index.d.ts.map"), "{}\n");
+  write(join(tiny, "lib", "util.cjs"), "module.exports = {};\n");
+  write(join(tiny, "lib", "util.d.cts"), "export {};\n");
+  write(join(tiny, "lib", "lib.es5.d.ts"), "interface Array<T> {}\n");
+  write(join(tiny, "routes.map"), "a -> b\n");
+  write(join(dir, "build", "server.js.map"), "{}\n");
   write(
     join(dir, "node_modules", "tiny-pad", "package.json"),
     json({ name: "tiny-pad", version: "1.0.0", type: "module", main: "index.js" }),
@@ -201,17 +211,26 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     });
   });
 
-  it("holds the built server and the production dependencies only: no devDependency, source, test or dot file", () => {
+  it("holds the built server and the production dependencies only: no devDependency, source, test or dot file, no dependency's declarations or maps of its code", () => {
     const files = filesIn(unpacked);
     expect(files.filter((f) => !f.startsWith("node_modules/picomcp/"))).toEqual([
       "build/server.js",
+      "build/server.js.map",
       "manifest.json",
       "node_modules/tiny-format/index.js",
+      "node_modules/tiny-format/lib/lib.es5.d.ts",
+      "node_modules/tiny-format/lib/util.cjs",
       "node_modules/tiny-format/node_modules/tiny-pad/index.js",
       "node_modules/tiny-format/node_modules/tiny-pad/package.json",
       "node_modules/tiny-format/package.json",
+      "node_modules/tiny-format/routes.map",
       "package.json",
     ]);
+    // picomcp's source maps stay home, and the declarations of its entry points (beside their code)
+    const picomcpFiles = files.filter((f) => f.startsWith("node_modules/picomcp/"));
+    expect(picomcpFiles.filter((f) => f.endsWith(".map"))).toEqual([]);
+    expect(picomcpFiles).not.toContain("node_modules/picomcp/dist/index.d.ts");
+    expect(picomcpFiles.length).toBeGreaterThan(20);
     expect(files).toContain("node_modules/picomcp/dist/index.js");
     expect(files).toContain("node_modules/picomcp/dist/stdio.js");
     expect(files.some((f) => f.includes("dev-only") || f.includes(".bin") || f.includes(".env"))).toBe(false);
@@ -302,6 +321,7 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     expect(run("unpack", join(dir, "weather-mcp-1.2.3.mcpb"), out).status).toBe(0);
     expect(filesIn(out).filter((f) => !f.startsWith("node_modules/"))).toEqual([
       "build/server.js",
+      "build/server.js.map",
       "manifest.json",
       "notes.md",
       "package.json",
@@ -428,6 +448,7 @@ describe("picomcp bundle", { timeout: 120_000 }, () => {
     expect(filesIn(out).filter((f) => f.startsWith("build/"))).toEqual([
       "build/bin/run",
       "build/server.js",
+      "build/server.js.map",
       "build/é.js",
     ]);
     expect(readFileSync(join(out, "build", "é.js"), "utf8")).toBe("export default 1;\n");
