@@ -8,7 +8,7 @@ const INSTALL_USAGE = `Usage: picomcp install <client> <entry.js> [options] [-- 
 
 Adds the server to a client's configuration: started by this node (its absolute path) with the entry's
 absolute path, or reached at a URL. Another server of the same name is never replaced without --force;
-the file changed is copied first to <file>.bak-<time>.
+the file changed is copied first to <file>.bak-<time> (the newest five kept).
 
 Clients:
   claude-desktop   claude_desktop_config.json, "mcpServers" (no remote URLs: add those in its Connectors)

@@ -12,6 +12,7 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -128,15 +129,46 @@ export function putServer(
   return { data: next, change: old === undefined ? "added" : "replaced" };
 }
 
-/** A name for the backup of `path` that no file has: `<path>.bak-<UTC time>`. */
+/** How many backups of one file are kept: the newest, once a change is written. */
+export const BACKUPS_KEPT = 5;
+
+/** The backups of `path` this module made, oldest first (by their time, then their number). */
+function backupsOf(path: string): { path: string; stamp: string; n: number }[] {
+  const prefix = `${basename(path)}.bak-`;
+  const found: { path: string; stamp: string; n: number }[] = [];
+  for (const name of readdirSync(dirname(path))) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d{8}T\d{6}Z)(?:-(\d+))?$/.exec(name.slice(prefix.length));
+    if (m) found.push({ path: join(dirname(path), name), stamp: m[1]!, n: Number(m[2] ?? 1) });
+  }
+  return found.sort((a, b) => (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.n - b.n));
+}
+
+/**
+ * A name for the backup of `path` that no file has, after every backup made before it:
+ * `<path>.bak-<UTC time>`, numbered `-2`, `-3`, … past the highest number of that second.
+ */
 function backupName(path: string, now: Date): string {
   const stamp = now
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z");
-  let name = `${path}.bak-${stamp}`;
-  for (let n = 2; existsSync(name); n++) name = `${path}.bak-${stamp}-${n}`;
-  return name;
+  const same = backupsOf(path).filter((b) => b.stamp === stamp);
+  const base = `${path}.bak-${stamp}`;
+  if (same.length === 0 && !existsSync(base)) return base;
+  let n = Math.max(1, ...same.map((b) => b.n)) + 1;
+  while (existsSync(`${base}-${n}`)) n++;
+  return `${base}-${n}`;
+}
+
+/** Removes all but the newest {@link BACKUPS_KEPT} backups of `path`; one that cannot be removed stays. */
+function pruneBackups(path: string): void {
+  try {
+    const all = backupsOf(path);
+    for (const old of all.slice(0, Math.max(0, all.length - BACKUPS_KEPT))) rmSync(old.path, { force: true });
+  } catch {
+    // the change is written: a backup left behind is only clutter
+  }
 }
 
 /**
@@ -182,7 +214,7 @@ function unchanged(config: ConfigFile): boolean {
  * Writes `text` to `config.path` whole: a temporary file in the same folder, flushed; then, only if the
  * file still holds the bytes `config` read (else {@link ConfigChangedError}, nothing written), a copy of
  * those bytes (returned) and the rename over the old file: a crash leaves the old file or the new, never
- * half. `beforeCheck` runs just before that check (tests change the file there).
+ * half. Then only the newest {@link BACKUPS_KEPT} backups of the file stay. `beforeCheck` runs just before that check (tests change the file there).
  */
 export function writeConfig(
   config: ConfigFile,
@@ -214,5 +246,6 @@ export function writeConfig(
     rmSync(temp, { force: true });
     throw error;
   }
+  if (backup !== undefined) pruneBackups(path);
   return backup;
 }

@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { BACKUPS_KEPT } from "../../src/dev/config-file.js";
 import { install, WRITE_ATTEMPTS } from "../../src/dev/install.js";
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), "picomcp-install-write-")));
@@ -147,5 +148,38 @@ describe("picomcp install writes the file as it was written", () => {
     expect(text.startsWith("\uFEFF{")).toBe(true);
     expect(text.indexOf("\uFEFF", 1)).toBe(-1);
     expect(text).toContain("// c");
+  });
+});
+
+describe("picomcp install's backups", () => {
+  it(`keeps the newest ${BACKUPS_KEPT} of a file, and nothing else of the folder is touched`, () => {
+    // another file's backups, a file of the user's named like one, and a backup older than all
+    writeFileSync(join(home, "mcp.json.bak-20200101T000000Z"), "{}\n");
+    writeFileSync(join(home, ".claude.json.bak-mine"), "{}\n");
+    writeFileSync(join(home, ".claude.json.bak-20200101T000000Z"), "{}\n");
+    const made: string[] = [];
+    // 12 changes: the first makes the file, each other one a backup (within one second they are numbered -2, -3, … -10, -11)
+    for (let i = 1; i <= 12; i++) {
+      const done = install({
+        client: "claude-code",
+        entry,
+        name: `s${i}`,
+        place: { home, platform: "linux" },
+      });
+      expect(done.change).toBe("added");
+      if (done.backup) made.push(done.backup.split("/").pop()!);
+    }
+    expect(made).toHaveLength(11);
+    const left = readdirSync(home)
+      .filter((f) => f.includes(".bak-"))
+      .sort();
+    expect(left).toEqual(
+      [...made.slice(-BACKUPS_KEPT), "mcp.json.bak-20200101T000000Z", ".claude.json.bak-mine"].sort(),
+    );
+    // the ones kept are the newest: the file before each of the last five changes (7 to 11 servers)
+    const servers = made
+      .slice(-BACKUPS_KEPT)
+      .map((f) => Object.keys(JSON.parse(readFileSync(join(home, f), "utf8")).mcpServers).length);
+    expect(servers).toEqual([7, 8, 9, 10, 11]);
   });
 });
