@@ -161,11 +161,15 @@ function backupName(path: string, now: Date): string {
   return `${base}-${n}`;
 }
 
-/** Removes all but the newest {@link BACKUPS_KEPT} backups of `path`; one that cannot be removed stays. */
-function pruneBackups(path: string): void {
+/**
+ * Removes all but the newest {@link BACKUPS_KEPT} backups of `path`, never `made` (the one just made,
+ * whatever times a wrong clock gave the others); one that cannot be removed stays.
+ */
+function pruneBackups(path: string, made: string): void {
   try {
-    const all = backupsOf(path);
-    for (const old of all.slice(0, Math.max(0, all.length - BACKUPS_KEPT))) rmSync(old.path, { force: true });
+    const all = backupsOf(path).filter((b) => basename(b.path) !== basename(made));
+    const old = all.slice(0, Math.max(0, all.length - (BACKUPS_KEPT - 1)));
+    for (const b of old) rmSync(b.path, { force: true });
   } catch {
     // the change is written: a backup left behind is only clutter
   }
@@ -214,7 +218,8 @@ function unchanged(config: ConfigFile): boolean {
  * Writes `text` to `config.path` whole: a temporary file in the same folder, flushed; then, only if the
  * file still holds the bytes `config` read (else {@link ConfigChangedError}, nothing written), a copy of
  * those bytes (returned) and the rename over the old file: a crash leaves the old file or the new, never
- * half. Then only the newest {@link BACKUPS_KEPT} backups of the file stay. `beforeCheck` runs just before that check (tests change the file there).
+ * half. Then only the newest {@link BACKUPS_KEPT} backups of the file stay. `beforeCheck` runs just
+ * before that check (tests change the file there).
  */
 export function writeConfig(
   config: ConfigFile,
@@ -246,6 +251,6 @@ export function writeConfig(
     rmSync(temp, { force: true });
     throw error;
   }
-  if (backup !== undefined) pruneBackups(path);
+  if (backup !== undefined) pruneBackups(path, backup);
   return backup;
 }

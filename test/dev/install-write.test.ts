@@ -182,4 +182,18 @@ describe("picomcp install's backups", () => {
       .map((f) => Object.keys(JSON.parse(readFileSync(join(home, f), "utf8")).mcpServers).length);
     expect(servers).toEqual([7, 8, 9, 10, 11]);
   });
+
+  it("never removes the backup it just made, whatever times a wrong clock gave the others", () => {
+    writeFileSync(file, `${JSON.stringify({ mcpServers: {} })}\n`);
+    const future = [1, 2, 3, 4, 5].map((i) => `.claude.json.bak-2099010${i}T000000Z`);
+    for (const name of future) writeFileSync(join(home, name), "{}\n");
+    const done = put();
+    const made = done.backup!.split("/").pop()!;
+    expect(
+      readdirSync(home)
+        .filter((f) => f.includes(".bak-"))
+        .sort(),
+    ).toEqual([made, ...future.slice(1)].sort());
+    expect(JSON.parse(readFileSync(done.backup!, "utf8"))).toEqual({ mcpServers: {} });
+  });
 });
