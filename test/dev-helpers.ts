@@ -93,6 +93,13 @@ export async function events(dev: DevRunner) {
     frames,
     /** Reads on until a frame of `event` whose data passes `test`; resolves with its data. */
     async until(event: string, test: (data: string) => boolean = () => true): Promise<string> {
+      return (await this.next((f) => f.event === event && test(f.data), event)).data;
+    },
+    /** Reads on until a frame that passes `test`; resolves with it. */
+    async next(
+      test: (frame: { event: string; data: string }) => boolean,
+      what = "the frame awaited",
+    ): Promise<{ event: string; data: string }> {
       for (;;) {
         const cut = buffer.indexOf("\n\n");
         if (cut >= 0) {
@@ -106,11 +113,11 @@ export async function events(dev: DevRunner) {
               .join("\n"),
           };
           frames.push(frame);
-          if (frame.event === event && test(frame.data)) return frame.data;
+          if (test(frame)) return frame;
           continue;
         }
         const { value, done } = await reader.read();
-        if (done) throw new Error(`the event stream ended before a ${event} event`);
+        if (done) throw new Error(`the event stream ended before ${what}`);
         buffer += value;
       }
     },
@@ -129,12 +136,22 @@ export async function send(dev: DevRunner, message: object, headers: object = pa
   );
 }
 
-/** Sends a message and waits for the server's answer under its id. */
+/**
+ * Sends a message and waits for the server's answer under its id. Rejects when the runner's status changes
+ * first (a restart or an exit: a server stopped before it answered never will; the page drops such requests too).
+ */
 export async function call(dev: DevRunner, message: { id: number | string }) {
   const stream = await events(dev);
   try {
+    await stream.until("status"); // the first frame: the status when the stream opened
     expect((await send(dev, message)).status).toBe(202);
-    return JSON.parse(await stream.until("rpc", (d) => JSON.parse(d).id === message.id));
+    const frame = await stream.next(
+      (f) => f.event === "status" || (f.event === "rpc" && JSON.parse(f.data).id === message.id),
+      `the answer to ${message.id}`,
+    );
+    if (frame.event === "status")
+      throw new Error(`the server's status changed before it answered ${message.id}: ${frame.data}`);
+    return JSON.parse(frame.data);
   } finally {
     await stream.close();
   }

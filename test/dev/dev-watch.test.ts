@@ -27,7 +27,9 @@ async function watched(entry: string, ignore: string[] = [], debounceMs = 20) {
   return { dev, lines, restarts, answer };
 }
 
-describe("picomcp dev: what restarts the server", () => {
+// each wait for a restart polls for up to 30 s: the test's own limit is longer, so that a restart that never
+// came fails as the answer it kept giving, not as a test that timed out
+describe("picomcp dev: what restarts the server", { timeout: 60_000 }, () => {
   it("never what the server writes in its own folder, at start or in a tool; a module it loaded, once", async () => {
     const writes = (answer: string) => `import { mkdirSync, writeFileSync } from "node:fs";
 const here = new URL(".", import.meta.url);
