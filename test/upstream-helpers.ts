@@ -4,8 +4,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
-import type { SignIn } from "../src/auth/sign-in.js";
-import type { Identity, PendingAuthorization } from "../src/auth/store.js";
+import type { SignIn, SignInFinished } from "../src/auth/sign-in.js";
+import type { PendingAuthorization } from "../src/auth/store.js";
 import { toNodeListener } from "../src/http/node.js";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -95,7 +95,7 @@ export async function startOpenIdProvider(redirectUris: string[], options: { acc
 }
 
 /** What the relying party saw of one callback. */
-export type Finished = { identity: Identity; pending: PendingAuthorization } | { error: string };
+export type Finished = SignInFinished | { error: string };
 
 /**
  * A relying party running a `SignIn` as the authorization server does: `GET /start` makes an authorization

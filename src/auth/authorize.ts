@@ -16,7 +16,7 @@ import {
 import { consentCookie, consentCookieHeader, consentPage, cookieOf } from "./consent-page.js";
 import { digest, randomToken, sameText } from "./keys.js";
 import { errorPage, param, readForm, redirectTo, repeated } from "./oauth-http.js";
-import { SignInError } from "./sign-in.js";
+import { SignInError, type SignInFinished } from "./sign-in.js";
 import type { Identity, PendingAuthorization } from "./store.js";
 
 /** A PKCE S256 challenge: 32 bytes of SHA-256 in base64url. */
@@ -198,7 +198,7 @@ export function callbackUrl(ctx: AsContext): string {
 export async function signInCallback(ctx: AsContext, request: Request): Promise<Response> {
   const signIn = ctx.signIn!;
   if (!signIn.finish) return errorPage(404, "invalid_request", "This sign-in has no callback");
-  let done: { pending: PendingAuthorization; identity: Identity };
+  let done: SignInFinished;
   try {
     done = await signIn.finish({
       request,
@@ -209,12 +209,17 @@ export async function signInCallback(ctx: AsContext, request: Request): Promise<
     if (error instanceof SignInError) return errorPage(400, "access_denied", error.message);
     throw error;
   }
+  // the sign-in's own cookies, cleared whatever the answer
+  const clear = (response: Response) => {
+    for (const value of done.setCookie ?? []) response = withHeaders(response, { "set-cookie": value });
+    return response;
+  };
   const stored = await ctx.store.getPending(done.pending.id);
   if (!stored?.consented)
-    return errorPage(400, "invalid_request", "This sign-in has expired or was already finished");
+    return clear(errorPage(400, "invalid_request", "This sign-in has expired or was already finished"));
   if (!validIdentity(done.identity))
     throw new TypeError(`${signIn.name}: finish returned no Identity with a subject`);
-  return finish(ctx, stored.id, done.identity, 302);
+  return clear(await finish(ctx, stored.id, done.identity, 302));
 }
 
 /** Takes the authorization (one winner) and sends its code back to the client. */

@@ -46,7 +46,7 @@ export type {
   VerifyToken,
 } from "./resource-server.js";
 export { canonicalResource, createResourceServer, InvalidTokenError } from "./resource-server.js";
-export type { SignIn, SignInCallback, SignInStart } from "./sign-in.js";
+export type { SignIn, SignInCallback, SignInFinished, SignInStart } from "./sign-in.js";
 export { SignInError } from "./sign-in.js";
 export type {
   AuthStore,

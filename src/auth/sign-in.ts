@@ -31,6 +31,16 @@ export interface SignInCallback {
   readonly callbackUrl: string;
 }
 
+/** What `finish` found on the callback route. */
+export interface SignInFinished {
+  /** The authorization in progress the callback belongs to. */
+  pending: PendingAuthorization;
+  /** Who signed in. */
+  identity: Identity;
+  /** `Set-Cookie` values sent with the answer to the callback: a cookie of the sign-in's own, cleared (`Max-Age=0`). */
+  setCookie?: readonly string[];
+}
+
 /**
  * Who signs people in. `begin` answers the browser: the person's `Identity` at once (a team's own session
  * cookie), or a `Response` that leaves for the provider and comes back to `callbackPath`, where `finish`
@@ -44,7 +54,7 @@ export interface SignIn {
   /** Starts sign-in: the identity now, or the response that sends the browser away. */
   begin(start: SignInStart): Promise<Identity | Response>;
   /** Finishes sign-in on the callback route: the authorization in progress it belongs to, and who signed in. */
-  finish?(callback: SignInCallback): Promise<{ pending: PendingAuthorization; identity: Identity }>;
+  finish?(callback: SignInCallback): Promise<SignInFinished>;
   /** Refreshes the upstream tokens when their access token has expired (federation only). */
   refresh?(tokens: UpstreamTokens): Promise<UpstreamTokens>;
 }

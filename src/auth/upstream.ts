@@ -6,8 +6,14 @@
  */
 import type * as Oauth from "oauth4webapi";
 import { digest, randomToken, sameText } from "./keys.js";
-import { type SignIn, type SignInCallback, SignInError, type SignInStart } from "./sign-in.js";
-import type { Identity, PendingAuthorization, UpstreamTokens } from "./store.js";
+import {
+  type SignIn,
+  type SignInCallback,
+  SignInError,
+  type SignInFinished,
+  type SignInStart,
+} from "./sign-in.js";
+import type { Identity, UpstreamTokens } from "./store.js";
 
 /** Options every upstream provider takes. */
 export interface UpstreamOptions {
@@ -101,6 +107,19 @@ function cookie(request: Request, name: string): string | undefined {
 /** The browser cookie that ties a callback to the browser that began it: one per authorization in progress. */
 function cookieName(state: string): string {
   return `picomcp-signin-${state}`;
+}
+
+/** The `Set-Cookie` value of that cookie, for the callback's path only: `value` for `maxAge` seconds (0 clears it). */
+function signInCookie(callbackUrl: string, state: string, value: string, maxAge: number): string {
+  const callback = new URL(callbackUrl);
+  const attributes = [
+    `Path=${callback.pathname}`,
+    `Max-Age=${maxAge}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(callback.protocol === "https:" ? ["Secure"] : []),
+  ];
+  return `${cookieName(state)}=${value}; ${attributes.join("; ")}`;
 }
 
 /** What an upstream token response keeps: `before`'s refresh and id tokens stay when a refresh brings none. */
@@ -253,26 +272,18 @@ export function upstreamSignIn(
       }
       for (const [key, value] of Object.entries(provider.params)) set(key, value);
       start.pending.signIn = { ...kept };
-      const callback = new URL(start.callbackUrl);
-      const attributes = [
-        `Path=${callback.pathname}`,
-        "Max-Age=900",
-        "HttpOnly",
-        "SameSite=Lax",
-        ...(callback.protocol === "https:" ? ["Secure"] : []),
-      ];
       return new Response(null, {
         status: 303,
         headers: {
           location: url.href,
-          "set-cookie": `${cookieName(state)}=${secret}; ${attributes.join("; ")}`,
+          "set-cookie": signInCookie(start.callbackUrl, state, secret, 900),
           "cache-control": "no-store",
           "referrer-policy": "no-referrer",
         },
       });
     },
 
-    async finish(callback: SignInCallback): Promise<{ pending: PendingAuthorization; identity: Identity }> {
+    async finish(callback: SignInCallback): Promise<SignInFinished> {
       const lib = await oauthLib();
       const params = new URL(callback.request.url).searchParams;
       const fullState = params.get("state");
@@ -329,7 +340,12 @@ export function upstreamSignIn(
       const who = await step(lib, name, "user lookup", () =>
         provider.identify(lib, as, tokens, requestOptions(lib)),
       );
-      return { pending, identity: { ...who, upstream: upstreamTokens(tokens) } };
+      return {
+        pending,
+        identity: { ...who, upstream: upstreamTokens(tokens) },
+        // the browser's tie to this sign-in is spent
+        setCookie: [signInCookie(callback.callbackUrl, kept.state, "", 0)],
+      };
     },
 
     async refresh(before: UpstreamTokens): Promise<UpstreamTokens> {

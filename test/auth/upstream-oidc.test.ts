@@ -95,6 +95,11 @@ describe.skipIf(!chromium)("oidc() against oidc-provider, in chromium", { timeou
     const done = rp.finished.at(-1)!;
     if (!("identity" in done)) throw new Error(done.error);
     expect(done.pending.id).toBe(pendingId);
+    // the cookie that tied the callback to this browser is spent: cleared with the answer
+    const callbackPath = new URL(rp.callbackUrl).pathname;
+    expect(done.setCookie).toEqual([
+      `picomcp-signin-${kept.state}=; Path=${callbackPath}; Max-Age=0; HttpOnly; SameSite=Lax`,
+    ]);
     const { upstream, ...who } = done.identity;
     expect(who).toEqual({
       subject: `${op.issuer}#alice`,
