@@ -322,6 +322,49 @@ describe.skipIf(!chromium)("the dev console in chromium: two tabs", { timeout: B
   });
 });
 
+describe.skipIf(!chromium)(
+  "the dev console in chromium: a slow event stream",
+  { timeout: BROWSER_TIMEOUT },
+  () => {
+    it("restarts the server only once its event stream is answered, so it hears its first answers", async () => {
+      const runner = await runDev({ entry: bookshop, port: 0, log: () => {} });
+      const p = await browser.newPage();
+      const asked: string[] = [];
+      p.on("request", (r) => asked.push(new URL(r.url()).pathname));
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding = false;
+      // the page's first event stream waits until the test lets it through
+      await p.route(
+        (url) => url.pathname === "/events",
+        async (route) => {
+          if (!holding) {
+            holding = true;
+            await held;
+          }
+          await route.continue();
+        },
+      );
+      try {
+        await p.goto(runner.url);
+        await poll(() => holding).toBe(true);
+        // the page's module has run: a restart it did not wait for would have been asked by now
+        await poll(() => p.evaluate(() => document.readyState)).toBe("complete");
+        expect(asked.filter((path) => path === "/restart")).toEqual([]);
+        release();
+        await poll(() => p.locator("#tools li").allTextContents()).toEqual(["search_books", "add_book"]);
+        expect(asked.filter((path) => path === "/restart")).toEqual(["/restart"]);
+      } finally {
+        release();
+        await p.close();
+        await runner.close();
+      }
+    });
+  },
+);
+
 describe.skipIf(!chromium)("the dev console in chromium: long names", { timeout: BROWSER_TIMEOUT }, () => {
   const TEMPLATE =
     "library://{collection}/shelves/{shelf}/books/{isbn}/editions/{edition}/chapters{/chapter*}{?lang,format}";

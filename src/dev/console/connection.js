@@ -112,6 +112,17 @@ export function drop(why) {
   state.listenId = undefined;
 }
 
+/** Set once the event stream was first answered (or refused). */
+let answered;
+/**
+ * Settles once the event stream was first answered, or refused: the runner registers the page before it
+ * answers, so what the server says from then on reaches it. The page restarts the server only after it
+ * (else the answer to its first request could be sent before the page listens).
+ */
+export const streaming = new Promise((resolve) => {
+  answered = resolve;
+});
+
 /**
  * Opens the event stream. `on.status(s)` hears the runner (running, restarting, exited),
  * `on.notification(m)` every notification of the server's, `on.stderr` and `on.stdout` its other output,
@@ -133,6 +144,7 @@ export function open(on) {
       on.lost(false);
       return setTimeout(connect, 1000);
     }
+    answered();
     // a refusal (401: picomcp dev runs again, with a new secret, or this tab never had it) is final
     if (!res.ok) return on.lost(true);
     on.back();

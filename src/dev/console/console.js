@@ -2,7 +2,7 @@
 // (re)connects when the server (re)starts, shows a crash when it exits, and goes quiet when another tab
 // takes the server over. connection.js is the wire and the client, views.js the primitives, forms.js
 // the forms made from schemas, dialogs.js what the server asks, traffic.js the right-hand pane.
-import { drop, handshake, open, PAGE, restartServer, state } from "./connection.js";
+import { drop, handshake, open, PAGE, restartServer, state, streaming } from "./connection.js";
 import { withdraw } from "./dialogs.js";
 import { $, el, hint } from "./dom.js";
 import { clearTraffic, logMessage, notice, stderr, stray } from "./traffic.js";
@@ -185,6 +185,7 @@ async function restart() {
   document.body.dataset.ready = "";
   header("starting the server…");
   try {
+    await streaming;
     const next = await restartServer();
     if (exited?.generation === next) crashed(exited);
     else if (next > generation) start(next);
